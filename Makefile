@@ -1,0 +1,34 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Each sets up what it needs.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup system demo test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(MAKE) system
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install -e ".[dev]"
+	$(BIN)/codeheal model --verify
+	touch $(STAMP)
+
+# System packages: bubblewrap isolates the local sandbox. Installed when we are root on
+# Debian/Ubuntu; otherwise we say how to get it (codeheal falls back to basic isolation).
+system:
+	@if command -v bwrap >/dev/null 2>&1; then echo "bubblewrap: present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
+	else echo "bubblewrap not installed: run 'sudo apt-get install bubblewrap' (or your distribution's package) for full isolation"; fi
+
+demo: setup
+	$(BIN)/codeheal solve @examples/running_median/task.md --tests examples/running_median/tests.py
+
+test: setup
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV)

@@ -1,0 +1,5 @@
+"""The StateGraph: nodes joined by routers."""
+
+from codeheal.graph.builder import build_graph
+
+__all__ = ["build_graph"]

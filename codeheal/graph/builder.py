@@ -1,0 +1,37 @@
+"""Building the codeheal StateGraph."""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.types import RetryPolicy
+
+from codeheal.context import Context
+from codeheal.graph.routers import route_after_evaluation, route_start
+from codeheal.nodes.actor import make_actor
+from codeheal.nodes.evaluator import make_evaluator
+from codeheal.nodes.prepare import prepare
+from codeheal.nodes.reflector import make_reflector
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import InputState, OutputState, State
+
+TRANSPORT_RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0)
+"""Model and sandbox transport faults are retried; they never count as an attempt."""
+
+
+def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None) -> StateGraph:
+    """The uncompiled codeheal graph. An `llm` or `sandbox` given here wins over the
+    ones the run's Context names."""
+    builder = StateGraph(
+        State, context_schema=Context, input_schema=InputState, output_schema=OutputState
+    )
+    builder.add_node("prepare", prepare)
+    builder.add_node("actor", make_actor(llm), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("evaluator", make_evaluator(sandbox), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("reflector", make_reflector(llm), retry_policy=TRANSPORT_RETRY)
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", route_start)
+    builder.add_edge("actor", "evaluator")
+    builder.add_conditional_edges("evaluator", route_after_evaluation)
+    builder.add_edge("reflector", "actor")
+    return builder

@@ -1,0 +1,5 @@
+"""Chat models: the embedded local model, OpenAI, or any OpenAI-compatible server."""
+
+from codeheal.llm.factory import chat_model
+
+__all__ = ["chat_model"]

@@ -1,0 +1,1 @@
+"""The graph's nodes: prepare, actor, evaluator, reflector."""

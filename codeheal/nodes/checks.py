@@ -1,0 +1,76 @@
+"""Turning the user's tests into a pytest module, and refusing tests that cannot work."""
+
+from __future__ import annotations
+
+import ast
+
+from codeheal.errors import InputError
+
+PRELUDE = "from solution import *  # noqa: F401,F403  (added by codeheal)\n"
+
+
+def parse_tests(tests: str) -> ast.Module:
+    """Parse the tests, or raise InputError naming the offending line."""
+    try:
+        return ast.parse(tests, filename="tests.py")
+    except SyntaxError as exc:
+        line = (exc.text or "").rstrip("\n")
+        caret = " " * max((exc.offset or 1) - 1, 0) + "^"
+        raise InputError(f"tests.py line {exc.lineno}: {exc.msg}\n    {line}\n    {caret}") from None
+
+
+def count_checks(module: ast.Module) -> int:
+    """Test functions plus plain top-level asserts."""
+    return sum(1 for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert))
+
+
+def calls_name(module: ast.Module, name: str) -> bool:
+    """Whether the tests refer to `name` at all (a call, an import, an attribute)."""
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id == name:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return True
+        if isinstance(node, ast.alias) and (node.asname or node.name).split(".")[-1] == name:
+            return True
+    return False
+
+
+def build_test_module(tests: str) -> str:
+    """The tests as test_solution.py: the candidate's names in scope, and each plain
+    top-level assert wrapped in its own test function so it counts as its own check.
+
+    Other top-level statements stay at module level, so names they bind are visible
+    to the wrapped asserts (as module globals, after the whole module has run)."""
+    module = parse_tests(tests)
+    lines = tests.splitlines()
+    out: list[str] = []
+    cursor = 0
+    body = module.body
+    for index, node in enumerate(body):
+        if not isinstance(node, ast.Assert) or not _alone_on_its_lines(body, index):
+            continue
+        start, end = node.lineno - 1, node.end_lineno or node.lineno
+        out.extend(lines[cursor:start])
+        out.append(f"def test_line_{node.lineno}():")
+        out.extend("    " + line for line in lines[start:end])
+        cursor = end
+    out.extend(lines[cursor:])
+    return PRELUDE + "\n".join(out) + "\n"
+
+
+def _alone_on_its_lines(body: list[ast.stmt], index: int) -> bool:
+    node = body[index]
+    if node.col_offset != 0:
+        return False
+    if index > 0 and (body[index - 1].end_lineno or 0) >= node.lineno:
+        return False
+    return index + 1 == len(body) or body[index + 1].lineno > (node.end_lineno or node.lineno)
+
+
+def _is_test_function(node: ast.stmt) -> bool:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return node.name.startswith("test")
+    if isinstance(node, ast.ClassDef):
+        return node.name.startswith("Test")
+    return False

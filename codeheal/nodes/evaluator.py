@@ -1,0 +1,103 @@
+"""The evaluator: runs the candidate against the tests in a sandbox and reports a Feedback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.runnables import Runnable, RunnableLambda
+
+from codeheal.context import Context, current_context
+from codeheal.nodes.checks import build_test_module
+from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
+from codeheal.sandboxes import sandbox_for
+from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.state import Attempt, Feedback, State, Status
+
+PLUGIN_MODULE = "codeheal_report"
+PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
+REPORT_FILE = "report.jsonl"
+PYTEST_ARGS = (
+    "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
+    "test_solution.py",
+)
+NO_CODE = "no code in reply: the reply had no Python code block"
+
+
+def make_job(candidate: str, tests: str, timeout_s: float) -> Job:
+    """The sandbox job that runs the tests against one candidate."""
+    return Job(
+        files={
+            "solution.py": candidate,
+            "test_solution.py": build_test_module(tests),
+            f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
+            "pytest.ini": "[pytest]\n",
+        },
+        python_args=PYTEST_ARGS,
+        timeout_s=timeout_s,
+        collect=(REPORT_FILE,),
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+    )
+
+
+def feedback_without_running(candidate: str) -> Feedback | None:
+    """Feedback for a candidate that needs no sandbox to judge: none, or a SyntaxError."""
+    if not candidate.strip():
+        return attempt_feedback(error=NO_CODE)
+    return syntax_feedback(candidate)
+
+
+def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
+    """The evaluator node; `sandbox` overrides the one named in the run's Context."""
+
+    def evaluator(state: State) -> dict:
+        context = current_context()
+        feedback = feedback_without_running(state.get("candidate", ""))
+        if feedback is None:
+            job = make_job(state["candidate"], state["tests"], context.timeout_s)
+            feedback = _from_run((sandbox or sandbox_for(context)).run(job))
+        return _update(state, context, feedback)
+
+    async def aevaluator(state: State) -> dict:
+        context = current_context()
+        feedback = feedback_without_running(state.get("candidate", ""))
+        if feedback is None:
+            job = make_job(state["candidate"], state["tests"], context.timeout_s)
+            feedback = _from_run(await (sandbox or sandbox_for(context)).arun(job))
+        return _update(state, context, feedback)
+
+    return RunnableLambda(evaluator, afunc=aevaluator, name="evaluator")
+
+
+def _from_run(result: RunResult) -> Feedback:
+    return run_feedback(result, result.collected.get(REPORT_FILE, ""))
+
+
+def _update(state: State, context: Context, feedback: Feedback) -> dict:
+    attempts = (state.get("attempts") or 0) + 1
+    generation = state.get("generation") or {"tokens": 0, "seconds": 0.0}
+    record = Attempt(
+        attempt=attempts,
+        code=state.get("candidate", ""),
+        summary=summarize(feedback),
+        passed_count=feedback["passed_count"],
+        total=feedback["total"],
+        reflection=None,
+        tokens=generation["tokens"],
+        seconds=round(generation["seconds"] + feedback["seconds"], 3),
+    )
+    history = [*(state.get("history") or []), record]
+    status: Status = "passed" if feedback["passed"] else (
+        "failed" if attempts >= context.max_attempts else "running"
+    )
+    return {
+        "attempts": attempts,
+        "feedback": feedback,
+        "history": history,
+        "status": status,
+        "code": best_attempt(history)["code"],
+    }
+
+
+def best_attempt(history: list[Attempt]) -> Attempt:
+    """The attempt that passed the most checks; the latest one among equals."""
+    return max(reversed(history), key=lambda a: a["passed_count"])

@@ -1,0 +1,166 @@
+"""Building the structured Feedback: from a syntax check, or from the plugin's report."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from codeheal.sandboxes.base import RunResult
+from codeheal.state import CheckFailure, Feedback, Frame
+
+TAIL_CHARS = 2000
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def attempt_feedback(
+    *, error: str, isolation: str = "none", failures: list[CheckFailure] | None = None
+) -> Feedback:
+    """Feedback for an attempt that failed before any test could run."""
+    return Feedback(
+        passed=False,
+        total=0,
+        passed_count=0,
+        failures=failures or [],
+        error=error,
+        stdout="",
+        stderr="",
+        output_truncated=False,
+        timed_out=False,
+        seconds=0.0,
+        isolation=isolation,
+    )
+
+
+def syntax_feedback(code: str) -> Feedback | None:
+    """A SyntaxError in the candidate as feedback with line and caret, or None if it compiles."""
+    try:
+        compile(code, "solution.py", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = (exc.text or "").rstrip("\n")
+        caret = " " * max((exc.offset or 1) - 1, 0) + "^"
+        message = f"{type(exc).__name__}: {exc.msg}"
+        frame = Frame(file="solution.py", line=exc.lineno or 0, function="<module>", source=line.strip())
+        failure = CheckFailure(
+            test="<compile>", exception=type(exc).__name__, message=exc.msg,
+            line=exc.lineno, frames=[frame], expected=None, actual=None,
+        )
+        return attempt_feedback(
+            error=f"{message} (solution.py line {exc.lineno})\n    {line}\n    {caret}",
+            failures=[failure],
+        )
+    return None
+
+
+def run_feedback(result: RunResult, report_text: str) -> Feedback:
+    """Feedback from a sandbox run and the JSON-lines report the plugin wrote."""
+    events = _parse_events(report_text)
+    results = [e for e in events if e.get("event") == "result"]
+    collect_errors = [e for e in events if e.get("event") == "collect_error"]
+    finished = any(e.get("event") == "finish" for e in events)
+
+    failures = [_failure(e) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    call_results = [e for e in results if e.get("when") == "call"]
+    passed_count = sum(1 for e in call_results if e["outcome"] == "passed")
+    tests_seen = {e["test"] for e in results}
+    total = len(tests_seen)
+
+    error = None
+    if result.timed_out:
+        hung = _unfinished_test(events)
+        error = f"timed out: the run did not finish within the time limit" + (
+            f" (still running {hung})" if hung else ""
+        )
+        if hung:
+            total += 1
+            failures.append(CheckFailure(
+                test=hung, exception="Timeout", message="did not finish in time",
+                line=None, frames=[], expected=None, actual=None,
+            ))
+    elif collect_errors:
+        error = "the tests could not be loaded: " + failures[0]["exception"] + ": " + failures[0]["message"]
+    elif not finished:
+        error = _crash_description(result)
+    elif total == 0:
+        error = "no tests were collected"
+
+    return Feedback(
+        passed=finished and not failures and total > 0 and passed_count == total and result.exit_code == 0,
+        total=total,
+        passed_count=passed_count,
+        failures=failures,
+        error=error,
+        stdout=_tail(result.stdout),
+        stderr=_tail(result.stderr),
+        output_truncated=result.output_truncated,
+        timed_out=result.timed_out,
+        seconds=result.seconds,
+        isolation=result.isolation,
+    )
+
+
+def summarize(feedback: Feedback) -> str:
+    """One line: the outcome of an attempt, for history and progress output."""
+    if feedback["passed"]:
+        return f"passed {feedback['passed_count']}/{feedback['total']}"
+    head = f"failed {feedback['passed_count']}/{feedback['total']} passed"
+    if feedback["error"]:
+        return f"{head}; {feedback['error'].splitlines()[0]}"
+    first = feedback["failures"][0] if feedback["failures"] else None
+    if first:
+        return f"{head}; {first['test']}: {first['exception']}: {first['message'].splitlines()[0] if first['message'] else ''}"
+    return head
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI_ESCAPE.sub("", text)
+
+
+def _parse_events(report_text: str) -> list[dict]:
+    events = []
+    for line in report_text.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a kill mid-write
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def _failure(event: dict) -> CheckFailure:
+    frames = [Frame(**f) for f in event.get("frames", [])]
+    solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
+    test = event.get("name") or event.get("test", "?")
+    if event.get("when") in ("setup", "teardown"):
+        test = f"{test} ({event['when']})"
+    return CheckFailure(
+        test=test,
+        exception=event.get("exception", "Error"),
+        message=strip_ansi(event.get("message", "")),
+        line=solution_lines[-1] if solution_lines else None,
+        frames=frames,
+        expected=event.get("expected"),
+        actual=event.get("actual"),
+    )
+
+
+def _unfinished_test(events: list[dict]) -> str | None:
+    begun = [e["test"] for e in events if e.get("event") == "begin"]
+    ended = {e["test"] for e in events if e.get("event") == "result" and e.get("when") in ("call", "teardown")}
+    pending = [t for t in begun if t not in ended]
+    return pending[-1].split("::")[-1] if pending else None
+
+
+def _crash_description(result: RunResult) -> str:
+    if result.exit_code is None:
+        return "the process was killed" + (" after flooding its output" if result.output_truncated else "")
+    if result.exit_code < 0:
+        return f"the process was killed by signal {-result.exit_code}"
+    last = strip_ansi(result.stderr).strip().splitlines()
+    detail = f": {last[-1]}" if last else ""
+    return f"the test process ended early with exit code {result.exit_code}{detail}"
+
+
+def _tail(text: str) -> str:
+    text = strip_ansi(text)
+    return text if len(text) <= TAIL_CHARS else "...[cut]...\n" + text[-TAIL_CHARS:]

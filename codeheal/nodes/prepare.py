@@ -1,0 +1,43 @@
+"""The first node of a run: refuse bad input, reset the per-run fields."""
+
+from __future__ import annotations
+
+from codeheal.errors import InputError
+from codeheal.nodes.checks import calls_name, count_checks, parse_tests
+from codeheal.state import State
+
+
+def validate_input(state: State) -> None:
+    """Raise InputError for input no model call could fix."""
+    task, tests = state.get("task"), state.get("tests")
+    if not isinstance(task, str) or not task.strip():
+        raise InputError("the task is empty: describe what the code should do")
+    if not isinstance(tests, str) or not tests.strip():
+        raise InputError("the tests are empty: give pytest-style test_* functions or plain asserts")
+    module = parse_tests(tests)
+    if count_checks(module) == 0:
+        raise InputError("the tests contain no checks: add test_* functions or top-level asserts")
+    entry_point = state.get("entry_point")
+    if entry_point:
+        if not entry_point.isidentifier():
+            raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
+        if not calls_name(module, entry_point):
+            raise InputError(f"entry_point {entry_point!r} is never used by the tests")
+    code = state.get("code")
+    if code is not None and not isinstance(code, str):
+        raise InputError(f"code must be a string, got {type(code).__name__}")
+
+
+def prepare(state: State) -> dict:
+    """Validate the input and start a fresh run. The reflection memory is kept: on a
+    thread it carries the lessons of earlier runs."""
+    validate_input(state)
+    starting_code = state.get("code") or ""
+    return {
+        "attempts": 0,
+        "status": "running",
+        "history": [],
+        "feedback": None,
+        "candidate": starting_code,
+        "generation": {"tokens": 0, "seconds": 0.0},
+    }

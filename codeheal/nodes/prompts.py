@@ -1,0 +1,97 @@
+"""Every prompt codeheal sends, built by pure functions from state."""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from codeheal.state import Feedback
+
+MEMORY_SIZE = 5
+"""How many of the latest reflections the actor sees."""
+EXCERPT_CONTEXT = 3
+
+ACTOR_SYSTEM = (
+    "You are an expert Python programmer. Write a complete, self-contained Python module "
+    "that solves the task and passes the tests. Reply with exactly one ```python code block "
+    "containing the module (imports, helper functions and the solution). Do not include "
+    "the tests, example usage or explanations inside the code block."
+)
+
+REFLECTOR_SYSTEM = (
+    "You are reviewing a failed attempt at a programming task. From the test results and "
+    "the code, explain in two to four sentences what went wrong and what exactly to change "
+    "in the next attempt. Be specific (name the function, the line, the case). Do not write "
+    "code."
+)
+
+
+def actor_messages(
+    *,
+    task: str,
+    tests: str,
+    entry_point: str | None,
+    reflections: list[str],
+    last_code: str | None,
+    last_feedback: Feedback | None,
+) -> list[BaseMessage]:
+    """The actor's prompt: task, tests, lessons so far, and the last attempt's failure."""
+    parts = [f"Task:\n{task.strip()}"]
+    if entry_point:
+        parts.append(f"The tests call `{entry_point}`; define it at module level.")
+    parts.append(f"Tests (the module is imported as `solution`):\n```python\n{tests.strip()}\n```")
+    if reflections:
+        lessons = "\n".join(f"- {r.strip()}" for r in reflections[-MEMORY_SIZE:])
+        parts.append(f"Lessons from earlier failed attempts:\n{lessons}")
+    if last_code is not None and last_feedback is not None:
+        parts.append(f"Your previous attempt:\n```python\n{last_code.strip()}\n```")
+        parts.append(f"It failed:\n{format_feedback(last_feedback)}")
+        parts.append("Write a corrected module.")
+    return [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def reflector_messages(*, task: str, code: str, feedback: Feedback) -> list[BaseMessage]:
+    """The reflector's prompt: the failure, and the numbered code around each failing line."""
+    parts = [f"Task:\n{task.strip()}", f"Test results:\n{format_feedback(feedback)}"]
+    lines = sorted({f["line"] for f in feedback["failures"] if f["line"]})
+    if code.strip():
+        parts.append("Code (solution.py):\n" + numbered_excerpt(code, lines))
+    return [SystemMessage(REFLECTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
+
+
+def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
+    """The failure as a model should read it: counts, then each failed check."""
+    out = [f"{feedback['passed_count']} of {feedback['total']} checks passed."]
+    if feedback["error"]:
+        out.append(feedback["error"])
+    for failure in feedback["failures"][:max_failures]:
+        out.append(f"- {failure['test']}: {failure['exception']}: {failure['message']}".rstrip(": "))
+        if failure["expected"] is not None:
+            out.append(f"  expected {failure['expected']}, got {failure['actual']}")
+        for frame in failure["frames"]:
+            out.append(f"  at {frame['file']} line {frame['line']} in {frame['function']}: {frame['source']}")
+    hidden = len(feedback["failures"]) - max_failures
+    if hidden > 0:
+        out.append(f"... and {hidden} more failed checks.")
+    if feedback["stdout"].strip() and not feedback["passed"]:
+        out.append("stdout (end):\n" + feedback["stdout"].strip()[-800:])
+    if feedback["output_truncated"]:
+        out.append("(output was cut: the program printed too much)")
+    return "\n".join(out)
+
+
+def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT) -> str:
+    """The code with line numbers: all of it when short, else the lines around `lines`."""
+    source = code.splitlines()
+    if len(source) <= 40 or not lines:
+        keep = range(1, len(source) + 1)
+    else:
+        wanted = {n for line in lines for n in range(line - context, line + context + 1)}
+        keep = [n for n in range(1, len(source) + 1) if n in wanted]
+    out, previous = [], 0
+    for n in keep:
+        if previous and n != previous + 1:
+            out.append("   ...")
+        marker = ">>" if n in lines else "  "
+        out.append(f"{marker}{n:4d} | {source[n - 1]}")
+        previous = n
+    return "\n".join(out)

@@ -1,0 +1,86 @@
+"""A pytest plugin copied into each sandbox workspace. It writes one JSON line per event to
+report.jsonl as the run goes, so a run killed at its deadline still says which checks
+finished and which one hung. Standard library and pytest only: it runs inside the sandbox."""
+
+import json
+
+import pytest
+
+REPORT = "report.jsonl"
+OWN_FILES = ("solution.py", "test_solution.py")
+_comparison = {}
+
+
+def _emit(record):
+    with open(REPORT, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+
+
+def _frames(excinfo):
+    frames = []
+    for entry in excinfo.traceback:
+        path = str(entry.path)
+        name = path.rsplit("/", 1)[-1]
+        if name not in OWN_FILES:
+            continue
+        try:
+            source = str(entry.statement).strip()
+        except Exception:
+            source = ""
+        frames.append({"file": name, "line": entry.lineno + 1, "function": entry.name, "source": source})
+    return frames
+
+
+def _describe(excinfo):
+    message = str(excinfo.value)
+    if isinstance(excinfo.value, AssertionError):
+        message = message.split("\n")[0] if message else "assert failed"
+    return {"exception": excinfo.typename, "message": message[:2000], "frames": _frames(excinfo)}
+
+
+def pytest_sessionstart(session):
+    _emit({"event": "start"})
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _comparison.clear()
+    _emit({"event": "begin", "test": nodeid})
+
+
+def pytest_assertrepr_compare(config, op, left, right):
+    _comparison.update(op=op, actual=_short_repr(left), expected=_short_repr(right))
+    return None
+
+
+def _short_repr(value):
+    try:
+        text = repr(value)
+    except Exception as exc:
+        text = f"<repr failed: {exc!r}>"
+    return text if len(text) <= 500 else text[:500] + "..."
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" or report.failed:
+        record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
+                  "outcome": report.outcome}
+        if report.failed and call.excinfo is not None:
+            record.update(_describe(call.excinfo))
+            if _comparison.get("op") == "==":
+                record.update(expected=_comparison["expected"], actual=_comparison["actual"])
+        _emit(record)
+
+
+def pytest_exception_interact(node, call, report):
+    if isinstance(node, pytest.Item) or call.excinfo is None:
+        return
+    record = {"event": "collect_error", "test": node.nodeid or node.name}
+    record.update(_describe(call.excinfo))
+    _emit(record)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _emit({"event": "finish", "exitstatus": int(exitstatus), "collected": session.testscollected})

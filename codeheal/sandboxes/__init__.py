@@ -1,0 +1,25 @@
+"""Where candidates run: the local sandbox (default) or E2B."""
+
+from __future__ import annotations
+
+import functools
+
+from codeheal.context import Context
+from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.sandboxes.local import LocalSandbox
+
+__all__ = ["Job", "LocalSandbox", "RunResult", "Sandbox", "sandbox_for"]
+
+
+def sandbox_for(context: Context) -> Sandbox:
+    """The sandbox a Context names."""
+    if context.sandbox == "e2b":
+        from codeheal.sandboxes.e2b import E2BSandbox
+
+        return E2BSandbox.from_context(context)
+    return _local_sandbox()
+
+
+@functools.cache
+def _local_sandbox() -> LocalSandbox:
+    return LocalSandbox()

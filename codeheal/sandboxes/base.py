@@ -1,0 +1,64 @@
+"""The Sandbox protocol: run Python on a set of files in a fresh workspace, with a deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+T = TypeVar("T")
+
+OUTPUT_CAP_BYTES = 64 * 1024
+"""How much of each of stdout and stderr a sandbox keeps; the rest is cut and flagged."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to run: files written into an empty workspace, then `python <python_args>` in it."""
+
+    files: Mapping[str, str]
+    python_args: Sequence[str]
+    timeout_s: float
+    collect: Sequence[str] = ()
+    """Workspace files to read back after the run (missing ones are left out)."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Extra environment variables; the sandbox passes no host variables of its own."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What came back from one Job."""
+
+    exit_code: int | None
+    """None when the process was killed (timeout or output flood)."""
+    stdout: str
+    stderr: str
+    timed_out: bool
+    output_truncated: bool
+    seconds: float
+    isolation: str
+    """How the run was contained, e.g. "bwrap", "basic" or "e2b"."""
+    collected: Mapping[str, str] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """Somewhere untrusted code can run. Test failures are results; only infrastructure
+    faults (the sandbox cannot start, the transport fails) raise SandboxError."""
+
+    def run(self, job: Job) -> RunResult: ...
+
+    async def arun(self, job: Job) -> RunResult: ...
+
+
+def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, even when the calling
+    thread already runs an event loop (Jupyter, a sync node inside an async app)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

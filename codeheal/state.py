@@ -1,0 +1,100 @@
+"""Graph state: what goes in, what comes out, and what the nodes keep in between."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, NotRequired, TypedDict
+
+Status = Literal["running", "passed", "failed"]
+
+
+class Frame(TypedDict):
+    """One traceback frame that belongs to the candidate or the tests."""
+
+    file: str
+    line: int
+    function: str
+    source: str
+
+
+class CheckFailure(TypedDict):
+    """One failed check: a test function or a plain top-level assert."""
+
+    test: str
+    exception: str
+    message: str
+    line: int | None
+    """Line in solution.py closest to the failure, when the traceback reaches it."""
+    frames: list[Frame]
+    expected: str | None
+    actual: str | None
+
+
+class Feedback(TypedDict):
+    """The structured outcome of evaluating one candidate."""
+
+    passed: bool
+    total: int
+    passed_count: int
+    failures: list[CheckFailure]
+    error: str | None
+    """A problem with the whole attempt (no code, syntax error, import crash, timeout)."""
+    stdout: str
+    stderr: str
+    output_truncated: bool
+    timed_out: bool
+    seconds: float
+    isolation: str
+
+
+class Usage(TypedDict):
+    """What one model call cost."""
+
+    tokens: int
+    seconds: float
+
+
+class Attempt(TypedDict):
+    """One entry of `history`: an attempt from generation to reflection."""
+
+    attempt: int
+    code: str
+    summary: str
+    passed_count: int
+    total: int
+    reflection: str | None
+    tokens: int
+    seconds: float
+
+
+class InputState(TypedDict):
+    task: str
+    tests: str
+    entry_point: NotRequired[str | None]
+    code: NotRequired[str | None]
+
+
+class OutputState(TypedDict):
+    code: str
+    status: Status
+    attempts: int
+    reflections: list[str]
+    history: list[Attempt]
+
+
+class State(TypedDict):
+    task: str
+    tests: str
+    entry_point: NotRequired[str | None]
+    code: NotRequired[str | None]
+    """Input: optional starting code. Output: the best attempt so far."""
+    candidate: NotRequired[str]
+    """The code of the latest attempt, as the evaluator will see it."""
+    generation: NotRequired[Usage]
+    """What writing the latest candidate cost."""
+    feedback: NotRequired[Feedback | None]
+    status: NotRequired[Status]
+    attempts: NotRequired[int]
+    reflections: Annotated[list[str], operator.add]
+    """The reflection memory: appended across attempts and across runs of a thread."""
+    history: NotRequired[list[Attempt]]
