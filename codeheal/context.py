@@ -50,9 +50,23 @@ class Context:
         default=10.0,
         metadata={"description": "Wall-clock limit of one evaluation in the sandbox, seconds."},
     )
+    reflect: bool = field(
+        default=True,
+        metadata={
+            "description": "Write a reflection after each failure. Off: the actor sees only the "
+            "raw failure (the ablation the HumanEval benchmark compares against)."
+        },
+    )
     sandbox: SandboxKind = field(
         default="local",
         metadata={"description": '"local" (default, no account) or "e2b" (needs E2B_API_KEY).'},
+    )
+    review_on_exhaustion: bool = field(
+        default=False,
+        metadata={
+            "description": "When the attempts run out, pause for a human to accept the best "
+            "attempt, abort, or retry with a hint (needs a checkpointer; Studio has one)."
+        },
     )
 
     def __post_init__(self) -> None:

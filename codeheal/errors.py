@@ -19,3 +19,17 @@ class SandboxError(CodehealError):
 
 class ModelError(CodehealError):
     """The chat model could not be reached or set up."""
+
+
+class ModelUnavailableError(ModelError):
+    """The model endpoint is unreachable, overloaded or failing (5xx, 429): worth a retry."""
+
+
+class SandboxUnavailableError(SandboxError):
+    """The sandbox service is unreachable or busy (transport fault, rate limit): worth a retry."""
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Whether a node should be retried after `exc`: transport faults, never test outcomes,
+    bad input or a rejected key."""
+    return isinstance(exc, ModelUnavailableError | SandboxUnavailableError | ConnectionError | TimeoutError)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Literal, NotRequired, TypedDict
 
-Status = Literal["running", "passed", "failed"]
+Status = Literal["running", "passed", "failed", "accepted"]
+"""Status "accepted": the tests did not all pass, but a human reviewer accepted the best attempt."""
 
 
 class Frame(TypedDict):
@@ -95,6 +96,8 @@ class State(TypedDict):
     feedback: NotRequired[Feedback | None]
     status: NotRequired[Status]
     attempts: NotRequired[int]
+    attempt_limit: NotRequired[int | None]
+    """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
     reflections: Annotated[list[str], operator.add]
     """The reflection memory: appended across attempts and across runs of a thread."""
     history: NotRequired[list[Attempt]]

@@ -7,15 +7,19 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import RetryPolicy
 
 from codeheal.context import Context
-from codeheal.graph.routers import route_after_evaluation, route_start
+from codeheal.errors import is_transient
+from codeheal.graph.routers import route_after_evaluation, route_after_review, route_start
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.evaluator import make_evaluator
 from codeheal.nodes.prepare import prepare
 from codeheal.nodes.reflector import make_reflector
+from codeheal.nodes.review import review
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import InputState, OutputState, State
 
-TRANSPORT_RETRY = RetryPolicy(max_attempts=3, initial_interval=1.0, backoff_factor=2.0)
+TRANSPORT_RETRY = RetryPolicy(
+    max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=is_transient
+)
 """Model and sandbox transport faults are retried; they never count as an attempt."""
 
 
@@ -29,9 +33,11 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder.add_node("actor", make_actor(llm), retry_policy=TRANSPORT_RETRY)
     builder.add_node("evaluator", make_evaluator(sandbox), retry_policy=TRANSPORT_RETRY)
     builder.add_node("reflector", make_reflector(llm), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("review", review)
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", route_start)
     builder.add_edge("actor", "evaluator")
     builder.add_conditional_edges("evaluator", route_after_evaluation)
     builder.add_edge("reflector", "actor")
+    builder.add_conditional_edges("review", route_after_review)
     return builder

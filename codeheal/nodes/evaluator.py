@@ -9,6 +9,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from codeheal.context import Context, current_context
 from codeheal.nodes.checks import build_test_module
 from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
+from codeheal.progress import AttemptTested, RunStatus, emit
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.state import Attempt, Feedback, State, Status
@@ -87,17 +88,33 @@ def _update(state: State, context: Context, feedback: Feedback) -> dict:
     )
     history = [*(state.get("history") or []), record]
     status: Status = "passed" if feedback["passed"] else (
-        "failed" if attempts >= context.max_attempts else "running"
+        "failed" if attempts >= attempt_limit(state, context) else "running"
     )
-    return {
+    update = {
         "attempts": attempts,
         "feedback": feedback,
         "history": history,
         "status": status,
         "code": best_attempt(history)["code"],
     }
+    emit(AttemptTested(
+        kind="tests_result", attempt=attempts, passed=feedback["passed"],
+        passed_count=feedback["passed_count"], total=feedback["total"],
+        summary=record["summary"], seconds=record["seconds"],
+    ))
+    # A run that will pause for human review is not over yet: the review node ends it.
+    if status == "passed" or (status == "failed" and not context.review_on_exhaustion):
+        update["entry_point"] = None  # input of this run only: a thread's next run brings its own
+        emit(RunStatus(kind="status", status=status, attempts=attempts))
+    return update
+
+
+def attempt_limit(state: State, context: Context) -> int:
+    """How many attempts this run may use: the Context's cap unless a reviewer granted more."""
+    return state.get("attempt_limit") or context.max_attempts
 
 
 def best_attempt(history: list[Attempt]) -> Attempt:
-    """The attempt that passed the most checks; the latest one among equals."""
-    return max(reversed(history), key=lambda a: a["passed_count"])
+    """The attempt that passed the most checks; the latest one among equals, code
+    before no code."""
+    return max(reversed(history), key=lambda a: (a["passed_count"], bool(a["code"].strip())))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from codeheal.errors import InputError
 from codeheal.nodes.checks import calls_name, count_checks, parse_tests
+from codeheal.nodes.evaluator import best_attempt
 from codeheal.state import State
 
 
@@ -33,8 +34,12 @@ def prepare(state: State) -> dict:
     thread it carries the lessons of earlier runs."""
     validate_input(state)
     starting_code = state.get("code") or ""
+    previous = state.get("history") or []
+    if previous and starting_code == best_attempt(previous)["code"]:
+        starting_code = ""  # the last run's output left on the thread, not new input
     return {
         "attempts": 0,
+        "attempt_limit": None,
         "status": "running",
         "history": [],
         "feedback": None,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
@@ -11,8 +9,9 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from codeheal.context import current_context
 from codeheal.llm import chat_model
 from codeheal.nodes.prompts import reflector_messages
-from codeheal.nodes.usage import reply_text, usage_of
-from codeheal.state import State
+from codeheal.nodes.model_call import ainvoke_model, invoke_model
+from codeheal.progress import ReflectionWritten, emit
+from codeheal.state import State, Usage
 
 EMPTY_REFLECTION = "(the reflector gave no lesson)"
 
@@ -29,21 +28,22 @@ def make_reflector(llm: BaseChatModel | None = None) -> Runnable:
         )
 
     def reflector(state: State) -> dict:
+        if not current_context().reflect:
+            return {}
         model, messages = request(state)
-        started = time.perf_counter()
-        return _update(state, model.invoke(messages), started)
+        return _update(state, *invoke_model(model, messages))
 
     async def areflector(state: State) -> dict:
+        if not current_context().reflect:
+            return {}
         model, messages = request(state)
-        started = time.perf_counter()
-        return _update(state, await model.ainvoke(messages), started)
+        return _update(state, *await ainvoke_model(model, messages))
 
     return RunnableLambda(reflector, afunc=areflector, name="reflector")
 
 
-def _update(state: State, reply: BaseMessage, started: float) -> dict:
-    lesson = reply_text(reply).strip() or EMPTY_REFLECTION
-    usage = usage_of(reply, started)
+def _update(state: State, reply: str, usage: Usage) -> dict:
+    lesson = reply.strip() or EMPTY_REFLECTION
     *earlier, last = state["history"]
     last = {
         **last,
@@ -51,4 +51,5 @@ def _update(state: State, reply: BaseMessage, started: float) -> dict:
         "tokens": last["tokens"] + usage["tokens"],
         "seconds": round(last["seconds"] + usage["seconds"], 3),
     }
+    emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))
     return {"reflections": [lesson], "history": [*earlier, last]}

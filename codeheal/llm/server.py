@@ -1,0 +1,143 @@
+"""The embedded llama.cpp server: one OpenAI-compatible xllamacpp server per process and model.
+
+The server runs inside this process, bound to 127.0.0.1 on a port the OS picks, and is reused by
+every graph run that asks for the same model. It stops when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeheal.errors import ConfigError, ModelError
+from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
+
+SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
+SLOT_CONTEXT = 4096
+"""Tokens of context each parallel slot gets: task, tests, reflections and an answer fit."""
+READY_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a started server answers, and the model name to send it."""
+
+    base_url: str
+    model_name: str
+
+
+@dataclass(frozen=True)
+class ServerStats:
+    """How many servers this process has started, and how many are running now."""
+
+    starts: int
+    running: int
+
+
+@dataclass
+class _Running:
+    server: object
+    endpoint: Endpoint
+
+
+_lock = threading.Lock()
+_servers: dict[Path, _Running] = {}
+_starts = 0
+
+
+def ensure_server(gguf_path: str | None = None) -> Endpoint:
+    """The endpoint of the server for a GGUF file, starting it on first use.
+
+    `None` serves the embedded model (assembled into the cache on first use). Parallel slots
+    come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context.
+    """
+    global _starts
+    if gguf_path is None:
+        path, name = ensure_model(), QWEN_CODER_0_5B.name
+    else:
+        path = Path(gguf_path).expanduser().resolve()
+        name = path.stem
+        if not path.is_file():
+            raise ModelError(f"model file {gguf_path} does not exist; pass the path of a .gguf file")
+    with _lock:
+        running = _servers.get(path)
+        if running is None:
+            running = _start(path, name, local_slots())
+            _servers[path] = running
+            _starts += 1
+        return running.endpoint
+
+
+def server_stats() -> ServerStats:
+    """Counts of the servers this process has started (for tests and diagnostics)."""
+    with _lock:
+        return ServerStats(starts=_starts, running=len(_servers))
+
+
+def _stop_servers() -> None:
+    with _lock:
+        # xllamacpp stops a server when its object is released.
+        _servers.clear()
+
+
+def local_slots() -> int:
+    """Parallel request slots of a local server, from CODEHEAL_LOCAL_SLOTS (default 1)."""
+    raw = os.environ.get(SLOTS_ENV, "1")
+    try:
+        slots = int(raw)
+    except ValueError:
+        slots = 0
+    if slots < 1:
+        raise ConfigError(f"{SLOTS_ENV}={raw!r} must be an integer >= 1 (parallel requests)")
+    return slots
+
+
+def _start(path: Path, name: str, slots: int) -> _Running:
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(path)
+    params.model_alias = {name}
+    params.hostnames = ["127.0.0.1"]
+    params.port = 0  # the server binds a free port and reports it
+    params.n_parallel = slots
+    params.n_ctx = SLOT_CONTEXT * slots
+    params.cpuparams.n_threads = os.cpu_count() or 1
+    params.use_jinja = True
+    params.verbosity = 0
+    try:
+        server = xllamacpp.Server(params)
+    except RuntimeError as exc:
+        raise ModelError(
+            f"llama.cpp could not load {path} ({exc}); check that it is a complete GGUF file "
+            "(for the embedded model, `codeheal model --verify` reassembles it)"
+        ) from exc
+    base = server.listening_address.rstrip("/")
+    _wait_ready(base + "/health", path)
+    return _Running(server=server, endpoint=Endpoint(base_url=base + "/v1", model_name=name))
+
+
+def _wait_ready(url: str, path: Path) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise ModelError(
+                f"the local model server for {path} did not become ready within "
+                f"{READY_TIMEOUT_S:.0f} s at {url}"
+            )
+        time.sleep(0.1)
+
+
+atexit.register(_stop_servers)

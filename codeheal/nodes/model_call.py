@@ -1,0 +1,69 @@
+"""Calling the chat model: timing, token counts, and transport faults turned into clear errors."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import openai
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+
+from codeheal.errors import ModelError, ModelUnavailableError
+from codeheal.state import Usage
+
+
+def invoke_model(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[str, Usage]:
+    """The reply text and what it cost."""
+    started = time.perf_counter()
+    with _translated_errors(model):
+        reply = model.invoke(messages)
+    return reply_text(reply), usage_of(reply, started)
+
+
+async def ainvoke_model(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[str, Usage]:
+    """The reply text and what it cost, without blocking the event loop."""
+    started = time.perf_counter()
+    with _translated_errors(model):
+        reply = await model.ainvoke(messages)
+    return reply_text(reply), usage_of(reply, started)
+
+
+def usage_of(reply: BaseMessage, started: float) -> Usage:
+    """Tokens reported by the model (0 when it reports none) and seconds since `started`."""
+    metadata = getattr(reply, "usage_metadata", None) or {}
+    return Usage(tokens=int(metadata.get("total_tokens", 0)), seconds=time.perf_counter() - started)
+
+
+def reply_text(reply: BaseMessage) -> str:
+    """A reply's text, whether its content is a string or a list of content blocks."""
+    content = reply.content
+    if isinstance(content, str):
+        return content
+    return "".join(
+        block.get("text", "") if isinstance(block, dict) else str(block) for block in content
+    )
+
+
+@contextmanager
+def _translated_errors(model: BaseChatModel) -> Iterator[None]:
+    where = _describe(model)
+    try:
+        yield
+    except (openai.APIConnectionError, openai.APITimeoutError) as exc:
+        raise ModelUnavailableError(f"the model endpoint {where} is unreachable: {exc}") from exc
+    except openai.RateLimitError as exc:
+        raise ModelUnavailableError(f"the model endpoint {where} is rate limiting (429): {exc.message}") from exc
+    except openai.InternalServerError as exc:
+        raise ModelUnavailableError(f"the model endpoint {where} failed ({exc.status_code}): {exc.message}") from exc
+    except openai.AuthenticationError as exc:
+        raise ModelError(f"the model endpoint {where} rejected the API key (401): check OPENAI_API_KEY") from exc
+    except openai.NotFoundError as exc:
+        raise ModelError(f"the model endpoint {where} does not know this model (404): {exc.message}") from exc
+
+
+def _describe(model: BaseChatModel) -> str:
+    name = getattr(model, "model_name", None) or type(model).__name__
+    base_url = getattr(model, "openai_api_base", None)
+    return f"{base_url} (model {name})" if base_url else f"(model {name})"
