@@ -1,4 +1,5 @@
-"""The `codeheal` command: solve a task, draw the graph, prepare the local model."""
+"""The `codeheal` command: solve a task, resume and inspect threads, draw the graph, prepare
+the local model."""
 
 from __future__ import annotations
 
@@ -8,10 +9,15 @@ import sys
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from codeheal.errors import CodehealError, ConfigError, InputError
+
+if TYPE_CHECKING:
+    from codeheal.context import Context
+    from codeheal.state import OutputState
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 
@@ -59,10 +65,40 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--model", metavar="M", help='"local" (default, offline), an OpenAI model, or a model served at --base-url')
     solve.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
     solve.add_argument("--sandbox", choices=["local", "e2b"], help="where the code runs (default local)")
-    solve.add_argument("--thread", metavar="ID", help="continue this thread and its reflection memory")
+    solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
+                       "if its last run of the same task was cut short, continue that run")
+    _add_checkpointer(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object: code, status, attempts, reflections, history")
     solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
     solve.set_defaults(handler=_solve)
+
+    resume = commands.add_parser(
+        "resume", help="continue a run that was cut short (killed, crashed) from its last checkpoint",
+        description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
+        "and reflections are kept, not redone. The run keeps the settings it started with, except "
+        "those given here. Output as for `solve`.",
+    )
+    resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
+    resume.add_argument("--model", metavar="M", help="use this model from now on")
+    resume.add_argument("--base-url", metavar="URL", help="use this OpenAI-compatible endpoint from now on")
+    resume.add_argument("--timeout", type=float, metavar="S", help="wall-clock limit of one test run, seconds")
+    resume.add_argument("--sandbox", choices=["local", "e2b"], help="where the code runs from now on")
+    _add_checkpointer(resume)
+    resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
+    resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
+    resume.set_defaults(handler=_resume, entry_point=None, max_attempts=None)
+
+    threads = commands.add_parser("threads", help="list the checkpointed threads",
+                                  description="List threads: id, status, attempts, reflections, last update, task.")
+    _add_checkpointer(threads)
+    threads.add_argument("--json", action="store_true", help="print a JSON list")
+    threads.set_defaults(handler=_threads)
+
+    show = commands.add_parser("show", help="print one thread's attempts and reflections")
+    show.add_argument("thread", metavar="THREAD", help="the thread id")
+    _add_checkpointer(show)
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.set_defaults(handler=_show)
 
     draw = commands.add_parser("graph", help="draw the graph (Mermaid text by default)")
     output = draw.add_mutually_exclusive_group()
@@ -73,6 +109,31 @@ def _parser() -> argparse.ArgumentParser:
     model = commands.add_parser("model", help="assemble and check the embedded local model")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
+
+    bench = commands.add_parser("bench", help="run a benchmark")
+    benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    humaneval = benchmarks.add_parser(
+        "humaneval", help="HumanEval: one_shot vs self_heal vs raw_error",
+        description="Run the 164 HumanEval problems under three conditions (one_shot, self_heal, "
+        "raw_error). The prompt's examples are the visible tests that drive the loop; the official "
+        "check only scores the final code. Per-problem results are appended to OUT/humaneval.jsonl "
+        "as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and .png "
+        "are written.",
+    )
+    humaneval.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
+                           help="problems run at once; the local server gets K slots unless "
+                           "CODEHEAL_LOCAL_SLOTS is set (default 1)")
+    humaneval.add_argument("--max-attempts", type=int, default=4, metavar="N",
+                           help="attempt cap of self_heal and raw_error (default 4)")
+    humaneval.add_argument("--model", default="local", metavar="M",
+                           help='"local" (default, offline) or a model served at --base-url')
+    humaneval.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    humaneval.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                           help="wall-clock limit of one visible-test run, seconds (default 10)")
+    humaneval.add_argument("--out", default="benchmarks/results", metavar="DIR",
+                           help="results directory (default benchmarks/results)")
+    humaneval.set_defaults(handler=_bench_humaneval)
     return parser
 
 
@@ -87,13 +148,29 @@ def _solve(args: argparse.Namespace) -> int:
         "entry_point": args.entry_point,
     }
     validate_input(request)
+    thread_id = args.thread or uuid.uuid4().hex[:12]
+    result = run_with_progress(request, _context(args), thread_id, stderr, checkpointer=args.checkpointer)
+    return _report(args, result, thread_id)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from codeheal.runner import run_with_progress
+
+    result = run_with_progress(None, _context(args), args.thread, stderr, checkpointer=args.checkpointer)
+    return _report(args, result, args.thread)
+
+
+def _context(args: argparse.Namespace) -> Context:
+    from codeheal.context import Context
+
     overrides = {
         "max_attempts": args.max_attempts, "timeout_s": args.timeout, "model": args.model,
         "base_url": args.base_url, "sandbox": args.sandbox,
     }
-    context = Context(**{k: v for k, v in overrides.items() if v is not None})
-    thread_id = args.thread or uuid.uuid4().hex[:12]
-    result = run_with_progress(request, context, thread_id, stderr)
+    return Context(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
     if args.out:
         Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
     if args.json:
@@ -101,6 +178,63 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         print(result["code"])
     return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
+
+
+def _threads(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from rich.table import Table
+
+    from codeheal.checkpointers import open_checkpointer
+    from codeheal.threads import list_threads
+
+    with open_checkpointer(args.checkpointer, must_exist=True) as saver:
+        summaries = list_threads(saver)
+    if args.json:
+        print(json.dumps([asdict(s) for s in summaries], indent=2))
+        return EXIT_PASSED
+    table = Table(box=None)
+    for name, width in (("thread", 12), ("status", 10), ("attempts", 8), ("reflections", 11), ("last update", 16)):
+        table.add_column(name, no_wrap=True, min_width=width)
+    table.add_column("task", no_wrap=True, overflow="ellipsis", ratio=1)
+    for s in summaries:
+        table.add_row(s.thread_id, s.status, str(s.attempts), str(s.reflections),
+                      s.updated[:16].replace("T", " "), s.task)
+    Console(highlight=False).print(table)
+    return EXIT_PASSED
+
+
+def _show(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from codeheal.checkpointers import open_checkpointer
+    from codeheal.threads import thread_detail
+
+    with open_checkpointer(args.checkpointer, must_exist=True) as saver:
+        detail = thread_detail(saver, args.thread)
+    if args.json:
+        print(json.dumps(asdict(detail), indent=2))
+        return EXIT_PASSED
+    out = Console(highlight=False)
+    out.print(f"thread {detail.thread_id}: {detail.status}, {detail.attempts} attempt(s), "
+              f"last update {detail.updated[:19]}")
+    out.print(f"task: {detail.task}")
+    for record in detail.history:
+        out.print(f"attempt {record['attempt']}: {record['summary']}")
+        if record["reflection"]:
+            out.print(f"  reflection: {record['reflection']}", soft_wrap=True)
+    out.print(f"reflection memory ({len(detail.memory)}):")
+    for number, lesson in enumerate(detail.memory, 1):
+        out.print(f"  {number}. {lesson}", soft_wrap=True)
+    return EXIT_PASSED
+
+
+def _add_checkpointer(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--checkpointer", metavar="URL|PATH",
+        help="postgresql://... URL or SQLite file holding the checkpoints (default: "
+        "$CODEHEAL_CHECKPOINTER, else checkpoints.sqlite in the user data directory)",
+    )
 
 
 def _graph(args: argparse.Namespace) -> int:
@@ -124,6 +258,23 @@ def _model(args: argparse.Namespace) -> int:
     with stderr.status("assembling the local model (once) ..."):
         path = ensure_model(verify=args.verify)
     print(path)
+    return EXIT_PASSED
+
+
+def _bench_humaneval(args: argparse.Namespace) -> int:
+    from codeheal.bench.humaneval import BenchConfig, run_benchmark
+
+    config = BenchConfig(
+        out_dir=Path(args.out), model=args.model, base_url=args.base_url,
+        max_attempts=args.max_attempts, concurrency=args.concurrency, limit=args.limit,
+        timeout_s=args.timeout,
+    )
+    summary = run_benchmark(config, stderr)
+    for name, result in summary["conditions"].items():
+        stderr.print(f"{name:<9} hidden {result['passed']}/{summary['problems']} "
+                     f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
+                     f"wall {result['wall_s']:.0f} s")
+    print(Path(args.out) / "humaneval.json")
     return EXIT_PASSED
 
 

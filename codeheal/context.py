@@ -61,6 +61,24 @@ class Context:
         default="local",
         metadata={"description": '"local" (default, no account) or "e2b" (needs E2B_API_KEY).'},
     )
+    e2b_template: str = field(
+        default="code-interpreter-v1",
+        metadata={"description": "E2B: the template each remote sandbox is created from."},
+    )
+    e2b_lifetime_s: int = field(
+        default=300,
+        metadata={
+            "description": "E2B: seconds a remote sandbox may live before E2B kills it; the "
+            "backstop should codeheal be unable to kill it at the end of the run."
+        },
+    )
+    require_isolation: bool = field(
+        default=False,
+        metadata={
+            "description": "Local sandbox: fail with an error instead of falling back to basic "
+            "isolation when bubblewrap is missing or cannot start."
+        },
+    )
     review_on_exhaustion: bool = field(
         default=False,
         metadata={
@@ -84,6 +102,8 @@ class Context:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
         if self.sandbox not in ("local", "e2b"):
             raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
+        if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
+            raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
         if not self.model:
             raise ConfigError("model must not be empty")
         for name in ("temperature", "retry_temperature"):

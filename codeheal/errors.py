@@ -29,7 +29,16 @@ class SandboxUnavailableError(SandboxError):
     """The sandbox service is unreachable or busy (transport fault, rate limit): worth a retry."""
 
 
+class SandboxAuthError(SandboxError, ConfigError):
+    """The sandbox service has no API key or rejected it: retrying cannot help."""
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether a node should be retried after `exc`: transport faults, never test outcomes,
     bad input or a rejected key."""
     return isinstance(exc, ModelUnavailableError | SandboxUnavailableError | ConnectionError | TimeoutError)
+
+
+class CheckpointError(ConfigError):
+    """The checkpoint store is missing, unreadable, or not a checkpoint database; or a
+    thread cannot be continued from it."""

@@ -1,45 +1,113 @@
-"""Running the graph for the CLI: a SQLite checkpointer on disk and progress on the console."""
+"""Running the graph for the CLI: checkpointed after every step, narrated on the console,
+and continued from the last checkpoint when an earlier run of the thread was cut short."""
 
 from __future__ import annotations
 
+import json
 import time
-from pathlib import Path
+from dataclasses import asdict, fields
 
-import platformdirs
-from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.types import StateSnapshot
 from rich.console import Console
 
+from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import Context
+from codeheal.errors import CheckpointError, InputError
 from codeheal.graph import build_graph
 from codeheal.state import InputState, OutputState
 
+__all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
+
 OUTPUT_KEYS = ("code", "status", "attempts", "reflections", "history")
+CONTEXT_KEY = "codeheal_context"
+"""Checkpoint metadata key holding the run's Context as JSON, so a resumed run uses the
+settings the run started with."""
 
 
-def checkpoint_path() -> Path:
-    """The CLI's checkpoint database, in the user's data directory."""
-    directory = Path(platformdirs.user_data_dir("codeheal"))
-    directory.mkdir(parents=True, exist_ok=True)
-    return directory / "checkpoints.sqlite"
+def run_with_progress(
+    request: InputState | None,
+    context: Context,
+    thread_id: str,
+    console: Console,
+    *,
+    checkpointer: str | None = None,
+) -> OutputState:
+    """Run one task on a thread, checkpointing every step, and narrate it on `console`.
 
-
-def run_with_progress(request: InputState, context: Context, thread_id: str, console: Console) -> OutputState:
-    """Run one task on a thread, checkpointing every step, and narrate it on `console`."""
+    `request` None continues the thread's unfinished run; so does a request for the same
+    task and tests when the thread's last run was cut short (its finished attempts and
+    reflections are kept, not redone). A continued run takes its settings from the run it
+    continues, except the fields `context` sets to a non-default value. `checkpointer` is a
+    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir)."""
     config = {"configurable": {"thread_id": thread_id}}
-    console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
-                  f"up to {context.max_attempts} attempts[/dim]")
-    with SqliteSaver.from_conn_string(str(checkpoint_path())) as saver:
+    with open_checkpointer(checkpointer, must_exist=request is None) as saver:
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
+        snapshot = graph.get_state(config)
+        resuming = _must_resume(request, snapshot, thread_id)
+        if resuming:
+            context = _merge(context, saved_context(snapshot))
+        config["metadata"] = {CONTEXT_KEY: json.dumps(asdict(context))}
+        console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
+                      f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context)
+        if resuming:
+            narrator.resume(snapshot.values)
         with console.status("") as status:
             narrator.status = status
             for _, update in graph.stream(
-                request, config, context=context, stream_mode=["updates"], durability="sync"
+                None if resuming else request, config, context=context,
+                stream_mode=["updates"], durability="sync",
             ):
                 for node, values in update.items():
                     narrator.on_update(node, values or {})
         values = graph.get_state(config).values
     return OutputState(**{key: values[key] for key in OUTPUT_KEYS})
+
+
+def saved_context(snapshot: StateSnapshot) -> dict:
+    """The Context settings the thread's latest run was started with ({} if unknown)."""
+    return json.loads(snapshot.metadata.get(CONTEXT_KEY, "{}")) if snapshot.metadata else {}
+
+
+def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
+    """Whether to continue the thread's last run instead of starting a new one."""
+    unfinished = bool(snapshot.next)
+    if any(task.interrupts for task in snapshot.tasks):
+        raise CheckpointError(
+            f"thread {thread_id} is paused for a human review, not cut short: answer the review "
+            "with Command(resume=...) to continue it (README: Human review)"
+        )
+    if request is None:
+        if not snapshot.values:
+            raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
+        if not unfinished:
+            values = snapshot.values
+            raise CheckpointError(
+                f"thread {thread_id} has nothing to resume: its last run ended "
+                f"{values.get('status')} after {values.get('attempts')} attempt(s). Start a new run "
+                f"on it with `codeheal solve ... --thread {thread_id}` (it keeps the reflections)"
+            )
+        return True
+    if not unfinished:
+        return False
+    values = snapshot.values
+    if (values.get("task"), values.get("tests")) != (request["task"], request["tests"]):
+        raise InputError(
+            f"thread {thread_id} has an unfinished run of a different task: finish it with "
+            f"`codeheal resume {thread_id}`, or use another --thread"
+        )
+    return True
+
+
+def _merge(given: Context, saved: dict) -> Context:
+    """`saved` settings, overridden by the fields `given` sets to a non-default value."""
+    known = {f.name: f for f in fields(Context)}
+    merged = {name: value for name, value in saved.items() if name in known}
+    for name, f in known.items():
+        value = getattr(given, name)
+        if value != f.default or name not in merged:
+            merged[name] = value
+    return Context(**merged)
 
 
 class _Narrator:
@@ -51,6 +119,13 @@ class _Narrator:
         self.status = None
         self.attempt = 1
         self.started = time.perf_counter()
+
+    def resume(self, values: dict) -> None:
+        self.attempt = (values.get("attempts") or 0) + 1
+        self.console.print(
+            f"resuming at attempt {self.attempt}: {values.get('attempts') or 0} attempt(s) and "
+            f"{len(values.get('reflections') or [])} reflection(s) kept from the checkpoint"
+        )
 
     def _running(self, what: str) -> None:
         if self.status is not None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, NotRequired, TypedDict
+from typing import Annotated, Literal, NotRequired
+
+from typing_extensions import TypedDict  # pydantic (Studio's schemas) needs it on Python < 3.12
 
 Status = Literal["running", "passed", "failed", "accepted"]
 """Status "accepted": the tests did not all pass, but a human reviewer accepted the best attempt."""
@@ -73,6 +75,9 @@ class InputState(TypedDict):
     tests: str
     entry_point: NotRequired[str | None]
     code: NotRequired[str | None]
+    reflections: NotRequired[list[str]]
+    """Lessons to start from, e.g. a parent agent's memory; the output returns them with
+    this run's lessons appended."""
 
 
 class OutputState(TypedDict):
@@ -101,3 +106,5 @@ class State(TypedDict):
     reflections: Annotated[list[str], operator.add]
     """The reflection memory: appended across attempts and across runs of a thread."""
     history: NotRequired[list[Attempt]]
+    sandbox_session: NotRequired[str | None]
+    """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""

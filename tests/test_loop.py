@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from conftest import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
 
 from codeheal import Context, build_graph, graph
 
@@ -144,8 +144,9 @@ def test_starting_code_that_fails_is_reflected_on_first(sandbox):
     result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "code": BAD_ADD}, sandbox)
     assert result["status"] == "passed"
     assert result["attempts"] == 2
-    assert "Your previous attempt" not in model.prompt(0)  # call 0 is the reflector
-    assert "return a - b" in model.prompt(0)
+    assert "reviewing a failed attempt" in model.prompt(0)  # the reflector came first
+    assert "     2 |     return a - b" in model.prompt(0)  # numbered code, no frame in solution.py
+    assert "Your previous attempt:\n```python\ndef add(a, b):\n    return a - b" in model.prompt(1)
 
 
 def test_public_graph_runs_starting_code_without_any_model(monkeypatch):

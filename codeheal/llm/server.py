@@ -19,6 +19,7 @@ from codeheal.errors import ConfigError, ModelError
 from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
 
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
+THREADS_ENV = "CODEHEAL_LOCAL_THREADS"
 SLOT_CONTEXT = 4096
 """Tokens of context each parallel slot gets: task, tests, reflections and an answer fit."""
 READY_TIMEOUT_S = 60.0
@@ -55,7 +56,8 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     """The endpoint of the server for a GGUF file, starting it on first use.
 
     `None` serves the embedded model (assembled into the cache on first use). Parallel slots
-    come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context.
+    come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context; CPU threads
+    from CODEHEAL_LOCAL_THREADS (default: all cores).
     """
     global _starts
     if gguf_path is None:
@@ -68,7 +70,7 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     with _lock:
         running = _servers.get(path)
         if running is None:
-            running = _start(path, name, local_slots())
+            running = _start(path, name, local_slots(), local_threads())
             _servers[path] = running
             _starts += 1
         return running.endpoint
@@ -88,17 +90,28 @@ def _stop_servers() -> None:
 
 def local_slots() -> int:
     """Parallel request slots of a local server, from CODEHEAL_LOCAL_SLOTS (default 1)."""
-    raw = os.environ.get(SLOTS_ENV, "1")
+    return _positive_int_env(SLOTS_ENV, 1, "parallel requests")
+
+
+def local_threads() -> int:
+    """CPU threads of a local server, from CODEHEAL_LOCAL_THREADS (default: all cores)."""
+    return _positive_int_env(THREADS_ENV, os.cpu_count() or 1, "CPU threads")
+
+
+def _positive_int_env(name: str, default: int, meaning: str) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
     try:
-        slots = int(raw)
+        value = int(raw)
     except ValueError:
-        slots = 0
-    if slots < 1:
-        raise ConfigError(f"{SLOTS_ENV}={raw!r} must be an integer >= 1 (parallel requests)")
-    return slots
+        value = 0
+    if value < 1:
+        raise ConfigError(f"{name}={raw!r} must be an integer >= 1 ({meaning})")
+    return value
 
 
-def _start(path: Path, name: str, slots: int) -> _Running:
+def _start(path: Path, name: str, slots: int, threads: int) -> _Running:
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -108,7 +121,10 @@ def _start(path: Path, name: str, slots: int) -> _Running:
     params.port = 0  # the server binds a free port and reports it
     params.n_parallel = slots
     params.n_ctx = SLOT_CONTEXT * slots
-    params.cpuparams.n_threads = os.cpu_count() or 1
+    # Fewer threads than cores pays off only on a busy machine: llama.cpp's threads wait for
+    # each other at every step, so one descheduled thread stalls them all.
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
     params.use_jinja = True
     params.verbosity = 0
     try:

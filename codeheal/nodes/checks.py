@@ -7,6 +7,8 @@ import ast
 from codeheal.errors import InputError
 
 PRELUDE = "from solution import *  # noqa: F401,F403  (added by codeheal)\n"
+PRELUDE_LINES = 1
+TEST_MODULE = "test_solution.py"
 
 
 def parse_tests(tests: str) -> ast.Module:
@@ -41,7 +43,8 @@ def build_test_module(tests: str) -> str:
     top-level assert wrapped in its own test function so it counts as its own check.
 
     Other top-level statements stay at module level, so names they bind are visible
-    to the wrapped asserts (as module globals, after the whole module has run)."""
+    to the wrapped asserts (as module globals, after the whole module has run). Line N
+    of the tests is line N + PRELUDE_LINES of the module."""
     module = parse_tests(tests)
     lines = tests.splitlines()
     out: list[str] = []
@@ -52,8 +55,10 @@ def build_test_module(tests: str) -> str:
             continue
         start, end = node.lineno - 1, node.end_lineno or node.lineno
         out.extend(lines[cursor:start])
-        out.append(f"def test_line_{node.lineno}():")
-        out.extend("    " + line for line in lines[start:end])
+        # On the assert's own line, so every line keeps its number (a multi-line assert
+        # continues inside brackets or after a backslash, where indentation is free).
+        out.append(f"def test_line_{node.lineno}(): {lines[start]}")
+        out.extend(lines[start + 1:end])
         cursor = end
     out.extend(lines[cursor:])
     return PRELUDE + "\n".join(out) + "\n"

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from codeheal.context import Context, current_context
-from codeheal.nodes.checks import build_test_module
+from codeheal.nodes.checks import TEST_MODULE, build_test_module
 from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
 from codeheal.progress import AttemptTested, RunStatus, emit
 from codeheal.sandboxes import sandbox_for
-from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.sandboxes.base import Job, RunResult, Sandbox, SessionSandbox
 from codeheal.state import Attempt, Feedback, State, Status
 
 PLUGIN_MODULE = "codeheal_report"
@@ -19,17 +20,17 @@ PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encodin
 REPORT_FILE = "report.jsonl"
 PYTEST_ARGS = (
     "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
-    "test_solution.py",
+    TEST_MODULE,
 )
 NO_CODE = "no code in reply: the reply had no Python code block"
 
 
-def make_job(candidate: str, tests: str, timeout_s: float) -> Job:
+def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
     """The sandbox job that runs the tests against one candidate."""
     return Job(
         files={
             "solution.py": candidate,
-            "test_solution.py": build_test_module(tests),
+            TEST_MODULE: build_test_module(tests),
             f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
             "pytest.ini": "[pytest]\n",
         },
@@ -37,6 +38,7 @@ def make_job(candidate: str, tests: str, timeout_s: float) -> Job:
         timeout_s=timeout_s,
         collect=(REPORT_FILE,),
         env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        session=session,
     )
 
 
@@ -52,21 +54,43 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
 
     def evaluator(state: State) -> dict:
         context = current_context()
+        chosen, session = sandbox or sandbox_for(context), _session(state)
         feedback = feedback_without_running(state.get("candidate", ""))
         if feedback is None:
-            job = make_job(state["candidate"], state["tests"], context.timeout_s)
-            feedback = _from_run((sandbox or sandbox_for(context)).run(job))
-        return _update(state, context, feedback)
+            job = make_job(state["candidate"], state["tests"], context.timeout_s, session)
+            feedback = _from_run(chosen.run(job))
+        update = _update(state, context, feedback)
+        if _session_over(update, session) and isinstance(chosen, SessionSandbox):
+            chosen.close_session(session)
+        return update
 
     async def aevaluator(state: State) -> dict:
         context = current_context()
+        chosen, session = sandbox or sandbox_for(context), _session(state)
         feedback = feedback_without_running(state.get("candidate", ""))
         if feedback is None:
-            job = make_job(state["candidate"], state["tests"], context.timeout_s)
-            feedback = _from_run(await (sandbox or sandbox_for(context)).arun(job))
-        return _update(state, context, feedback)
+            job = make_job(state["candidate"], state["tests"], context.timeout_s, session)
+            feedback = _from_run(await chosen.arun(job))
+        update = _update(state, context, feedback)
+        if _session_over(update, session) and isinstance(chosen, SessionSandbox):
+            await chosen.aclose_session(session)
+        return update
 
     return RunnableLambda(evaluator, afunc=aevaluator, name="evaluator")
+
+
+def _session(state: State) -> str:
+    """The key under which this run's attempts share a sandbox (E2B: one remote sandbox)."""
+    return state.get("sandbox_session") or uuid.uuid4().hex
+
+
+def _session_over(update: dict, session: str) -> bool:
+    """Record the session in the update while the run keeps testing; once it stops (passed,
+    failed, or paused for review) the session ends, and attempts a reviewer grants later
+    start a new one."""
+    running = update["status"] == "running"
+    update["sandbox_session"] = session if running else None
+    return not running
 
 
 def _from_run(result: RunResult) -> Feedback:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from codeheal.nodes.checks import PRELUDE_LINES, TEST_MODULE
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -128,7 +129,7 @@ def _parse_events(report_text: str) -> list[dict]:
 
 
 def _failure(event: dict) -> CheckFailure:
-    frames = [Frame(**f) for f in event.get("frames", [])]
+    frames = [_in_user_terms(Frame(**f)) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("when") in ("setup", "teardown"):
@@ -142,6 +143,13 @@ def _failure(event: dict) -> CheckFailure:
         expected=event.get("expected"),
         actual=event.get("actual"),
     )
+
+
+def _in_user_terms(frame: Frame) -> Frame:
+    """A frame in the generated test module, as a line of the user's tests.py."""
+    if frame["file"] != TEST_MODULE:
+        return frame
+    return Frame(**{**frame, "file": "tests.py", "line": max(frame["line"] - PRELUDE_LINES, 1)})
 
 
 def _unfinished_test(events: list[dict]) -> str | None:

@@ -17,9 +17,9 @@ def sandbox_for(context: Context) -> Sandbox:
         from codeheal.sandboxes.e2b import E2BSandbox
 
         return E2BSandbox.from_context(context)
-    return _local_sandbox()
+    return _local_sandbox(context.require_isolation)
 
 
 @functools.cache
-def _local_sandbox() -> LocalSandbox:
-    return LocalSandbox()
+def _local_sandbox(require_isolation: bool) -> LocalSandbox:
+    return LocalSandbox(require_isolation=require_isolation)

@@ -25,6 +25,10 @@ class Job:
     """Workspace files to read back after the run (missing ones are left out)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra environment variables; the sandbox passes no host variables of its own."""
+    session: str | None = None
+    """Jobs of one session may share a sandbox until the session is closed (E2B keeps one
+    remote sandbox per session); each job still gets a fresh workspace. None: a sandbox of
+    the job's own."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,15 @@ class Sandbox(Protocol):
     def run(self, job: Job) -> RunResult: ...
 
     async def arun(self, job: Job) -> RunResult: ...
+
+
+@runtime_checkable
+class SessionSandbox(Sandbox, Protocol):
+    """A sandbox that keeps resources between the jobs of a session: told when it ends."""
+
+    def close_session(self, session: str) -> None: ...
+
+    async def aclose_session(self, session: str) -> None: ...
 
 
 def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:

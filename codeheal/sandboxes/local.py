@@ -1,62 +1,84 @@
-"""The local sandbox: one subprocess per job in a fresh temporary workspace."""
+"""The local sandbox: one subprocess per job in a fresh temporary workspace, inside bubblewrap
+when it is available ("bwrap" isolation), else a plain child process ("basic" isolation).
+
+Both levels: rlimits (CPU, address space, file size, open files, processes), a throw-away uid
+when running as root (so the process limit holds and leftovers can be swept), a scrubbed
+environment, a wall-clock deadline that kills the whole tree, and capped output."""
 
 from __future__ import annotations
 
 import asyncio
-import math
 import os
-import resource
 import signal
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
+from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import OUTPUT_CAP_BYTES, Job, RunResult, run_coroutine_sync
+from codeheal.sandboxes.limits import Limits, drop_to, job_uid, kill_uid
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""
 DRAIN_GRACE_S = 1.0
+_warned_basic = False
+
+
+class IsolationWarning(UserWarning):
+    """Candidates run with basic isolation only, because bubblewrap is unavailable."""
 
 
 class LocalSandbox:
-    """Runs jobs as child processes of this one, each in its own process group,
-    killed as a group at the deadline, with resource limits and a scrubbed environment."""
+    """Runs jobs as child processes of this one, isolated by bubblewrap when present.
 
-    isolation = "basic"
+    `require_isolation` turns a missing or unusable bubblewrap into a SandboxError
+    instead of a fallback to basic isolation."""
 
-    def __init__(self, *, python: str = sys.executable, memory_mb: int = 2048) -> None:
+    def __init__(
+        self, *, python: str = sys.executable, memory_mb: int = 2048, require_isolation: bool = False
+    ) -> None:
         self.python = python
         self.memory_mb = memory_mb
+        self.require_isolation = require_isolation
+        self._bwrap: str | None = None
+        self._checked = False
+
+    @property
+    def isolation(self) -> str:
+        """"bwrap" or "basic": how this sandbox contains its jobs (checked once)."""
+        if not self._checked:
+            self._bwrap = self._find_bwrap()
+            self._checked = True
+        return "bwrap" if self._bwrap else "basic"
 
     def run(self, job: Job) -> RunResult:
         return run_coroutine_sync(self.arun(job))
 
     async def arun(self, job: Job) -> RunResult:
+        isolation = self.isolation
         try:
             workspace_handle = tempfile.TemporaryDirectory(prefix="codeheal-")
         except OSError as exc:
-            raise SandboxError(f"local sandbox: cannot create a workspace: {exc}") from exc
+            raise SandboxError(
+                f"local sandbox: cannot create a workspace in {tempfile.gettempdir()}: {exc}; "
+                "set TMPDIR to a writable folder"
+            ) from exc
         with workspace_handle as workspace:
-            _write_files(Path(workspace), job.files)
+            uid = job_uid()
+            _prepare_workspace(Path(workspace), job.files, uid)
+            limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
             started = time.perf_counter()
+            proc = await self._start(job, workspace, uid, limits)
             try:
-                proc = await asyncio.create_subprocess_exec(
-                    self.python,
-                    *job.python_args,
-                    cwd=workspace,
-                    env={**_scrubbed_env(workspace), **job.env},
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE,
-                    stderr=asyncio.subprocess.PIPE,
-                    start_new_session=True,
-                    preexec_fn=_limits(job.timeout_s, self.memory_mb),
-                )
-            except OSError as exc:
-                raise SandboxError(f"local sandbox: cannot start {self.python}: {exc}") from exc
-            outcome = await _supervise(proc, job.timeout_s)
+                outcome = await _supervise(proc, job.timeout_s)
+            finally:
+                if uid is not None:
+                    await asyncio.to_thread(kill_uid, uid)  # e.g. a child in a session of its own
             return RunResult(
                 exit_code=outcome.exit_code,
                 stdout=outcome.stdout,
@@ -64,9 +86,59 @@ class LocalSandbox:
                 timed_out=outcome.timed_out,
                 output_truncated=outcome.truncated,
                 seconds=time.perf_counter() - started,
-                isolation=self.isolation,
+                isolation=isolation,
                 collected=_collect(Path(workspace), job.collect),
             )
+
+    def _find_bwrap(self) -> str | None:
+        global _warned_basic
+        try:
+            return bwrap.find_bwrap()
+        except SandboxError as exc:
+            if self.require_isolation:
+                raise SandboxError(f"isolation is required (require_isolation) but {exc}") from exc
+            if not _warned_basic:
+                _warned_basic = True
+                warnings.warn(
+                    f"codeheal runs candidates with basic isolation only: {exc}. "
+                    "Set require_isolation to make this an error.",
+                    IsolationWarning,
+                    stacklevel=4,
+                )
+            return None
+
+    async def _start(self, job: Job, workspace: str, uid: int | None, limits: Limits) -> asyncio.subprocess.Process:
+        if self._bwrap:
+            env = {**_scrubbed_env(bwrap.WORKSPACE, "/tmp"), **job.env}
+            argv = bwrap.bwrap_argv(
+                self._bwrap, workspace=workspace, python=self.python,
+                python_args=job.python_args, env=env, uid=uid,
+            )
+            outer_env = {"PATH": _scrubbed_env(workspace, workspace)["PATH"]}
+            preexec = limits.apply
+        else:
+            argv = [self.python, *job.python_args]
+            outer_env = {**_scrubbed_env(workspace, workspace), **job.env}
+            drop = drop_to(uid) if uid is not None else None
+
+            def preexec() -> None:
+                limits.apply()
+                if drop:
+                    drop()
+
+        try:
+            return await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=workspace,
+                env=outer_env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=preexec,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise SandboxError(f"local sandbox: cannot start {argv[0]}: {exc}") from exc
 
 
 class _Outcome:
@@ -85,6 +157,7 @@ async def _supervise(proc: asyncio.subprocess.Process, timeout_s: float) -> _Out
         asyncio.ensure_future(_read_tail(proc.stdout, flooded)),
         asyncio.ensure_future(_read_tail(proc.stderr, flooded)),
     ]
+    # Process.wait() also waits for the pipes to close: the readers must keep draining them.
     waiter = asyncio.ensure_future(proc.wait())
     flood_waiter = asyncio.ensure_future(flooded.wait())
     try:
@@ -92,16 +165,18 @@ async def _supervise(proc: asyncio.subprocess.Process, timeout_s: float) -> _Out
             {waiter, flood_waiter}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
         )
         if waiter not in done:
-            outcome.timed_out = flood_waiter not in done
+            outcome.timed_out = flood_waiter not in done and proc.returncode is None
             _kill_group(proc.pid)
-        await waiter
-        outcome.exit_code = None if (outcome.timed_out or flooded.is_set()) else proc.returncode
+            await asyncio.wait({waiter}, timeout=DRAIN_GRACE_S)
+        killed = outcome.timed_out or flooded.is_set()
+        outcome.exit_code = None if killed else proc.returncode
         _kill_group(proc.pid)  # grandchildren left in the group must not outlive the job
         done, pending = await asyncio.wait(readers, timeout=DRAIN_GRACE_S)
         for task in pending:
             task.cancel()
     finally:
         flood_waiter.cancel()
+        waiter.cancel()
         if proc.returncode is None:
             _kill_group(proc.pid)
     results = [t.result() if t in done else (b"", True) for t in readers]
@@ -113,7 +188,7 @@ async def _supervise(proc: asyncio.subprocess.Process, timeout_s: float) -> _Out
 
 
 async def _read_tail(stream: asyncio.StreamReader | None, flooded: asyncio.Event) -> tuple[bytes, bool]:
-    """Keep the last OUTPUT_CAP_BYTES of a stream; flag a flood past FLOOD_BYTES."""
+    """Keep the last OUTPUT_CAP_BYTES of a stream, read to its end; flag a flood past FLOOD_BYTES."""
     kept = bytearray()
     total = 0
     assert stream is not None
@@ -124,7 +199,6 @@ async def _read_tail(stream: asyncio.StreamReader | None, flooded: asyncio.Event
             del kept[: len(kept) - OUTPUT_CAP_BYTES]
         if total > FLOOD_BYTES:
             flooded.set()
-            break
     return bytes(kept), total > OUTPUT_CAP_BYTES
 
 
@@ -135,37 +209,31 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _limits(timeout_s: float, memory_mb: int) -> Callable[[], None]:
-    cpu_s = math.ceil(timeout_s) + 1
-    memory = memory_mb * 1024 * 1024
-
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s))
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024 * 1024,) * 2)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
-
-
-def _scrubbed_env(workspace: str) -> dict[str, str]:
+def _scrubbed_env(home: str, tmp: str) -> dict[str, str]:
     """No host secrets: only what Python needs to start."""
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": workspace,
+        "HOME": home,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
-        "TMPDIR": workspace,
+        "TMPDIR": tmp,
     }
 
 
-def _write_files(workspace: Path, files: Mapping[str, str]) -> None:
-    for name, content in files.items():
-        path = workspace / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+def _prepare_workspace(workspace: Path, files: Mapping[str, str], uid: int | None) -> None:
+    """Write the job's files; hand the folder to the job uid (0711: bubblewrap, root without
+    its capabilities, must still be able to enter it)."""
+    try:
+        for name, content in files.items():
+            path = workspace / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(content, encoding="utf-8")
+        if uid is not None:
+            os.chown(workspace, uid, uid)
+            workspace.chmod(0o711)
+    except OSError as exc:
+        raise SandboxError(f"local sandbox: the workspace {workspace} is not writable: {exc}") from exc
 
 
 def _collect(workspace: Path, names: Sequence[str]) -> dict[str, str]:

@@ -1,0 +1,253 @@
+"""The HumanEval benchmark: one_shot, self_heal and raw_error on the same problems and model.
+
+Visible tests (the prompt's own examples) drive the loop; HumanEval's `check` only scores the
+final code. The conditions run one after another, each with K problems at once. The first
+attempt is the same model call in every condition (same prompt, same temperature 0, same
+model), so it is made once, by one_shot; self_heal and raw_error start from that code: the
+graph re-tests it as their attempt 1 and heals from there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from codeheal.bench.hidden import HiddenVerdict, hidden_verdict
+from codeheal.bench.problems import Problem, load_problems
+from codeheal.bench.records import (
+    CONDITIONS, AttemptKind, AttemptRecord, Condition, ProblemRecord, append_record, read_records,
+)
+from codeheal.bench.report import write_reports
+from codeheal.context import Context
+from codeheal.errors import ConfigError
+from codeheal.graph import build_graph
+from codeheal.nodes.evaluator import NO_CODE, best_attempt
+from codeheal.sandboxes import LocalSandbox
+from codeheal.state import Attempt, Feedback
+
+RECORDS_FILE = "humaneval.jsonl"
+SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
+TASK_TEMPLATE = (
+    "Complete the Python function `{entry_point}` below so that it does what its docstring "
+    "says. Reply with the whole module: keep the imports and any helper functions shown, and "
+    "implement `{entry_point}` with the same signature.\n\n```python\n{prompt}\n```"
+)
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One benchmark invocation."""
+
+    out_dir: Path
+    model: str = "local"
+    base_url: str | None = None
+    max_attempts: int = 4
+    concurrency: int = 1
+    limit: int | None = None
+    timeout_s: float = 10.0
+
+
+def condition_context(condition: Condition, config: BenchConfig) -> Context:
+    """The Context of one condition; all three share model, endpoint and temperatures."""
+    context = Context(
+        model=config.model,
+        base_url=config.base_url,
+        temperature=0.0,
+        retry_temperature=0.7,
+        max_attempts=1 if condition == "one_shot" else config.max_attempts,
+        timeout_s=config.timeout_s,
+        sandbox="local",
+    )
+    context.reflect = condition != "raw_error"
+    return context
+
+
+def task_text(problem: Problem) -> str:
+    """The task the loop is given: the HumanEval prompt, as code to complete."""
+    return TASK_TEMPLATE.format(entry_point=problem.entry_point, prompt=problem.prompt.strip("\n"))
+
+
+def run_benchmark(config: BenchConfig, console: Console) -> dict:
+    """Run every condition on the selected problems (skipping those already recorded in
+    the out directory), then write the JSON summary, the Markdown report and the plot.
+    Returns the summary."""
+    if config.concurrency < 1:
+        raise ConfigError(f"--concurrency must be >= 1, got {config.concurrency}")
+    if config.max_attempts < 2:
+        raise ConfigError(f"--max-attempts must be >= 2 to compare healing with one shot, got {config.max_attempts}")
+    if config.model == "local":
+        os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
+    problems = load_problems(config.limit)
+    path = config.out_dir / RECORDS_FILE
+    records = read_records(path, config.model, config.max_attempts)
+    asyncio.run(_run_all(config, problems, records, path, console))
+    settings = f"{config.concurrency} problems at once; visible-test timeout {config.timeout_s:g} s."
+    if config.model == "local":
+        settings += f" Local server slots: {os.environ[SLOTS_ENV]}."
+    return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, settings)
+
+
+async def _run_all(
+    config: BenchConfig, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
+    path: Path, console: Console,
+) -> None:
+    _warm_up(config)
+    graph = build_graph().compile(name="codeheal")
+    sandbox = LocalSandbox()
+    verdicts: dict[tuple[str, str], HiddenVerdict] = {}
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console,
+    ) as progress:
+        for condition in CONDITIONS:
+            done = [p for p in problems if (condition, p.task_id) in records]
+            bar = progress.add_task(_describe(condition, records, done), total=len(problems), completed=len(done))
+            context = condition_context(condition, config)
+            gate = asyncio.Semaphore(config.concurrency)
+
+            async def one(problem: Problem) -> None:
+                async with gate:
+                    seed = records.get(("one_shot", problem.task_id)) if condition != "one_shot" else None
+                    record = await run_problem(graph, sandbox, problem, condition, context, config, seed, verdicts)
+                records[(condition, problem.task_id)] = record
+                append_record(path, record)
+                finished = [p for p in problems if (condition, p.task_id) in records]
+                progress.update(bar, advance=1, description=_describe(condition, records, finished))
+
+            await asyncio.gather(*(one(p) for p in problems if (condition, p.task_id) not in records))
+
+
+def _describe(condition: Condition, records: dict, done: list[Problem]) -> str:
+    passed = sum(records[(condition, p.task_id)]["hidden_passed"] for p in done)
+    return f"{condition:<9} hidden pass {passed}/{len(done)}"
+
+
+def _warm_up(config: BenchConfig) -> None:
+    """Start the local server (and assemble the model) before K runs wait on it at once."""
+    if config.model == "local":
+        from codeheal.llm import chat_model
+
+        chat_model(condition_context("one_shot", config), 0.0)
+
+
+async def run_problem(
+    graph, sandbox: LocalSandbox, problem: Problem, condition: Condition, context: Context,
+    config: BenchConfig, seed: ProblemRecord | None, verdicts: dict[tuple[str, str], HiddenVerdict],
+) -> ProblemRecord:
+    """Run the loop on one problem under one condition and score its result.
+
+    `seed`, the one_shot record of the same problem, supplies attempt 1 when it has code."""
+    request = {"task": task_text(problem), "tests": problem.visible_tests, "entry_point": problem.entry_point}
+    shared = seed is not None and bool(seed["code"].strip())
+    if shared:
+        request["code"] = seed["code"]
+    feedbacks: list[Feedback] = []
+    final: dict = {}
+    started_at = time.time()
+    started = time.perf_counter()
+    async for mode, chunk in graph.astream(request, context=context, stream_mode=["updates", "values"]):
+        if mode == "values":
+            final = chunk
+        elif "evaluator" in chunk:
+            feedbacks.append(chunk["evaluator"]["feedback"])
+    seconds_total = time.perf_counter() - started
+    finished_at = time.time()
+
+    history: list[Attempt] = final["history"]
+    log = [_attempt_record(a, f) for a, f in zip(history, feedbacks)]
+    seed_model = seed["attempt_log"][0] if shared else None
+    if seed_model:
+        log[0] = {
+            **log[0],
+            "tokens": log[0]["tokens"] + seed_model["tokens"],
+            "seconds_model": round(log[0]["seconds_model"] + seed_model["seconds_model"], 3),
+        }
+    cap = context.max_attempts
+    by_attempt = [best_attempt(history[: min(k, len(history))])["code"] for k in range(1, cap + 1)]
+    scored = {code: await _verdict(sandbox, problem, code, verdicts) for code in dict.fromkeys(by_attempt)}
+    final_verdict = scored[final["code"]] if final["code"] in scored else await _verdict(sandbox, problem, final["code"], verdicts)
+    seconds_model = sum(a["seconds_model"] for a in log)
+    seconds_sandbox = sum(a["seconds_sandbox"] for a in log)
+    own_model = seconds_model - (seed_model["seconds_model"] if seed_model else 0.0)
+    return ProblemRecord(
+        condition=condition,
+        task_id=problem.task_id,
+        model=config.model,
+        run_max_attempts=config.max_attempts,
+        visible_source=problem.visible_source,
+        visible_count=problem.visible_count,
+        status=final["status"],
+        attempts=final["attempts"],
+        hidden_passed=final_verdict.passed,
+        hidden_error=final_verdict.error,
+        hidden_by_attempt=[scored[code].passed for code in by_attempt],
+        first_attempt="shared" if shared else "own",
+        tokens=sum(a["tokens"] for a in log),
+        seconds_model=round(seconds_model, 3),
+        seconds_sandbox=round(seconds_sandbox, 3),
+        seconds_rest=round(max(seconds_total - own_model - seconds_sandbox, 0.0), 3),
+        started_at=started_at,
+        finished_at=finished_at,
+        attempt_log=log,
+        reflections=list(final.get("reflections") or []),
+        code=final["code"],
+    )
+
+
+async def _verdict(
+    sandbox: LocalSandbox, problem: Problem, code: str, verdicts: dict[tuple[str, str], HiddenVerdict]
+) -> HiddenVerdict:
+    key = (problem.task_id, code)
+    if key not in verdicts:
+        verdicts[key] = await hidden_verdict(sandbox, problem, code)
+    return verdicts[key]
+
+
+def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
+    seconds_sandbox = feedback["seconds"]
+    return AttemptRecord(
+        attempt=attempt["attempt"],
+        kind=attempt_kind(feedback),
+        summary=attempt["summary"],
+        signature=failure_signature(feedback),
+        passed_count=attempt["passed_count"],
+        total=attempt["total"],
+        tokens=attempt["tokens"],
+        seconds_model=round(max(attempt["seconds"] - seconds_sandbox, 0.0), 3),
+        seconds_sandbox=round(seconds_sandbox, 3),
+        code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],
+    )
+
+
+def attempt_kind(feedback: Feedback) -> AttemptKind:
+    """What kind of outcome an attempt had, for the failure analysis."""
+    if feedback["passed"]:
+        return "passed"
+    if feedback["error"] == NO_CODE:
+        return "no_code"
+    if feedback["failures"] and feedback["failures"][0]["test"] == "<compile>":
+        return "syntax"
+    if feedback["timed_out"]:
+        return "timeout"
+    if feedback["error"]:
+        return "crash"
+    return "failed"
+
+
+def failure_signature(feedback: Feedback) -> str:
+    """The failure without timings or paths: which checks failed, how, with what value."""
+    if feedback["passed"]:
+        return "passed"
+    if feedback["error"] and not feedback["failures"]:
+        return feedback["error"].splitlines()[0]
+    return " | ".join(
+        f"{f['test']}:{f['exception']}:{f['actual'] if f['actual'] is not None else f['message'][:120]}"
+        for f in feedback["failures"][:3]
+    )

@@ -1,0 +1,91 @@
+"""Per-problem benchmark records: one JSON line per (condition, problem), appended as results
+arrive, so an interrupted run resumes where it stopped."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal, TypedDict
+
+from codeheal.errors import ConfigError
+
+Condition = Literal["one_shot", "self_heal", "raw_error"]
+CONDITIONS: tuple[Condition, ...] = ("one_shot", "self_heal", "raw_error")
+AttemptKind = Literal["passed", "failed", "no_code", "syntax", "timeout", "crash"]
+
+
+class AttemptRecord(TypedDict):
+    """One attempt as the loop saw it (visible tests only)."""
+
+    attempt: int
+    kind: AttemptKind
+    summary: str
+    signature: str
+    """What failed, without timings: equal signatures mean the same error was repeated."""
+    passed_count: int
+    total: int
+    tokens: int
+    seconds_model: float
+    seconds_sandbox: float
+    code_sha: str
+
+
+class ProblemRecord(TypedDict):
+    """One problem under one condition."""
+
+    condition: Condition
+    task_id: str
+    model: str
+    run_max_attempts: int
+    visible_source: str
+    visible_count: int
+    status: str
+    """The loop's verdict on the visible tests: "passed" or "failed"."""
+    attempts: int
+    hidden_passed: bool
+    hidden_error: str | None
+    hidden_by_attempt: list[bool]
+    """Hidden verdict of the code the loop would have returned had it stopped after k attempts
+    (index k-1), for k up to the condition's attempt cap. Scoring only."""
+    first_attempt: Literal["own", "shared"]
+    """"shared": attempt 1 is the one_shot run's code, re-evaluated (same prompt, temperature 0)."""
+    tokens: int
+    seconds_model: float
+    seconds_sandbox: float
+    seconds_rest: float
+    started_at: float
+    finished_at: float
+    attempt_log: list[AttemptRecord]
+    reflections: list[str]
+    code: str
+
+
+def read_records(path: Path, model: str, max_attempts: int) -> dict[tuple[str, str], ProblemRecord]:
+    """The finished records in `path` by (condition, task_id). Refuses a file written with
+    another model or attempt cap: mixing them would make the results meaningless."""
+    records: dict[tuple[str, str], ProblemRecord] = {}
+    if not path.exists():
+        return records
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the last line of a run killed mid-write
+        if (record["model"], record["run_max_attempts"]) != (model, max_attempts):
+            raise ConfigError(
+                f"{path} line {number} was written with model {record['model']!r} and "
+                f"max_attempts {record['run_max_attempts']}, not {model!r} and {max_attempts}; "
+                "pass --out with another directory, or delete the file to start over"
+            )
+        records[(record["condition"], record["task_id"])] = record
+    return records
+
+
+def append_record(path: Path, record: ProblemRecord) -> None:
+    """Append one record as a single line, flushed at once."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+        out.flush()

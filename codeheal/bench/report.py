@@ -1,0 +1,220 @@
+"""Benchmark results from the per-problem records: the JSON summary, the Markdown report with
+its failure analysis, and the plot of hidden pass rate against attempt index."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from codeheal.bench.problems import Problem
+from codeheal.bench.records import CONDITIONS, Condition, ProblemRecord
+
+JSON_FILE = "humaneval.json"
+MARKDOWN_FILE = "humaneval.md"
+PLOT_FILE = "humaneval.png"
+
+
+def write_reports(
+    out_dir: Path, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
+    model: str, max_attempts: int, settings: str = "",
+) -> dict:
+    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems;
+    returns the JSON summary."""
+    by_condition = {
+        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in CONDITIONS
+    }
+    summary = {
+        "problems": len(problems),
+        "model": model,
+        "max_attempts": max_attempts,
+        "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in CONDITIONS},
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / JSON_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    analysis = {c: failure_analysis(by_condition[c]) for c in CONDITIONS}
+    (out_dir / MARKDOWN_FILE).write_text(
+        markdown(summary, analysis, problems, settings), encoding="utf-8"
+    )
+    plot(summary, out_dir / PLOT_FILE)
+    return summary
+
+
+def condition_summary(condition: Condition, by_condition: dict[str, list[ProblemRecord]], problems: int) -> dict:
+    """Hidden and visible pass counts, attempts, wall time, tokens and the time split."""
+    rows = by_condition[condition]
+    cap = len(rows[0]["hidden_by_attempt"]) if rows else 0
+    shared = sum(r["first_attempt"] == "shared" for r in rows)
+    own_wall = wall_seconds(rows)
+    # Attempt 1 of the healing conditions is one_shot's model call: its time is theirs too.
+    wall = own_wall + (wall_seconds(by_condition["one_shot"]) if shared else 0.0)
+    return {
+        "passed": sum(r["hidden_passed"] for r in rows),
+        "pass_at_1": round(sum(r["hidden_passed"] for r in rows) / problems, 4) if problems else 0.0,
+        "mean_attempts": round(sum(r["attempts"] for r in rows) / len(rows), 3) if rows else 0.0,
+        "wall_s": round(wall, 1),
+        "tokens": sum(r["tokens"] for r in rows),
+        "finished": len(rows),
+        "visible_passed": sum(r["status"] == "passed" for r in rows),
+        "hidden_pass_rate_by_attempt": [
+            round(sum(r["hidden_by_attempt"][k] for r in rows) / problems, 4) for k in range(cap)
+        ],
+        "first_attempt_shared": shared,
+        "wall_s_own": round(own_wall, 1),
+        "seconds_model": round(sum(r["seconds_model"] for r in rows), 1),
+        "seconds_sandbox": round(sum(r["seconds_sandbox"] for r in rows), 1),
+        "seconds_rest": round(sum(r["seconds_rest"] for r in rows), 1),
+    }
+
+
+def wall_seconds(rows: list[ProblemRecord]) -> float:
+    """Time during which at least one problem of these was running: the union of their
+    intervals, so pauses between an interrupted run and its resumption do not count."""
+    total, end = 0.0, float("-inf")
+    for start, finish in sorted((r["started_at"], r["finished_at"]) for r in rows):
+        if start > end:
+            total += finish - start
+            end = finish
+        elif finish > end:
+            total += finish - end
+            end = finish
+    return total
+
+
+def failure_analysis(rows: list[ProblemRecord]) -> dict[str, int]:
+    """Counts of where the loop got stuck and where visible and hidden verdicts disagree."""
+    counts: Counter[str] = Counter()
+    for r in rows:
+        log = r["attempt_log"]
+        visible_ok = r["status"] == "passed"
+        counts["hidden_failed"] += not r["hidden_passed"]
+        counts["visible_failed"] += not visible_ok
+        counts["visible_passed_hidden_failed"] += visible_ok and not r["hidden_passed"]
+        counts["visible_passed_hidden_failed_no_examples"] += (
+            visible_ok and not r["hidden_passed"] and r["visible_source"] == "none"
+        )
+        counts["visible_failed_hidden_passed"] += not visible_ok and r["hidden_passed"]
+        counts["healed_visible"] += visible_ok and len(log) > 1
+        counts["healed_visible_hidden_passed"] += visible_ok and len(log) > 1 and r["hidden_passed"]
+        counts["hidden_fixed_by_retries"] += not r["hidden_by_attempt"][0] and r["hidden_passed"]
+        counts["hidden_broken_by_retries"] += r["hidden_by_attempt"][0] and not r["hidden_passed"]
+        if not visible_ok and len(log) > 1:
+            counts["stuck_same_error_last_two"] += log[-1]["signature"] == log[-2]["signature"]
+            counts["stuck_same_error_all"] += len({a["signature"] for a in log}) == 1
+            counts["stuck_same_code_repeated"] += any(
+                a["code_sha"] == b["code_sha"] for a, b in zip(log, log[1:])
+            )
+        counts["runs_with_timeout"] += any(a["kind"] == "timeout" for a in log)
+        for attempt in log:
+            counts[f"attempts_{attempt['kind']}"] += 1
+        counts["hidden_timeout"] += r["hidden_error"] == "timeout"
+    return dict(counts)
+
+
+ANALYSIS_ROWS = (
+    ("hidden_failed", "hidden tests failed (final code)"),
+    ("visible_failed", "visible tests never passed"),
+    ("stuck_same_error_last_two", "- of those, last two attempts failed the same way"),
+    ("stuck_same_error_all", "- of those, every attempt failed the same way"),
+    ("stuck_same_code_repeated", "- of those, an attempt repeated the previous code exactly"),
+    ("visible_failed_hidden_passed", "- of those, hidden passed anyway (wrong docstring example)"),
+    ("visible_passed_hidden_failed", "visible passed but hidden failed"),
+    ("visible_passed_hidden_failed_no_examples", "- of those, problems with no docstring example"),
+    ("healed_visible", "visible passed only after a retry"),
+    ("healed_visible_hidden_passed", "- of those, hidden passed too"),
+    ("hidden_fixed_by_retries", "hidden failed at attempt 1, passed at the end"),
+    ("hidden_broken_by_retries", "hidden passed at attempt 1, failed at the end"),
+    ("runs_with_timeout", "runs with a timed-out attempt"),
+    ("hidden_timeout", "final code timed out on the hidden test"),
+    ("attempts_no_code", "attempts with no code in the reply"),
+    ("attempts_syntax", "attempts with a syntax error"),
+    ("attempts_crash", "attempts whose tests crashed or could not load"),
+    ("attempts_timeout", "attempts that timed out"),
+    ("attempts_failed", "attempts that failed visible checks"),
+)
+
+
+def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[Problem], settings: str) -> str:
+    """The report: results table, pass rate by attempt, visible tests, failure analysis."""
+    n = summary["problems"]
+    conditions = summary["conditions"]
+    sources = Counter(p.visible_source for p in problems)
+    lines = [
+        "# HumanEval: one shot vs self-healing",
+        "",
+        f"Model `{summary['model']}`, {n} problems, up to {summary['max_attempts']} attempts for "
+        f"the healing conditions. {settings}".rstrip(),
+        "",
+        "Hidden = HumanEval's official `check`, run once on the final code and never shown to the "
+        "loop. Visible = the prompt's own examples, the only tests the loop sees. `pass@1` is the "
+        "hidden pass rate (a fraction). Attempt 1 is one model call shared by all three conditions "
+        "(same prompt, temperature 0): self_heal and raw_error re-test one_shot's code as their "
+        "attempt 1, and their `wall s` includes one_shot's wall time.",
+        "",
+        "| condition | hidden passed | pass@1 | visible passed | mean attempts | wall s | tokens "
+        "| model s | sandbox s | rest of graph s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, c in conditions.items():
+        lines.append(
+            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {c['visible_passed']}/{n} "
+            f"| {c['mean_attempts']:.2f} | {c['wall_s']:.0f} | {c['tokens']} | {c['seconds_model']:.0f} "
+            f"| {c['seconds_sandbox']:.0f} | {c['seconds_rest']:.0f} |"
+        )
+    cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
+    lines += [
+        "",
+        "Hidden pass rate if the loop had stopped after k attempts (see humaneval.png):",
+        "",
+        "| condition | " + " | ".join(f"k={k}" for k in range(1, cap + 1)) + " |",
+        "|---|" + "---|" * cap,
+    ]
+    for name, c in conditions.items():
+        rates = c["hidden_pass_rate_by_attempt"]
+        cells = [f"{rates[k]:.3f}" if k < len(rates) else "" for k in range(cap)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Visible tests",
+        "",
+        f"- from `>>>` doctests: {sources['doctest']} problems",
+        f"- from inline examples (`f(x) == y`, `=>`, `➞`, `returns`, `should return`): "
+        f"{sources['inline']} problems",
+        f"- no usable example: {sources['none']} problems; their only visible check is that the "
+        "module imports and defines the entry point, so the loop cannot tell right from wrong there",
+        f"- {sum(p.visible_count for p in problems)} visible checks in all",
+        "",
+        "## Failure analysis",
+        "",
+        "| count | " + " | ".join(conditions) + " |",
+        "|---|" + "---|" * len(conditions),
+    ]
+    for key, label in ANALYSIS_ROWS:
+        lines.append(f"| {label} | " + " | ".join(str(analysis[c].get(key, 0)) for c in conditions) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(summary: dict, path: Path) -> None:
+    """Hidden pass rate against attempt index, one line per condition."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    cap = summary["max_attempts"]
+    for name, c in summary["conditions"].items():
+        rates = [100 * r for r in c["hidden_pass_rate_by_attempt"]]
+        if len(rates) == 1:
+            axes.plot(range(1, cap + 1), rates * cap, linestyle="--", label=f"{name} (1 attempt)")
+        else:
+            axes.plot(range(1, len(rates) + 1), rates, marker="o", label=name)
+    axes.set_xlabel("attempt index (stop after k attempts)")
+    axes.set_ylabel("hidden pass rate, %")
+    axes.set_xticks(range(1, cap + 1))
+    axes.set_title(f"HumanEval ({summary['problems']} problems), {summary['model']}")
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)

@@ -1,0 +1,59 @@
+"""`codeheal bench humaneval --limit 5` end to end: the real graph, the real sandbox and the
+real hidden checks, with a scripted OpenAI-compatible server in place of the model."""
+
+from __future__ import annotations
+
+import json
+
+from codeheal.bench.problems import load_problems
+from codeheal.cli import main
+from fake_openai import FakeOpenAI, serve
+
+WRONG_TRUNCATE = "def truncate_number(number: float) -> float:\n    return 0.0\n"
+
+
+def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
+    fake = FakeOpenAI(load_problems(5), wrong_first={"HumanEval/2": WRONG_TRUNCATE})
+    with serve(fake) as base_url:
+        argv = ["bench", "humaneval", "--limit", "5", "--concurrency", "2", "--max-attempts", "3",
+                "--model", "fake-coder", "--base-url", base_url, "--out", str(tmp_path)]
+        assert main(argv) == 0
+        calls_first_run = len(fake.requests)
+
+        summary = json.loads((tmp_path / "humaneval.json").read_text())
+        assert set(summary) == {"problems", "model", "max_attempts", "conditions"}
+        assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
+        conditions = summary["conditions"]
+        assert list(conditions) == ["one_shot", "self_heal", "raw_error"]
+        for result in conditions.values():
+            assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens"} <= set(result)
+            assert result["tokens"] > 0 and result["wall_s"] > 0
+        # HumanEval/2's first answer is wrong: one shot keeps it, both healing loops fix it
+        # from the visible doctest alone.
+        assert conditions["one_shot"]["passed"] == 4
+        assert conditions["one_shot"]["hidden_pass_rate_by_attempt"] == [0.8]
+        for healing in ("self_heal", "raw_error"):
+            assert conditions[healing]["passed"] == 5
+            assert conditions[healing]["mean_attempts"] == 1.2
+            assert conditions[healing]["hidden_pass_rate_by_attempt"] == [0.8, 1.0, 1.0]
+            assert conditions[healing]["first_attempt_shared"] == 5
+
+        records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
+        assert len(records) == 15
+        healed = next(r for r in records if r["condition"] == "self_heal" and r["task_id"] == "HumanEval/2")
+        assert [a["kind"] for a in healed["attempt_log"]] == ["failed", "passed"]
+        assert len(healed["reflections"]) == 1
+        ablated = next(r for r in records if r["condition"] == "raw_error" and r["task_id"] == "HumanEval/2")
+        assert ablated["reflections"] == [] and ablated["status"] == "passed"
+        # Attempt 1 is made once: 5 one_shot calls + (reflection + retry) + (retry) for HumanEval/2.
+        assert calls_first_run == 5 + 2 + 1
+
+        report = (tmp_path / "humaneval.md").read_text()
+        assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
+        assert (tmp_path / "humaneval.png").read_bytes().startswith(b"\x89PNG")
+
+        # A rerun resumes: everything is recorded, so no model call and no new record.
+        assert main(argv) == 0
+        assert len(fake.requests) == calls_first_run
+        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 15
+    assert capsys.readouterr().out.strip().endswith("humaneval.json")

@@ -1,0 +1,63 @@
+"""Visible tests mined from HumanEval prompts; the hidden check kept apart and run for real."""
+
+from __future__ import annotations
+
+import asyncio
+
+from codeheal.bench.hidden import hidden_verdict
+from codeheal.bench.problems import load_problems, visible_checks
+from codeheal.bench.report import wall_seconds
+from codeheal.sandboxes import LocalSandbox
+
+PROBLEMS = {p.task_id: p for p in load_problems()}
+
+
+def test_all_164_problems_load_and_every_one_has_a_visible_check_naming_its_entry_point():
+    assert len(PROBLEMS) == 164
+    sources = [p.visible_source for p in PROBLEMS.values()]
+    assert sources.count("doctest") + sources.count("inline") + sources.count("none") == 164
+    for problem in PROBLEMS.values():
+        assert problem.entry_point in problem.visible_tests
+        assert "def check(" not in problem.visible_tests
+
+
+def test_doctest_output_stops_at_the_closing_quotes():
+    assert PROBLEMS["HumanEval/2"].visible_tests == "assert truncate_number(3.5) == 0.5\n"
+    assert PROBLEMS["HumanEval/2"].visible_source == "doctest"
+
+
+def test_inline_examples_become_asserts_and_arithmetic_or_definitions_do_not():
+    prompt = '''def tri(n):
+    """tri(1) = 3
+    tri(4) = 3
+    Examples:
+    tri(3) = [1, 3, 2, 8]
+    tri(5) => 19 - 5 - 6 = 8
+    tri(2) returns true.
+    tri(x) ==> 5
+    """
+'''
+    assert visible_checks(prompt, "tri") == (
+        ["assert tri(3) == [1, 3, 2, 8]", "assert tri(2) == True"], "inline"
+    )
+
+
+def test_a_problem_without_examples_gets_only_an_import_and_existence_check():
+    problem = PROBLEMS["HumanEval/38"]
+    assert (problem.visible_source, problem.visible_count) == ("none", 0)
+    assert problem.visible_tests == "assert callable(decode_cyclic)\n"
+
+
+def test_hidden_check_passes_the_reference_and_fails_a_wrong_answer():
+    problem = PROBLEMS["HumanEval/2"]
+    sandbox = LocalSandbox()
+    right = asyncio.run(hidden_verdict(sandbox, problem, problem.prompt + problem.canonical_solution))
+    wrong = asyncio.run(hidden_verdict(sandbox, problem, "def truncate_number(number):\n    return 0.5\n"))
+    assert right.passed and right.error is None
+    assert not wrong.passed and "AssertionError" in wrong.error
+
+
+def test_wall_time_is_the_union_of_the_runs_intervals():
+    rows = [{"started_at": 0.0, "finished_at": 2.0}, {"started_at": 1.0, "finished_at": 3.0},
+            {"started_at": 10.0, "finished_at": 11.0}]
+    assert wall_seconds(rows) == 4.0

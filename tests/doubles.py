@@ -1,0 +1,61 @@
+"""Test doubles shared by the loop tests: a scripted chat model that records its prompts,
+and a sandbox wrapper that counts the jobs it runs (it still runs them for real).
+A module of its own, not conftest.py: tests/ holds more than one conftest module."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+from pydantic import Field
+
+from codeheal.sandboxes import LocalSandbox
+from codeheal.sandboxes.base import Job, RunResult
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """GenericFakeChatModel that also keeps every prompt it was sent, in call order."""
+
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        self.calls.append(list(messages))
+        return super()._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+
+    def prompt(self, index: int) -> str:
+        """The text of every message of call `index`, joined."""
+        return "\n".join(str(m.content) for m in self.calls[index])
+
+
+def scripted(*replies: str) -> ScriptedModel:
+    """A model that answers each call with the next reply."""
+    return ScriptedModel(messages=iter(replies))
+
+
+def fenced(code: str) -> str:
+    """A reply the way a model writes it: prose around a ```python block."""
+    return f"Here is the solution:\n\n```python\n{code.strip()}\n```\n\nHope this helps."
+
+
+class CountingSandbox:
+    """A real LocalSandbox that records the jobs it is given."""
+
+    def __init__(self) -> None:
+        self.inner = LocalSandbox()
+        self.jobs: list[Job] = []
+
+    def run(self, job: Job) -> RunResult:
+        self.jobs.append(job)
+        return self.inner.run(job)
+
+    async def arun(self, job: Job) -> RunResult:
+        self.jobs.append(job)
+        return await self.inner.arun(job)
+
+
+ADD_TESTS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\nassert add(0, 0) == 0\n"
+GOOD_ADD = "def add(a, b):\n    return a + b\n"
+BAD_ADD = "def add(a, b):\n    return a - b\n"

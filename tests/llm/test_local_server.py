@@ -1,0 +1,100 @@
+"""The embedded model server: settings, errors, and (marked `model`) the real model end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codeheal.errors import ConfigError, ModelError
+from codeheal.llm.server import ensure_server, local_slots, local_threads, server_stats
+
+TWO_RUNS = """
+import json
+from codeheal import Context, build_graph
+from codeheal.llm.server import server_stats
+
+graph = build_graph().compile()
+request = {"task": "add two numbers", "tests": "assert add(2, 3) == 5"}
+results = [graph.invoke(request, context=Context(model="local")) for _ in range(2)]
+print(json.dumps({
+    "statuses": [r["status"] for r in results],
+    "attempts": [r["attempts"] for r in results],
+    "starts": server_stats().starts,
+}))
+"""
+
+
+SETTINGS = [("CODEHEAL_LOCAL_SLOTS", local_slots), ("CODEHEAL_LOCAL_THREADS", local_threads)]
+
+
+@pytest.mark.parametrize(("name", "read"), SETTINGS)
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_invalid_server_settings_are_refused(
+    monkeypatch: pytest.MonkeyPatch, name: str, read: Callable[[], int], value: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError, match=name):
+        read()
+
+
+def test_settings_default_to_one_slot_and_all_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODEHEAL_LOCAL_SLOTS", raising=False)
+    monkeypatch.delenv("CODEHEAL_LOCAL_THREADS", raising=False)
+    assert (local_slots(), local_threads()) == (1, os.cpu_count())
+
+
+@pytest.mark.parametrize(("name", "read"), SETTINGS)
+def test_settings_follow_the_environment(
+    monkeypatch: pytest.MonkeyPatch, name: str, read: Callable[[], int]
+) -> None:
+    monkeypatch.setenv(name, "3")
+    assert read() == 3
+
+
+def test_a_missing_gguf_file_is_a_model_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="does not exist"):
+        ensure_server(str(tmp_path / "nowhere.gguf"))
+
+
+def test_a_file_that_is_not_a_gguf_is_a_model_error_and_starts_nothing(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.gguf"
+    junk.write_bytes(b"not a model" * 100)
+    before = server_stats()
+    with pytest.raises(ModelError, match="could not load"):
+        ensure_server(str(junk))
+    assert server_stats() == before
+
+
+@pytest.mark.model
+def test_one_server_is_started_and_reused_across_two_graph_runs(local_model_path: Path) -> None:
+    # A fresh interpreter, so the count covers exactly these two runs; it must also exit
+    # cleanly (the server stops at exit) with llama.cpp's logging kept off stderr.
+    done = subprocess.run(
+        [sys.executable, "-c", TWO_RUNS], capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["statuses"] == ["passed", "passed"]
+    assert result["starts"] == 1
+    assert "llama" not in done.stderr.lower()
+    assert "load_tensors" not in done.stderr
+
+
+@pytest.mark.model
+def test_the_embedded_model_and_its_file_share_one_server(local_model_path: Path) -> None:
+    embedded = ensure_server()
+    starts = server_stats().starts
+    assert ensure_server(str(local_model_path)) == embedded
+    assert ensure_server() == embedded
+    assert server_stats().starts == starts
+    assert embedded.base_url.startswith("http://127.0.0.1:")
+    with urllib.request.urlopen(embedded.base_url + "/models", timeout=10) as response:
+        served = json.load(response)
+    assert [m["id"] for m in served["data"]] == [embedded.model_name] == ["qwen2.5-coder-0.5b"]

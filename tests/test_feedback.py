@@ -1,0 +1,150 @@
+"""Feedback: parsed from the plugin's JSON-lines report and the sandbox's RunResult."""
+
+from __future__ import annotations
+
+import json
+
+from codeheal.nodes.evaluator import REPORT_FILE, feedback_without_running, make_job
+from codeheal.nodes.feedback import run_feedback, summarize
+from codeheal.sandboxes import LocalSandbox
+from codeheal.sandboxes.base import RunResult
+
+SAMPLE_REPORT = "\n".join(json.dumps(e) for e in [
+    {"event": "start"},
+    {"event": "begin", "test": "test_solution.py::test_fx"},
+    {"event": "result", "test": "test_solution.py::test_fx", "name": "test_fx", "when": "setup",
+     "outcome": "failed", "exception": "RuntimeError", "message": "fixture down",
+     "frames": [{"file": "test_solution.py", "line": 6, "function": "broken",
+                 "source": "raise RuntimeError('fixture down')"}]},
+    {"event": "begin", "test": "test_solution.py::test_line_10"},
+    {"event": "result", "test": "test_solution.py::test_line_10", "name": "test_line_10",
+     "when": "call", "outcome": "failed", "exception": "AssertionError",
+     "message": "assert -1 == 5",
+     "frames": [{"file": "test_solution.py", "line": 11, "function": "test_line_10",
+                 "source": "assert add(2, 3) == 5"}],
+     "expected": "5", "actual": "-1"},
+    {"event": "begin", "test": "test_solution.py::test_line_11"},
+    {"event": "result", "test": "test_solution.py::test_line_11", "name": "test_line_11",
+     "when": "call", "outcome": "failed", "exception": "ValueError", "message": "neg",
+     "frames": [{"file": "test_solution.py", "line": 12, "function": "test_line_11",
+                 "source": "assert add(-1, 1) == 0"},
+                {"file": "solution.py", "line": 3, "function": "add",
+                 "source": "raise ValueError('neg')"}]},
+    {"event": "begin", "test": "test_solution.py::test_line_12"},
+    {"event": "result", "test": "test_solution.py::test_line_12", "name": "test_line_12",
+     "when": "call", "outcome": "passed"},
+    {"event": "finish", "exitstatus": 1, "collected": 4},
+]) + "\n"
+
+
+def result(exit_code=1, stdout="", stderr="", timed_out=False, truncated=False) -> RunResult:
+    return RunResult(exit_code=exit_code, stdout=stdout, stderr=stderr, timed_out=timed_out,
+                     output_truncated=truncated, seconds=0.5, isolation="basic")
+
+
+def test_counts_and_per_failure_details_from_a_report():
+    feedback = run_feedback(result(), SAMPLE_REPORT)
+    assert not feedback["passed"]
+    assert (feedback["passed_count"], feedback["total"]) == (1, 4)
+    assert feedback["error"] is None
+    by_test = {f["test"]: f for f in feedback["failures"]}
+    assert set(by_test) == {"test_fx (setup)", "test_line_10", "test_line_11"}
+
+    compare = by_test["test_line_10"]
+    assert (compare["exception"], compare["expected"], compare["actual"]) == ("AssertionError", "5", "-1")
+    assert compare["line"] is None  # the traceback never reached solution.py
+
+    raised = by_test["test_line_11"]
+    assert (raised["exception"], raised["message"], raised["line"]) == ("ValueError", "neg", 3)
+    # Frames in the generated module are reported as lines of the user's tests.py.
+    assert [(f["file"], f["line"]) for f in raised["frames"]] == [("tests.py", 11), ("solution.py", 3)]
+    assert summarize(feedback).startswith("failed 1/4 passed; test_fx (setup): RuntimeError")
+
+
+def test_all_passing_report():
+    report = "\n".join(json.dumps(e) for e in [
+        {"event": "start"},
+        {"event": "result", "test": "t::test_a", "name": "test_a", "when": "call", "outcome": "passed"},
+        {"event": "finish", "exitstatus": 0, "collected": 1},
+    ])
+    feedback = run_feedback(result(exit_code=0), report)
+    assert feedback["passed"] and (feedback["passed_count"], feedback["total"]) == (1, 1)
+    assert summarize(feedback) == "passed 1/1"
+
+
+def test_timeout_names_the_check_still_running_and_ignores_a_cut_line():
+    report = SAMPLE_REPORT.split('{"event": "begin", "test": "test_solution.py::test_line_12"}')[0]
+    report += '{"event": "begin", "test": "test_solution.py::test_line_12"}\n{"event": "res'
+    feedback = run_feedback(result(exit_code=None, timed_out=True), report)
+    assert feedback["timed_out"] and not feedback["passed"]
+    assert "still running test_line_12" in feedback["error"]
+    assert feedback["total"] == 4 and feedback["passed_count"] == 0
+    assert feedback["failures"][-1]["exception"] == "Timeout"
+
+
+def test_collect_error_means_the_tests_could_not_load():
+    report = "\n".join(json.dumps(e) for e in [
+        {"event": "start"},
+        {"event": "collect_error", "test": "test_solution.py", "exception": "ModuleNotFoundError",
+         "message": "No module named 'numpyy'", "frames": []},
+        {"event": "finish", "exitstatus": 2, "collected": 0},
+    ])
+    feedback = run_feedback(result(exit_code=2), report)
+    assert not feedback["passed"]
+    assert feedback["error"] == "the tests could not be loaded: ModuleNotFoundError: No module named 'numpyy'"
+
+
+def test_a_run_that_never_finished_is_a_crash_with_the_last_stderr_line():
+    report = json.dumps({"event": "start"}) + "\n"
+    feedback = run_feedback(result(exit_code=1, stderr="boom\nFatal Python error: Aborted\n"), report)
+    assert not feedback["passed"]
+    assert feedback["error"] == "the test process ended early with exit code 1: Fatal Python error: Aborted"
+
+
+def test_no_tests_collected_is_not_a_pass():
+    report = json.dumps({"event": "start"}) + "\n" + json.dumps({"event": "finish", "exitstatus": 5, "collected": 0})
+    feedback = run_feedback(result(exit_code=5), report)
+    assert not feedback["passed"] and feedback["error"] == "no tests were collected"
+
+
+def test_output_tails_are_capped_and_ansi_free():
+    feedback = run_feedback(result(stdout="\x1b[31mred\x1b[0m" + "x" * 10_000, truncated=True), SAMPLE_REPORT)
+    assert feedback["stdout"].startswith("...[cut]...") and len(feedback["stdout"]) < 2100
+    assert "\x1b[" not in feedback["stdout"]
+    assert feedback["output_truncated"]
+
+
+def test_empty_candidate_and_syntax_error_need_no_run():
+    assert "no code in reply" in feedback_without_running("   \n")["error"]
+    feedback = feedback_without_running("def f(:\n    pass\n")
+    assert feedback["error"].splitlines()[0].endswith("(solution.py line 1)")
+    assert feedback["failures"][0]["line"] == 1
+    assert feedback_without_running("def f():\n    pass\n") is None
+
+
+def evaluate(code: str, tests: str, timeout_s: float = 5.0):
+    run = LocalSandbox().run(make_job(code, tests, timeout_s))
+    return run_feedback(run, run.collected.get(REPORT_FILE, ""))
+
+
+def test_real_run_reports_comparison_print_output_and_candidate_line():
+    code = "def add(a, b):\n    print('adding', a, b)\n    return a - b\n"
+    feedback = evaluate(code, "assert add(2, 3) == 5\nassert add(0, 0) == 0\n")
+    assert (feedback["passed_count"], feedback["total"]) == (1, 2)
+    failure = feedback["failures"][0]
+    assert (failure["test"], failure["expected"], failure["actual"]) == ("test_line_1", "5", "-1")
+    assert "adding 2 3" in feedback["stdout"]
+    assert all("_pytest" not in f["file"] and "pluggy" not in f["file"] for f in failure["frames"])
+
+
+def test_real_run_with_an_import_error_in_the_candidate():
+    feedback = evaluate("import numpyy\n\ndef add(a, b):\n    return a + b\n", "assert add(1, 1) == 2\n")
+    assert not feedback["passed"]
+    assert "could not be loaded" in feedback["error"] and "numpyy" in feedback["error"]
+
+
+def test_real_run_where_the_candidate_exits_early_is_not_a_pass():
+    code = "import os\n\ndef add(a, b):\n    os._exit(0)\n"
+    feedback = evaluate(code, "assert add(1, 1) == 2\n")
+    assert not feedback["passed"]
+    assert "ended early" in feedback["error"]

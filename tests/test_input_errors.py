@@ -1,0 +1,61 @@
+"""Bad input raises InputError before any model call or sandbox run."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from doubles import ADD_TESTS, fenced, scripted
+
+from codeheal import Context, build_graph
+from codeheal.errors import CodehealError, ConfigError, InputError
+
+
+@pytest.mark.parametrize(("inputs", "expected"), [
+    ({"task": "", "tests": ADD_TESTS}, "the task is empty"),
+    ({"task": "  \n ", "tests": ADD_TESTS}, "the task is empty"),
+    ({"task": "Add.", "tests": ""}, "the tests are empty"),
+    ({"task": "Add.", "tests": "assert add(1, 2) == 3\ndef test_x(:\n    pass\n"}, "tests.py line 2:"),
+    ({"task": "Add.", "tests": ADD_TESTS, "entry_point": "plus"}, "'plus' is never used by the tests"),
+    ({"task": "Add.", "tests": ADD_TESTS, "entry_point": "add two"}, "is not a Python identifier"),
+    ({"task": "Add.", "tests": "def helper():\n    return add(1, 2)\n"}, "no checks"),
+    ({"task": "Add.", "tests": ADD_TESTS, "code": 42}, "code must be a string"),
+])
+def test_bad_input_is_refused_before_any_model_call(sandbox, inputs, expected):
+    model = scripted(fenced("def add(a, b):\n    return a + b\n"))
+    with pytest.raises(InputError, match=re.escape(expected)) as caught:
+        build_graph(llm=model, sandbox=sandbox).compile().invoke(inputs)
+    assert isinstance(caught.value, CodehealError)
+    assert model.calls == [] and sandbox.jobs == []
+
+
+def test_tests_syntax_error_shows_the_line_and_a_caret():
+    with pytest.raises(InputError) as caught:
+        build_graph(llm=scripted()).compile().invoke(
+            {"task": "Add.", "tests": "assert add(1, 2) == 3\nassert add(1,, 2) == 3\n"})
+    assert "assert add(1,, 2) == 3\n" in str(caught.value) and "^" in str(caught.value)
+
+
+def test_async_path_refuses_bad_input_too():
+    model = scripted()
+    graph = build_graph(llm=model).compile()
+    with pytest.raises(InputError, match="the task is empty"):
+        asyncio.run(graph.ainvoke({"task": "", "tests": ADD_TESTS}))
+    assert model.calls == []
+
+
+def test_entry_point_the_tests_use_is_accepted():
+    model = scripted(fenced("def add(a, b):\n    return a + b\n"))
+    result = build_graph(llm=model).compile().invoke(
+        {"task": "Add.", "tests": ADD_TESTS, "entry_point": "add"})
+    assert result["status"] == "passed"
+    assert "The tests call `add`" in model.prompt(0)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("max_attempts", 0), ("timeout_s", 0), ("sandbox", "docker"), ("temperature", 3.0),
+])
+def test_invalid_context_is_a_config_error(field, value):
+    with pytest.raises(ConfigError, match=field):
+        Context(**{field: value})
