@@ -144,8 +144,8 @@ class _Narrator:
         elif node == "evaluator":
             self._on_evaluation(values)
         elif node == "reflector":
-            lesson = (values.get("reflections") or [""])[-1]
-            self.console.print(f"  [cyan]reflection:[/cyan] {lesson}", soft_wrap=False)
+            for lesson in values.get("reflections") or []:  # none when Context.reflect is off
+                self.console.print(f"  [cyan]reflection:[/cyan] {lesson}", soft_wrap=False)
             self._running("writing code")
 
     def _on_evaluation(self, values: dict) -> None:

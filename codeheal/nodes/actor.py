@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
@@ -41,7 +42,9 @@ def make_actor(llm: BaseChatModel | None = None) -> Runnable:
         return _update(*invoke_model(model, messages))
 
     async def aactor(state: State) -> dict:
-        model, messages = request(state)
+        # building the model may start the embedded model server: blocking work that must
+        # stay off the event loop (the LangGraph server rejects blocking calls in it)
+        model, messages = await asyncio.to_thread(request, state)
         return _update(*await ainvoke_model(model, messages))
 
     return RunnableLambda(actor, afunc=aactor, name="actor")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
@@ -36,7 +37,9 @@ def make_reflector(llm: BaseChatModel | None = None) -> Runnable:
     async def areflector(state: State) -> dict:
         if not current_context().reflect:
             return {}
-        model, messages = request(state)
+        # building the model may start the embedded model server: blocking work that must
+        # stay off the event loop (the LangGraph server rejects blocking calls in it)
+        model, messages = await asyncio.to_thread(request, state)
         return _update(state, *await ainvoke_model(model, messages))
 
     return RunnableLambda(reflector, afunc=areflector, name="reflector")

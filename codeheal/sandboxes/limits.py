@@ -11,6 +11,7 @@ import os
 import resource
 import secrets
 import signal
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,6 +53,23 @@ def job_uid() -> int | None:
     if os.geteuid() != 0:
         return None
     return JOB_UID_BASE + secrets.randbelow(JOB_UID_SPAN)
+
+
+def readable_by_anyone(path: str) -> bool:
+    """Whether an unprivileged uid can reach and read `path` (every folder on the way
+    searchable by others, the path itself readable and searchable/executable by others)."""
+    real = os.path.realpath(path)
+    try:
+        if os.stat(real).st_mode & (stat.S_IROTH | stat.S_IXOTH) != stat.S_IROTH | stat.S_IXOTH:
+            return False
+        parent = os.path.dirname(real)
+        while parent != "/":
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+            parent = os.path.dirname(parent)
+    except OSError:
+        return False
+    return True
 
 
 def drop_to(uid: int) -> Callable[[], None]:

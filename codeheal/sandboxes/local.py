@@ -15,13 +15,13 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import OUTPUT_CAP_BYTES, Job, RunResult, run_coroutine_sync
-from codeheal.sandboxes.limits import Limits, drop_to, job_uid, kill_uid
+from codeheal.sandboxes.limits import Limits, drop_to, job_uid, kill_uid, readable_by_anyone
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""
@@ -50,7 +50,7 @@ class LocalSandbox:
 
     @property
     def isolation(self) -> str:
-        """"bwrap" or "basic": how this sandbox contains its jobs (checked once)."""
+        """How this sandbox contains its jobs: "bwrap" or "basic" (checked once)."""
         if not self._checked:
             self._bwrap = self._find_bwrap()
             self._checked = True
@@ -69,16 +69,17 @@ class LocalSandbox:
                 "set TMPDIR to a writable folder"
             ) from exc
         with workspace_handle as workspace:
-            uid = job_uid()
+            uid = job_uid() if isolation == "bwrap" or self._can_drop_root() else None
             _prepare_workspace(Path(workspace), job.files, uid)
             limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
             started = time.perf_counter()
             proc = await self._start(job, workspace, uid, limits)
-            try:
-                outcome = await _supervise(proc, job.timeout_s)
-            finally:
-                if uid is not None:
-                    await asyncio.to_thread(kill_uid, uid)  # e.g. a child in a session of its own
+
+            async def sweep() -> None:
+                if uid is not None:  # e.g. a child in a session of its own
+                    await asyncio.to_thread(kill_uid, uid)
+
+            outcome = await _supervise(proc, job.timeout_s, sweep)
             return RunResult(
                 exit_code=outcome.exit_code,
                 stdout=outcome.stdout,
@@ -89,6 +90,13 @@ class LocalSandbox:
                 isolation=isolation,
                 collected=_collect(Path(workspace), job.collect),
             )
+
+    def _can_drop_root(self) -> bool:
+        """Basic isolation runs the interpreter directly, so a job uid must be able to reach it;
+        an interpreter under root's home is not, and the job then keeps root (without a
+        process limit: one more reason to install bubblewrap)."""
+        prefixes = bwrap.python_prefixes(self.python)
+        return all(readable_by_anyone(p) for p in (self.python, *prefixes))
 
     def _find_bwrap(self) -> str | None:
         global _warned_basic
@@ -150,33 +158,38 @@ class _Outcome:
         self.truncated = False
 
 
-async def _supervise(proc: asyncio.subprocess.Process, timeout_s: float) -> _Outcome:
+async def _supervise(
+    proc: asyncio.subprocess.Process, timeout_s: float, sweep: Callable[[], Awaitable[None]]
+) -> _Outcome:
+    """Wait for the process (or its deadline, or an output flood), kill what is left, then
+    drain its output. `sweep` kills whatever escaped the process group."""
     outcome = _Outcome()
     flooded = asyncio.Event()
     readers = [
         asyncio.ensure_future(_read_tail(proc.stdout, flooded)),
         asyncio.ensure_future(_read_tail(proc.stderr, flooded)),
     ]
-    # Process.wait() also waits for the pipes to close: the readers must keep draining them.
+    exited = _exit_future(proc.pid)
+    # Process.wait() also waits for the pipes to close, which an escaped child can hold open.
     waiter = asyncio.ensure_future(proc.wait())
     flood_waiter = asyncio.ensure_future(flooded.wait())
     try:
         done, _ = await asyncio.wait(
-            {waiter, flood_waiter}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
+            {exited, flood_waiter}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED
         )
-        if waiter not in done:
-            outcome.timed_out = flood_waiter not in done and proc.returncode is None
+        if exited not in done:
+            outcome.timed_out = flood_waiter not in done
             _kill_group(proc.pid)
-            await asyncio.wait({waiter}, timeout=DRAIN_GRACE_S)
-        killed = outcome.timed_out or flooded.is_set()
-        outcome.exit_code = None if killed else proc.returncode
         _kill_group(proc.pid)  # grandchildren left in the group must not outlive the job
-        done, pending = await asyncio.wait(readers, timeout=DRAIN_GRACE_S)
+        await sweep()
+        done, pending = await asyncio.wait([*readers, waiter], timeout=DRAIN_GRACE_S)
         for task in pending:
             task.cancel()
+        killed = outcome.timed_out or flooded.is_set()
+        outcome.exit_code = None if killed else proc.returncode
     finally:
         flood_waiter.cancel()
-        waiter.cancel()
+        exited.cancel()
         if proc.returncode is None:
             _kill_group(proc.pid)
     results = [t.result() if t in done else (b"", True) for t in readers]
@@ -185,6 +198,29 @@ async def _supervise(proc: asyncio.subprocess.Process, timeout_s: float) -> _Out
     outcome.stderr = err.decode("utf-8", "replace")
     outcome.truncated = out_cut or err_cut or flooded.is_set()
     return outcome
+
+
+def _exit_future(pid: int) -> asyncio.Future[None]:
+    """Done when process `pid` exits (a pidfd: no polling, no wait for its pipes)."""
+    loop = asyncio.get_running_loop()
+    exited: asyncio.Future[None] = loop.create_future()
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        exited.set_result(None)
+        return exited
+
+    def on_exit() -> None:
+        if not exited.done():
+            exited.set_result(None)
+
+    def close(_: asyncio.Future[None]) -> None:
+        loop.remove_reader(pidfd)
+        os.close(pidfd)
+
+    loop.add_reader(pidfd, on_exit)
+    exited.add_done_callback(close)
+    return exited
 
 
 async def _read_tail(stream: asyncio.StreamReader | None, flooded: asyncio.Event) -> tuple[bytes, bool]:

@@ -77,7 +77,7 @@ def test_one_server_is_started_and_reused_across_two_graph_runs(local_model_path
     # A fresh interpreter, so the count covers exactly these two runs; it must also exit
     # cleanly (the server stops at exit) with llama.cpp's logging kept off stderr.
     done = subprocess.run(
-        [sys.executable, "-c", TWO_RUNS], capture_output=True, text=True, timeout=240
+        [sys.executable, "-c", TWO_RUNS], capture_output=True, text=True, timeout=280
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -49,6 +49,7 @@ def _make_groups() -> list[Path]:
     made = []
     try:
         for group, setting in zip(groups, settings):
+            _remove_stale(group.parent)
             group.mkdir()
             made.append(group)
             for key, value in setting.items():
@@ -58,6 +59,13 @@ def _make_groups() -> list[Path]:
         _remove_groups(made)
         return []
     return made
+
+
+def _remove_stale(parent: Path) -> None:
+    """Empty guard groups left by a test run that was killed before its teardown."""
+    for stale in parent.glob("codeheal-hostile-*"):
+        if not (stale / "cgroup.procs").read_text().strip():
+            stale.rmdir()
 
 
 def _remove_groups(groups: list[Path]) -> None:

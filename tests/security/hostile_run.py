@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 from codeheal import Context, build_graph
 
@@ -23,3 +25,15 @@ def evaluate(code: str, tests: str, timeout_s: float = TIMEOUT_S) -> tuple[dict,
         for update in chunk.values():
             updates.update(update or {})
     return updates, time.monotonic() - started
+
+
+def running_with(token: str) -> bool:
+    """Whether any process on the host has `token` in its command line."""
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if token.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
+                    return True
+            except OSError:
+                continue
+    return False

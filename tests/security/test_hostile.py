@@ -14,7 +14,7 @@ import pytest
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.limits import processes_of
 
-from hostile_run import MARGIN_S, TIMEOUT_S, evaluate
+from hostile_run import MARGIN_S, TIMEOUT_S, evaluate, running_with
 
 pytestmark = [
     pytest.mark.usefixtures("contained"),
@@ -169,7 +169,7 @@ def test_child_in_a_new_session_does_not_outlive_the_run(job_uids: list[int]) ->
 
     def watch() -> None:
         while not stop.is_set():
-            if _running_with(token):
+            if running_with(token):
                 seen.set()
             stop.wait(0.05)
 
@@ -181,7 +181,7 @@ def test_child_in_a_new_session_does_not_outlive_the_run(job_uids: list[int]) ->
         stop.set()
         watcher.join()
     assert seen.is_set(), "the orphan never started: the case proved nothing"
-    assert not _running_with(token)
+    assert not running_with(token)
 
 
 def test_killing_the_parent_process_only_ends_the_sandbox(job_uids: list[int]) -> None:
@@ -198,14 +198,3 @@ def test_killing_the_parent_process_only_ends_the_sandbox(job_uids: list[int]) -
     feedback = run_hostile(code, job_uids)["feedback"]
     # pid 1 of the sandbox's namespace belongs to root (EPERM) or ignores signals from inside
     assert feedback["failures"][0]["exception"] in ("PermissionError", "AssertionError")
-
-
-def _running_with(token: str) -> bool:
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if token.encode() in Path(f"/proc/{name}/cmdline").read_bytes():
-                    return True
-            except OSError:
-                continue
-    return False

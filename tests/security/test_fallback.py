@@ -1,0 +1,102 @@
+"""Without bubblewrap: basic isolation with a warning, or an error when isolation is required."""
+
+from __future__ import annotations
+
+import os
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+from hostile_run import MARGIN_S, TIMEOUT_S, running_with
+
+from codeheal import Context, build_graph
+from codeheal.errors import SandboxError
+from codeheal.nodes.evaluator import make_job
+from codeheal.sandboxes import Job, LocalSandbox, local, sandbox_for
+from codeheal.sandboxes.limits import processes_of
+
+ADD_TESTS = "assert add(2, 3) == 5\n"
+GOOD_ADD = "def add(a, b):\n    return a + b\n"
+
+
+@pytest.fixture
+def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """bwrap hidden: PATH holds only the interpreter's folder and an empty one."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(local, "_warned_basic", False)
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_missing_bwrap_falls_back_to_basic_with_one_warning() -> None:
+    sandbox = LocalSandbox()
+    with pytest.warns(local.IsolationWarning, match="bubblewrap"):
+        result = sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+    assert result.isolation == "basic"
+    assert result.exit_code == 0
+    with warnings.catch_warnings(record=True) as later:
+        warnings.simplefilter("always")
+        LocalSandbox().run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+    assert [w for w in later if w.category is local.IsolationWarning] == []
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_basic_isolation_reaches_the_feedback() -> None:
+    graph = build_graph(llm=None).compile()
+    with pytest.warns(local.IsolationWarning):
+        out = graph.invoke(
+            {"task": "add", "tests": ADD_TESTS, "code": GOOD_ADD},
+            context=Context(max_attempts=1, timeout_s=TIMEOUT_S),
+        )
+    assert out["status"] == "passed"
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_required_isolation_without_bwrap_is_a_sandbox_error() -> None:
+    sandbox = sandbox_for(Context(require_isolation=True, sandbox="local"))
+    with pytest.raises(SandboxError, match="bubblewrap.*apt-get install bubblewrap"):
+        sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+
+
+@pytest.mark.usefixtures("no_bwrap")
+def test_required_isolation_fails_the_run_not_an_attempt() -> None:
+    graph = build_graph(llm=None).compile()
+    with pytest.raises(SandboxError, match="require_isolation"):
+        graph.invoke(
+            {"task": "add", "tests": ADD_TESTS, "code": GOOD_ADD},
+            context=Context(max_attempts=1, timeout_s=TIMEOUT_S, require_isolation=True),
+        )
+
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists(SYSTEM_PYTHON),
+    reason="needs root (the job uid exists only then) and an interpreter outside root's home",
+)
+@pytest.mark.usefixtures("no_bwrap")
+def test_basic_isolation_as_root_drops_root_and_sweeps_escaped_children(job_uids: list[int]) -> None:
+    token = f"codeheal-orphan-{uuid.uuid4().hex}"
+    script = (
+        "import os, subprocess, sys\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', {token!r}],\n"
+        "                 start_new_session=True)\n"
+        "print('uid', os.getuid())\n"
+    )
+    job = Job(files={"main.py": script}, python_args=["main.py"], timeout_s=TIMEOUT_S)
+    with pytest.warns(local.IsolationWarning):
+        result = LocalSandbox(python=SYSTEM_PYTHON).run(job)
+    assert result.isolation == "basic"
+    assert result.exit_code == 0
+    assert result.stdout.split() == ["uid", str(job_uids[0])]
+    assert result.seconds < TIMEOUT_S + MARGIN_S
+    assert processes_of(job_uids[0]) == []
+    assert not running_with(token)
+
+
+def test_unwritable_workspace_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-folder"
+    monkeypatch.setattr(local.tempfile, "tempdir", str(missing))
+    with pytest.raises(SandboxError, match="cannot create a workspace.*TMPDIR"):
+        LocalSandbox().run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
