@@ -97,6 +97,8 @@ def ensure_model(
     target = directory / spec.filename
     marker = _marker_path(target)
     if _is_cached(target, marker, spec, verify):
+        if verify:
+            _write_marker(marker, spec.sha256)
         return target
     sources = _part_paths(spec)
     directory.mkdir(parents=True, exist_ok=True)

@@ -60,17 +60,11 @@ class LocalSandbox:
         return run_coroutine_sync(self.arun(job))
 
     async def arun(self, job: Job) -> RunResult:
-        isolation = self.isolation
+        # File-system work runs in a worker thread: the event loop may be serving other runs
+        # (LangGraph server, solve_many) and must never block on it.
+        isolation, workspace_handle, uid = await asyncio.to_thread(self._set_up, job)
+        workspace = workspace_handle.name
         try:
-            workspace_handle = tempfile.TemporaryDirectory(prefix="codeheal-")
-        except OSError as exc:
-            raise SandboxError(
-                f"local sandbox: cannot create a workspace in {tempfile.gettempdir()}: {exc}; "
-                "set TMPDIR to a writable folder"
-            ) from exc
-        with workspace_handle as workspace:
-            uid = job_uid() if isolation == "bwrap" or self._can_drop_root() else None
-            _prepare_workspace(Path(workspace), job.files, uid)
             limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
             started = time.perf_counter()
             proc = await self._start(job, workspace, uid, limits)
@@ -80,16 +74,38 @@ class LocalSandbox:
                     await asyncio.to_thread(kill_uid, uid)
 
             outcome = await _supervise(proc, job.timeout_s, sweep)
-            return RunResult(
-                exit_code=outcome.exit_code,
-                stdout=outcome.stdout,
-                stderr=outcome.stderr,
-                timed_out=outcome.timed_out,
-                output_truncated=outcome.truncated,
-                seconds=time.perf_counter() - started,
-                isolation=isolation,
-                collected=_collect(Path(workspace), job.collect),
-            )
+            seconds = time.perf_counter() - started
+            collected = await asyncio.to_thread(_collect, Path(workspace), job.collect)
+        finally:
+            await asyncio.to_thread(workspace_handle.cleanup)
+        return RunResult(
+            exit_code=outcome.exit_code,
+            stdout=outcome.stdout,
+            stderr=outcome.stderr,
+            timed_out=outcome.timed_out,
+            output_truncated=outcome.truncated,
+            seconds=seconds,
+            isolation=isolation,
+            collected=collected,
+        )
+
+    def _set_up(self, job: Job) -> tuple[str, tempfile.TemporaryDirectory, int | None]:
+        """Isolation level, a fresh workspace holding the job's files, and the job's uid."""
+        isolation = self.isolation
+        try:
+            workspace_handle = tempfile.TemporaryDirectory(prefix="codeheal-")
+        except OSError as exc:
+            raise SandboxError(
+                f"local sandbox: cannot create a workspace in {tempfile.gettempdir()}: {exc}; "
+                "set TMPDIR to a writable folder"
+            ) from exc
+        try:
+            uid = job_uid() if isolation == "bwrap" or self._can_drop_root() else None
+            _prepare_workspace(Path(workspace_handle.name), job.files, uid)
+        except BaseException:
+            workspace_handle.cleanup()
+            raise
+        return isolation, workspace_handle, uid
 
     def _can_drop_root(self) -> bool:
         """Basic isolation runs the interpreter directly, so a job uid must be able to reach it;

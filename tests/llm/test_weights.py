@@ -83,6 +83,16 @@ def test_verify_rehashes_and_reassembles_a_damaged_cached_model(
     assert ensure_model(cache, spec=spec, verify=True).read_bytes() == b"".join(PART_CONTENTS)
 
 
+def test_verify_of_a_sound_cached_model_restores_its_marker(tmp_path: Path, spec: ModelSpec) -> None:
+    cache = tmp_path / "cache"
+    path = ensure_model(cache, spec=spec)
+    (cache / "fake.gguf.sha256").unlink()
+    for part in spec.parts:
+        _part_file(tmp_path, part).unlink()
+    assert ensure_model(cache, spec=spec, verify=True) == path
+    assert (cache / "fake.gguf.sha256").read_text().strip() == spec.sha256
+
+
 def test_a_cached_model_without_a_marker_is_reassembled(tmp_path: Path, spec: ModelSpec) -> None:
     cache = tmp_path / "cache"
     path = ensure_model(cache, spec=spec)
