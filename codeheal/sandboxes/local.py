@@ -66,8 +66,9 @@ class LocalSandbox:
         workspace = workspace_handle.name
         try:
             limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
+            argv, env, preexec = await asyncio.to_thread(self._command, job, workspace, uid, limits)
             started = time.perf_counter()
-            proc = await self._start(job, workspace, uid, limits)
+            proc = await _spawn(argv, workspace, env, preexec)
 
             async def sweep() -> None:
                 if uid is not None:  # e.g. a child in a session of its own
@@ -131,7 +132,10 @@ class LocalSandbox:
                 )
             return None
 
-    async def _start(self, job: Job, workspace: str, uid: int | None, limits: Limits) -> asyncio.subprocess.Process:
+    def _command(
+        self, job: Job, workspace: str, uid: int | None, limits: Limits
+    ) -> tuple[list[str], dict[str, str], Callable[[], None]]:
+        """argv, environment and pre-exec hook of the job's process."""
         if self._bwrap:
             env = {**_scrubbed_env(bwrap.WORKSPACE, "/tmp"), **job.env}
             argv = bwrap.bwrap_argv(
@@ -150,19 +154,25 @@ class LocalSandbox:
                 if drop:
                     drop()
 
-        try:
-            return await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=workspace,
-                env=outer_env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=preexec,
-            )
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise SandboxError(f"local sandbox: cannot start {argv[0]}: {exc}") from exc
+        return argv, outer_env, preexec
+
+
+async def _spawn(
+    argv: list[str], workspace: str, env: dict[str, str], preexec: Callable[[], None]
+) -> asyncio.subprocess.Process:
+    try:
+        return await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=workspace,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=preexec,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SandboxError(f"local sandbox: cannot start {argv[0]}: {exc}") from exc
 
 
 class _Outcome:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 import uuid
 import warnings
 from pathlib import Path
@@ -13,6 +14,7 @@ from hostile_run import MARGIN_S, TIMEOUT_S, running_with
 from codeheal import Context, build_graph
 from codeheal.errors import SandboxError
 from codeheal.nodes.evaluator import make_job
+from codeheal import sandboxes
 from codeheal.sandboxes import Job, LocalSandbox, local, sandbox_for
 from codeheal.sandboxes.limits import processes_of
 
@@ -21,10 +23,14 @@ GOOD_ADD = "def add(a, b):\n    return a + b\n"
 
 
 @pytest.fixture
-def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """bwrap hidden: PATH holds only the interpreter's folder and an empty one."""
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(local, "_warned_basic", False)
+    # sandbox_for keeps one LocalSandbox per process, which looked for bwrap once already
+    sandboxes._local_sandbox.cache_clear()
+    yield
+    sandboxes._local_sandbox.cache_clear()
 
 
 @pytest.mark.usefixtures("no_bwrap")
