@@ -238,17 +238,12 @@ def _add_checkpointer(parser: argparse.ArgumentParser) -> None:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from codeheal import graph
+    from codeheal.graph.drawing import draw_png, mermaid
 
-    drawing = graph.get_graph()
     if args.png:
-        try:
-            drawing.draw_png(args.png)
-        except ImportError as exc:
-            raise ConfigError(f"--png needs pygraphviz ({exc}); use --mermaid instead") from None
-        stderr.print(f"wrote {args.png}")
+        stderr.print(f"wrote {draw_png(args.png)}")
     else:
-        print(drawing.draw_mermaid())
+        print(mermaid())
     return EXIT_PASSED
 
 
