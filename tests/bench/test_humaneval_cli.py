@@ -4,17 +4,35 @@ real hidden checks, with a scripted OpenAI-compatible server in place of the mod
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
-from codeheal.bench.problems import load_problems
+from codeheal.bench.problems import Problem, load_problems
 from codeheal.cli import main
-from fake_openai import FakeOpenAI, serve
+from scripted_openai import ScriptedServer
 
 WRONG_TRUNCATE = "def truncate_number(number: float) -> float:\n    return 0.0\n"
 
 
+def canonical_solutions(problems: list[Problem], wrong_first: dict[str, str]) -> Callable[[dict], str]:
+    """Reply with the canonical solution of the problem the prompt names; at temperature 0
+    a problem in `wrong_first` gets that wrong code instead."""
+
+    def script(body: dict) -> str:
+        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+        problem = next(p for p in problems if f"def {p.entry_point}(" in text)
+        if body.get("temperature", 0) == 0 and problem.task_id in wrong_first:
+            code = wrong_first[problem.task_id]
+        else:
+            code = problem.prompt + problem.canonical_solution
+        return f"Here it is:\n```python\n{code}\n```\n"
+
+    return script
+
+
 def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
-    fake = FakeOpenAI(load_problems(5), wrong_first={"HumanEval/2": WRONG_TRUNCATE})
-    with serve(fake) as base_url:
+    script = canonical_solutions(load_problems(5), wrong_first={"HumanEval/2": WRONG_TRUNCATE})
+    with ScriptedServer(script) as fake:
+        base_url = fake.url
         argv = ["bench", "humaneval", "--limit", "5", "--concurrency", "2", "--max-attempts", "3",
                 "--model", "fake-coder", "--base-url", base_url, "--out", str(tmp_path)]
         assert main(argv) == 0

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from scripted_server import ScriptedServer, is_actor
+from scripted_openai import ScriptedServer, is_actor
 
 
 def cli_env(data_home: Path, **extra: str) -> dict[str, str]:
@@ -29,7 +29,7 @@ def codeheal(*args: str, env: dict[str, str]) -> subprocess.Popen:
 
 def hang_second_attempt(server: ScriptedServer) -> None:
     """The model takes 'forever' to write attempt 2: the window in which we kill."""
-    server.delay = lambda messages: 120.0 if is_actor(messages) and len(server.actor_calls()) == 2 else 0.0
+    server.delay = lambda body: 120.0 if is_actor(body["messages"]) and len(server.actor_calls()) == 2 else 0.0
 
 
 def kill_after_first_reflection(

@@ -11,7 +11,7 @@ import pytest
 from doubles import fenced, scripted
 from langgraph.checkpoint.sqlite import SqliteSaver
 from rich.console import Console
-from scripted_server import ADD_TASK, ADD_TESTS, BAD_ADD, GOOD_ADD, LESSON, ScriptedServer
+from scripted_openai import ADD_TASK, ADD_TESTS, BAD_ADD, GOOD_ADD, LESSON, ScriptedServer
 
 from codeheal.cli import EXIT_BAD_INPUT, main
 from codeheal.context import Context

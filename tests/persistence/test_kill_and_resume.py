@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from killing import cli_env, codeheal, hang_second_attempt, kill_after_first_reflection
 from langgraph.checkpoint.sqlite import SqliteSaver
-from scripted_server import ADD_TASK, ADD_TESTS, BAD_ADD, GOOD_ADD, LESSON, ScriptedServer
+from scripted_openai import ADD_TASK, ADD_TESTS, BAD_ADD, GOOD_ADD, LESSON, ScriptedServer
 
 from codeheal.runner import OUTPUT_KEYS
 from codeheal.state import Attempt

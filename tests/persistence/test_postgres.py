@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from killing import cli_env, codeheal, hang_second_attempt, kill_after_first_reflection
-from scripted_server import ADD_TASK, ADD_TESTS, BAD_ADD, LESSON, ScriptedServer
+from scripted_openai import ADD_TASK, ADD_TESTS, BAD_ADD, LESSON, ScriptedServer
 
 from codeheal import Context, open_checkpointer, solve_many
 from codeheal.threads import thread_detail

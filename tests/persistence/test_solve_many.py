@@ -7,7 +7,7 @@ import asyncio
 import time
 
 from langgraph.checkpoint.memory import InMemorySaver
-from scripted_server import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer
+from scripted_openai import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer
 
 from codeheal import Context, solve_many
 from codeheal.batch import BatchItem
@@ -39,7 +39,7 @@ async def with_heartbeat(batch: asyncio.Future) -> tuple[list[BatchItem], float]
 
 def test_five_runs_share_one_loop_and_all_finish() -> None:
     ended: list[tuple[int, int]] = []
-    with ScriptedServer(delay=lambda messages: MODEL_SECONDS) as server:
+    with ScriptedServer(delay=lambda body: MODEL_SECONDS) as server:
         context = Context(model="scripted", base_url=server.url)
         started = time.perf_counter()
         items, worst_gap = asyncio.run(with_heartbeat(solve_many(

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai import ScriptedReplies, fake_openai_server
+from scripted_openai import ScriptedServer, replies_in_order
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
@@ -52,8 +52,9 @@ def _wait_until_up(proc: subprocess.Popen, url: str, log: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def script() -> ScriptedReplies:
-    return ScriptedReplies([WRONG, RIGHT], reflection=LESSON)
+def model_server() -> Iterator[ScriptedServer]:
+    with ScriptedServer(replies_in_order([WRONG, RIGHT], reflection=LESSON)) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")
@@ -62,12 +63,12 @@ def log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def client(script: ScriptedReplies, log: Path) -> Iterator[SyncLangGraphClient]:
+def client(model_server: ScriptedServer, log: Path) -> Iterator[SyncLangGraphClient]:
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert langgraph, "the langgraph CLI is missing: pip install -e '.[dev]' (langgraph-cli[inmem])"
     port = _free_port()
-    with fake_openai_server(script) as base_url, log.open("w") as log_file:
-        env = {**os.environ, **QUIET, "CODEHEAL_MODEL": "fake-coder", "CODEHEAL_BASE_URL": base_url}
+    with log.open("w") as log_file:
+        env = {**os.environ, **QUIET, "CODEHEAL_MODEL": "fake-coder", "CODEHEAL_BASE_URL": model_server.url}
         proc = subprocess.Popen(
             [langgraph, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
             cwd=STUDIO, env=env, stdout=log_file, stderr=subprocess.STDOUT,
@@ -109,7 +110,7 @@ def test_context_fields_carry_descriptions_for_the_studio_form(client, assistant
     assert all(field.get("description") for field in schema.values())
 
 
-def test_thread_run_streams_progress_and_completes(client, assistant_id, script, log):
+def test_thread_run_streams_progress_and_completes(client, assistant_id, model_server, log):
     thread = client.threads.create()
     parts = list(client.runs.stream(
         thread["thread_id"], assistant_id, input=TASK, context={"max_attempts": 3},
@@ -135,7 +136,7 @@ def test_thread_run_streams_progress_and_completes(client, assistant_id, script,
     assert values["status"] == "passed"
     assert "return a + b" in values["code"]
     assert values["reflections"] == [LESSON]
-    assert any(r["model"] == "fake-coder" for r in script.requests)
+    assert any(r["model"] == "fake-coder" for r in model_server.requests)
 
 
 def test_run_wait_returns_the_output_schema(client, assistant_id):

@@ -1,0 +1,151 @@
+"""A real OpenAI-compatible chat server on 127.0.0.1 that answers from a script.
+
+Processes we do not control (a `codeheal` subprocess, `langgraph dev`) and ChatOpenAI's own
+clients talk to it over real HTTP (`--model NAME --base-url server.url`), so tests need no
+model. A script maps the request body to the reply text; the default heals `add`: the first
+attempt subtracts, the reflector names the bug, any attempt that sees a lesson adds.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from codeheal.nodes.prompts import ACTOR_SYSTEM
+
+BAD_ADD = "def add(a, b):\n    return a - b\n"
+GOOD_ADD = "def add(a, b):\n    return a + b\n"
+ADD_TESTS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\nassert add(0, 0) == 0\n"
+ADD_TASK = "Write add(a, b) that returns the sum of a and b."
+LESSON = "add subtracts instead of adding: return a + b, not a - b."
+
+Script = Callable[[dict], str]
+
+
+def is_actor(messages: list[dict]) -> bool:
+    return bool(messages) and messages[0].get("content") == ACTOR_SYSTEM
+
+
+def heal_add(body: dict) -> str:
+    """The default script: a wrong first attempt, a lesson, then the right code."""
+    messages = body["messages"]
+    if not is_actor(messages):
+        return LESSON
+    prompt = "\n".join(str(m.get("content")) for m in messages)
+    code = GOOD_ADD if "Lessons from earlier failed attempts" in prompt else BAD_ADD
+    return f"```python\n{code}```"
+
+
+def replies_in_order(code_replies: list[str], reflection: str) -> Script:
+    """Actor replies in order (the last one repeats); `reflection` for every reflector call."""
+    remaining = list(code_replies)
+
+    def script(body: dict) -> str:
+        if not is_actor(body["messages"]):
+            return reflection
+        return remaining.pop(0) if len(remaining) > 1 else remaining[0]
+
+    return script
+
+
+class ScriptedServer:
+    """Serves /v1/chat/completions from `script(body)` after `delay(body)` seconds (plain
+    or streamed replies). Records request bodies in `requests` and their messages in
+    `calls`. Use as a context manager."""
+
+    def __init__(self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0) -> None:
+        self.script = script
+        self.delay = delay
+        self.requests: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.released = threading.Event()
+        """Set when the server stops: a reply held back by `delay` is then cut short."""
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    @property
+    def calls(self) -> list[list[dict]]:
+        return [body.get("messages", []) for body in self.requests]
+
+    def actor_calls(self) -> list[list[dict]]:
+        return [c for c in self.calls if is_actor(c)]
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.released.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _answer(self, body: dict) -> str:
+        with self._lock:
+            self.requests.append(body)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            self.released.wait(self.delay(body))
+            with self._lock:
+                return self.script(body)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                if not self.path.endswith("/chat/completions"):
+                    self.send_error(404)
+                    return
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                text = server._answer(body)
+                head = {"id": f"chatcmpl-{len(server.requests)}", "created": int(time.time()),
+                        "model": body.get("model", "scripted")}
+                try:
+                    if body.get("stream"):
+                        self._stream(head, text)
+                    else:
+                        self._send_json({
+                            **head, "object": "chat.completion",
+                            "choices": [{"index": 0, "finish_reason": "stop",
+                                         "message": {"role": "assistant", "content": text}}],
+                            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                        })
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client was killed while we were answering
+
+            def _send_json(self, payload: dict) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, head: dict, text: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for delta, finish in (({"role": "assistant", "content": text}, None), ({}, "stop")):
+                    chunk = {**head, "object": "chat.completion.chunk",
+                             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        return Handler
