@@ -68,8 +68,9 @@ def bwrap_argv(
 ) -> list[str]:
     """The full argv: bwrap, its options, then (as root) setpriv down to `uid`, then python."""
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
-    argv += _hide_private_dirs(python_prefixes(python))
-    argv += ["--perms", "1777", "--tmpfs", "/tmp", "--bind", workspace, WORKSPACE, "--chdir", WORKSPACE]
+    keep = python_prefixes(python)
+    argv += _hide_private_dirs(keep)
+    argv += ["--perms", "1777", *_masked("/tmp", keep), "--bind", workspace, WORKSPACE, "--chdir", WORKSPACE]
     argv += [*_namespace_args(), "--die-with-parent", "--new-session", "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, value]
@@ -103,7 +104,7 @@ def python_prefixes(python: str) -> tuple[str, ...]:
 
 
 def _hide_private_dirs(keep: Sequence[str]) -> list[str]:
-    """Empty tmpfs over the home directories and the project directory, then the
+    """Empty tmpfs over the home directories and the project directory, with the
     interpreter directories under them bound back read-only."""
     candidates = {os.path.realpath(p) for p in (Path.home(), "/home", "/root", os.getcwd())}
     hidden = sorted(
@@ -113,14 +114,18 @@ def _hide_private_dirs(keep: Sequence[str]) -> list[str]:
         and not any(_within(p, k) for k in keep)
     )
     hidden = [p for p in hidden if not any(p != q and _within(p, q) for q in hidden)]
-    argv = []
-    for mask in hidden:
-        argv += ["--tmpfs", mask]
-        for prefix in keep:
-            if _within(prefix, mask) and prefix != mask:
-                for parent in _parents_between(mask, prefix):
-                    argv += ["--perms", "0755", "--dir", parent]
-                argv += ["--ro-bind", prefix, prefix]
+    return [arg for mask in hidden for arg in _masked(mask, keep)]
+
+
+def _masked(mask: str, keep: Sequence[str]) -> list[str]:
+    """An empty tmpfs over `mask`, with the `keep` directories under it bound back read-only
+    (a virtualenv may live under /tmp or a home directory)."""
+    argv = ["--tmpfs", mask]
+    for prefix in keep:
+        if _within(prefix, mask) and prefix != mask:
+            for parent in _parents_between(mask, prefix):
+                argv += ["--perms", "0755", "--dir", parent]
+            argv += ["--ro-bind", prefix, prefix]
     return argv
 
 
