@@ -6,6 +6,7 @@ from codeheal.nodes.feedback import attempt_feedback
 from codeheal.nodes.prompts import (
     MEMORY_SIZE, actor_messages, format_feedback, numbered_excerpt, reflector_messages,
 )
+from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
 from codeheal.state import CheckFailure, Frame
 
 
@@ -58,3 +59,15 @@ def test_format_feedback_caps_the_failures_listed():
     text = format_feedback(feedback, max_failures=5)
     assert "test_4" in text and "test_5" not in text
     assert "... and 3 more failed checks." in text
+
+
+def test_a_lesson_keeps_prose_only_and_a_few_sentences():
+    reply = (
+        "The sort key is wrong.   It sorts by count ascending.\n\nUse -count first. Then the word.\n"
+        "Here is the corrected code:\n```python\ndef f():\n    return 1\n```\nThis will work. Really."
+    )
+    assert condense_lesson(reply) == (
+        "The sort key is wrong. It sorts by count ascending. Use -count first. Then the word."
+    )
+    assert condense_lesson("```python\nx = 1\n```") == EMPTY_REFLECTION
+    assert len(condense_lesson("word " * 400)) <= LESSON_MAX_CHARS + 4

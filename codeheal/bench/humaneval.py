@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -26,7 +27,7 @@ from codeheal.bench.records import (
 )
 from codeheal.bench.report import write_reports
 from codeheal.context import Context
-from codeheal.errors import ConfigError
+from codeheal.errors import CodehealError, ConfigError
 from codeheal.graph import build_graph
 from codeheal.nodes.evaluator import NO_CODE, best_attempt
 from codeheal.sandboxes import LocalSandbox
@@ -115,7 +116,12 @@ async def _run_all(
             async def one(problem: Problem) -> None:
                 async with gate:
                     seed = records.get(("one_shot", problem.task_id)) if condition != "one_shot" else None
-                    record = await run_problem(graph, sandbox, problem, condition, context, config, seed, verdicts)
+                    try:
+                        record = await run_problem(graph, sandbox, problem, condition, context, config, seed, verdicts)
+                    except CodehealError as exc:
+                        # Infrastructure, not a result: left unrecorded, so a rerun retries it.
+                        console.print(f"[yellow]{condition} {problem.task_id}: {type(exc).__name__}: {exc}[/yellow]")
+                        return
                 records[(condition, problem.task_id)] = record
                 append_record(path, record)
                 finished = [p for p in problems if (condition, p.task_id) in records]
@@ -138,7 +144,7 @@ def _warm_up(config: BenchConfig) -> None:
 
 
 async def run_problem(
-    graph, sandbox: LocalSandbox, problem: Problem, condition: Condition, context: Context,
+    graph: CompiledStateGraph, sandbox: LocalSandbox, problem: Problem, condition: Condition, context: Context,
     config: BenchConfig, seed: ProblemRecord | None, verdicts: dict[tuple[str, str], HiddenVerdict],
 ) -> ProblemRecord:
     """Run the loop on one problem under one condition and score its result.

@@ -11,6 +11,8 @@ from codeheal.bench.problems import Problem
 from codeheal.bench.records import CONDITIONS, Condition, ProblemRecord
 
 JSON_FILE = "humaneval.json"
+OWN_ASSERT = "the tests could not be loaded: AssertionError"
+"""The model put its own top-level asserts into the module and one failed on import."""
 MARKDOWN_FILE = "humaneval.md"
 PLOT_FILE = "humaneval.png"
 
@@ -107,6 +109,7 @@ def failure_analysis(rows: list[ProblemRecord]) -> dict[str, int]:
         counts["runs_with_timeout"] += any(a["kind"] == "timeout" for a in log)
         for attempt in log:
             counts[f"attempts_{attempt['kind']}"] += 1
+            counts["attempts_own_assert"] += attempt["signature"].startswith(OWN_ASSERT)
         counts["hidden_timeout"] += r["hidden_error"] == "timeout"
     return dict(counts)
 
@@ -129,6 +132,7 @@ ANALYSIS_ROWS = (
     ("attempts_no_code", "attempts with no code in the reply"),
     ("attempts_syntax", "attempts with a syntax error"),
     ("attempts_crash", "attempts whose tests crashed or could not load"),
+    ("attempts_own_assert", "- of those, the model's own top-level assert failed on import"),
     ("attempts_timeout", "attempts that timed out"),
     ("attempts_failed", "attempts that failed visible checks"),
 )

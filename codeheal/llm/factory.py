@@ -15,13 +15,13 @@ LOCAL_MODEL = "local"
 MAX_TOKENS = 1024
 
 
-def chat_model(context: Context, temperature: float) -> BaseChatModel:
+def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKENS) -> BaseChatModel:
     """The chat model a run uses at a given temperature (cached: one client per setting)."""
-    return _cached_model(context.model, context.base_url, temperature)
+    return _cached_model(context.model, context.base_url, temperature, max_tokens)
 
 
 @functools.lru_cache(maxsize=32)
-def _cached_model(model: str, base_url: str | None, temperature: float) -> BaseChatModel:
+def _cached_model(model: str, base_url: str | None, temperature: float, max_tokens: int) -> BaseChatModel:
     if model == LOCAL_MODEL or model.endswith(".gguf"):
         from codeheal.llm.server import ensure_server
 
@@ -31,7 +31,7 @@ def _cached_model(model: str, base_url: str | None, temperature: float) -> BaseC
             base_url=endpoint.base_url,
             api_key="local",
             temperature=temperature,
-            max_tokens=MAX_TOKENS,
+            max_tokens=max_tokens,
             max_retries=2,
         )
     base_url = base_url or os.environ.get("OPENAI_BASE_URL")
@@ -46,6 +46,6 @@ def _cached_model(model: str, base_url: str | None, temperature: float) -> BaseC
         base_url=base_url,
         api_key=api_key or "not-needed",
         temperature=temperature,
-        max_tokens=MAX_TOKENS,
+        max_tokens=max_tokens,
         max_retries=2,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import asyncio
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -15,6 +17,11 @@ from codeheal.progress import ReflectionWritten, emit
 from codeheal.state import State, Usage
 
 EMPTY_REFLECTION = "(the reflector gave no lesson)"
+LESSON_MAX_TOKENS = 200
+LESSON_MAX_SENTENCES = 4
+LESSON_MAX_CHARS = 600
+CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def make_reflector(llm: BaseChatModel | None = None) -> Runnable:
@@ -22,7 +29,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Runnable:
 
     def request(state: State) -> tuple[BaseChatModel, list[BaseMessage]]:
         context = current_context()
-        model = llm or chat_model(context, context.temperature)
+        model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         history = state["history"]
         return model, reflector_messages(
             task=state["task"], code=history[-1]["code"], feedback=state["feedback"]
@@ -45,8 +52,19 @@ def make_reflector(llm: BaseChatModel | None = None) -> Runnable:
     return RunnableLambda(reflector, afunc=areflector, name="reflector")
 
 
+def condense_lesson(reply: str) -> str:
+    """The lesson as the memory keeps it: prose only, a few sentences. Small models often
+    ignore "no code" and ramble, and every lesson is repeated in later actor prompts."""
+    prose = " ".join(CODE_BLOCK.sub(" ", reply).split())
+    sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]
+    lesson = " ".join(sentences)
+    if len(lesson) > LESSON_MAX_CHARS:
+        lesson = lesson[:LESSON_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
+    return lesson or EMPTY_REFLECTION
+
+
 def _update(state: State, reply: str, usage: Usage) -> dict:
-    lesson = reply.strip() or EMPTY_REFLECTION
+    lesson = condense_lesson(reply)
     *earlier, last = state["history"]
     last = {
         **last,
