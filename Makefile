@@ -25,7 +25,7 @@ system:
 	else echo "bubblewrap not installed: run 'sudo apt-get install bubblewrap' (or your distribution's package) for full isolation"; fi
 
 demo: setup
-	$(BIN)/codeheal solve @examples/running_median/task.md --tests examples/running_median/tests.py
+	$(BIN)/codeheal solve @examples/fizzbuzz/task.md --tests examples/fizzbuzz/tests.py --max-attempts 5
 
 test: setup
 	$(BIN)/python -m pytest

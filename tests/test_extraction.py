@@ -62,3 +62,15 @@ def test_unfenced_code_starting_at_the_top_is_kept_even_with_a_syntax_error():
 ])
 def test_no_code(reply):
     assert extract_code(reply) is None
+
+
+def test_the_models_own_top_level_checks_are_dropped():
+    reply = (
+        "```python\ndef f(x):\n    assert x >= 0\n    return x\n\n"
+        "def test_f():\n    assert f(1) == 1\n\n"
+        "# Test cases\nassert f(2) == 3\nassert (f(0) ==\n    0)\ntest_f()\nprint(f(1))\n```"
+    )
+    code = extract_code(reply)
+    assert "assert f(2)" not in code and "f(0) ==" not in code and "\ntest_f()" not in code
+    assert "    assert x >= 0" in code and "def test_f():" in code and "print(f(1))" in code
+    assert extract_code("```python\ndef f(:\nassert 1\n```") == "def f(:\nassert 1"  # unparsable: kept

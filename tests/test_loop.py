@@ -146,7 +146,7 @@ def test_starting_code_that_fails_is_reflected_on_first(sandbox):
     assert result["attempts"] == 2
     assert "reviewing a failed attempt" in model.prompt(0)  # the reflector came first
     assert "     2 |     return a - b" in model.prompt(0)  # numbered code, no frame in solution.py
-    assert "Your previous attempt:\n```python\ndef add(a, b):\n    return a - b" in model.prompt(1)
+    assert "The failing attempt (do not repeat it):\n```python\ndef add(a, b):\n    return a - b" in model.prompt(1)
 
 
 def test_public_graph_runs_starting_code_without_any_model(monkeypatch):

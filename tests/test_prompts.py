@@ -33,7 +33,7 @@ def test_retry_prompt_has_latest_lessons_and_the_last_failure():
     text = human.content
     assert "lesson 0" not in text and "lesson 1\n" not in text
     assert all(f"- lesson {i}" in text for i in range(2, MEMORY_SIZE + 2))
-    assert "Your previous attempt:\n```python\ndef add(a, b):\n    return a\n```" in text
+    assert "The failing attempt (do not repeat it):\n```python\ndef add(a, b):\n    return a\n```" in text
     assert "expected 2, got 1" in text and "boom" in text
 
 

@@ -22,8 +22,39 @@ def extract_code(reply: str) -> str | None:
     blocks = [b for b in blocks if b.strip()]
     if blocks:
         useful = [b for b in blocks if DEFINITION.search(b)]
-        return "\n\n".join(useful) if useful else max(blocks, key=len)
-    return _unfenced_code(reply)
+        code = "\n\n".join(useful) if useful else max(blocks, key=len)
+    else:
+        code = _unfenced_code(reply)
+    return without_self_tests(code) if code else code
+
+
+def without_self_tests(code: str) -> str:
+    """The code without the checks a model often appends to its own module: top-level
+    asserts and calls of its own test_* functions. They run on import, so one wrong
+    example of the model's would hide a correct solution from the real tests."""
+    try:
+        module = ast.parse(code)
+    except SyntaxError:
+        return code  # reported as such by the evaluator
+    drop = {
+        line
+        for node in module.body
+        if _is_self_test(node)
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+    if not drop:
+        return code
+    kept = [line for number, line in enumerate(code.splitlines(), 1) if number not in drop]
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def _is_self_test(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        function = node.value.func
+        return isinstance(function, ast.Name) and function.id.startswith(("test", "check"))
+    return False
 
 
 def _unfenced_code(reply: str) -> str | None:

@@ -11,6 +11,8 @@ from codeheal.state import CheckFailure, Feedback, Frame
 
 TAIL_CHARS = 2000
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+WRAPPED_ASSERT = re.compile(r"^def test_line_\d+\(\): ")
+"""The wrapper build_test_module puts before a plain assert, not part of the user's line."""
 
 
 def attempt_feedback(
@@ -149,7 +151,8 @@ def _in_user_terms(frame: Frame) -> Frame:
     """A frame in the generated test module, as a line of the user's tests.py."""
     if frame["file"] != TEST_MODULE:
         return frame
-    return Frame(**{**frame, "file": "tests.py", "line": max(frame["line"] - PRELUDE_LINES, 1)})
+    source = WRAPPED_ASSERT.sub("", frame["source"])
+    return Frame(**{**frame, "file": "tests.py", "line": max(frame["line"] - PRELUDE_LINES, 1), "source": source})
 
 
 def _unfinished_test(events: list[dict]) -> str | None:

@@ -43,9 +43,15 @@ def actor_messages(
         lessons = "\n".join(f"- {r.strip()}" for r in reflections[-MEMORY_SIZE:])
         parts.append(f"Lessons from earlier failed attempts:\n{lessons}")
     if last_code is not None and last_feedback is not None:
-        parts.append(f"Your previous attempt:\n```python\n{last_code.strip()}\n```")
-        parts.append(f"It failed:\n{format_feedback(last_feedback)}")
-        parts.append("Write a corrected module.")
+        # Small models copy a previous attempt shown to them unless told plainly that it is
+        # wrong and which results it got wrong, before they see it.
+        parts.append(f"Your previous attempt failed these checks:\n{format_feedback(last_feedback)}")
+        if last_code.strip():
+            parts.append(f"The failing attempt (do not repeat it):\n```python\n{last_code.strip()}\n```")
+        parts.append(
+            "Write a new, corrected module that passes every check. Change the logic that "
+            "produced the wrong results above: the same code fails the same way again."
+        )
     return [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
