@@ -22,8 +22,8 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "persistence"))
-from scripted_server import ADD_TASK, ADD_TESTS, ScriptedServer  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer  # noqa: E402
 
 from codeheal import Context, solve_many  # noqa: E402
 from codeheal.batch import BatchItem  # noqa: E402
@@ -62,7 +62,7 @@ async def both(context: Context) -> tuple[dict[str, object], dict[str, object]]:
 
 
 def main() -> None:
-    with ScriptedServer(delay=lambda messages: MODEL_SECONDS) as server:
+    with ScriptedServer(delay=lambda body: MODEL_SECONDS) as server:
         # Generous test time limit: 100 test processes start at once on a small machine.
         context = Context(model="scripted", base_url=server.url, timeout_s=120)
         concurrent, sequential = asyncio.run(both(context))
