@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
+from rich.markup import escape
 
 from codeheal.errors import CodehealError, ConfigError, InputError
 
@@ -31,10 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (InputError, ConfigError) as exc:
-        stderr.print(f"[red]codeheal: error:[/red] {exc}")
+        stderr.print(f"[red]codeheal: error:[/red] {escape(str(exc))}")
         return EXIT_BAD_INPUT
     except CodehealError as exc:
-        stderr.print(f"[red]codeheal: {type(exc).__name__}:[/red] {exc}")
+        stderr.print(f"[red]codeheal: {type(exc).__name__}:[/red] {escape(str(exc))}")
         return EXIT_INFRASTRUCTURE
     except KeyboardInterrupt:
         stderr.print("[yellow]interrupted[/yellow]")
@@ -198,8 +199,8 @@ def _threads(args: argparse.Namespace) -> int:
         table.add_column(name, no_wrap=True, min_width=width)
     table.add_column("task", no_wrap=True, overflow="ellipsis", ratio=1)
     for s in summaries:
-        table.add_row(s.thread_id, s.status, str(s.attempts), str(s.reflections),
-                      s.updated[:16].replace("T", " "), s.task)
+        table.add_row(escape(s.thread_id), s.status, str(s.attempts), str(s.reflections),
+                      s.updated[:16].replace("T", " "), escape(s.task))
     Console(highlight=False).print(table)
     return EXIT_PASSED
 
@@ -215,7 +216,7 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(detail), indent=2))
         return EXIT_PASSED
-    out = Console(highlight=False)
+    out = Console(highlight=False, markup=False)  # tasks and lessons are text, not markup
     out.print(f"thread {detail.thread_id}: {detail.status}, {detail.attempts} attempt(s), "
               f"last update {detail.updated[:19]}")
     out.print(f"task: {detail.task}")

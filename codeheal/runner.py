@@ -9,6 +9,7 @@ from dataclasses import asdict, fields
 
 from langgraph.types import StateSnapshot
 from rich.console import Console
+from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import Context
@@ -145,7 +146,7 @@ class _Narrator:
             self._on_evaluation(values)
         elif node == "reflector":
             for lesson in values.get("reflections") or []:  # none when Context.reflect is off
-                self.console.print(f"  [cyan]reflection:[/cyan] {lesson}", soft_wrap=False)
+                self.console.print(f"  [cyan]reflection:[/cyan] {escape(lesson)}", soft_wrap=False)
             self._running("writing code")
 
     def _on_evaluation(self, values: dict) -> None:
@@ -157,7 +158,7 @@ class _Narrator:
             f"in {feedback['seconds']:.2f} s ({feedback['isolation']} sandbox)"
         )
         if not feedback["passed"]:
-            self.console.print(f"  [dim]{record['summary']}[/dim]")
+            self.console.print(f"  [dim]{escape(record['summary'])}[/dim]")
         self.attempt = record["attempt"] + 1
         status = values["status"]
         if status == "running":

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from codeheal.bench.hidden import HiddenVerdict, hidden_verdict
@@ -120,7 +121,7 @@ async def _run_all(
                         record = await run_problem(graph, sandbox, problem, condition, context, config, seed, verdicts)
                     except CodehealError as exc:
                         # Infrastructure, not a result: left unrecorded, so a rerun retries it.
-                        console.print(f"[yellow]{condition} {problem.task_id}: {type(exc).__name__}: {exc}[/yellow]")
+                        console.print(f"[yellow]{condition} {problem.task_id}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
                         return
                 records[(condition, problem.task_id)] = record
                 append_record(path, record)
