@@ -62,6 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="pytest-style test_* functions or plain asserts; the code is importable as `solution`")
     solve.add_argument("--entry-point", metavar="NAME", help="the function the tests call")
     solve.add_argument("--max-attempts", type=int, metavar="N", help="hard cap on attempts (default 3)")
+    solve.add_argument("--retry-samples", type=int, metavar="K",
+                       help="candidates written on each retry; the one passing most tests is kept (default 1)")
     solve.add_argument("--timeout", type=float, metavar="S", help="wall-clock limit of one test run, seconds (default 10)")
     solve.add_argument("--model", metavar="M", help='"local" (default, offline), an OpenAI model, or a model served at --base-url')
     solve.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
@@ -87,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_checkpointer(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
     resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
-    resume.set_defaults(handler=_resume, entry_point=None, max_attempts=None)
+    resume.set_defaults(handler=_resume, entry_point=None, max_attempts=None, retry_samples=None)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",
                                   description="List threads: id, status, attempts, reflections, last update, task.")
@@ -125,8 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
                            help="problems run at once; the local server gets K slots unless "
                            "CODEHEAL_LOCAL_SLOTS is set (default 1)")
-    humaneval.add_argument("--max-attempts", type=int, default=4, metavar="N",
-                           help="attempt cap of self_heal and raw_error (default 4)")
+    humaneval.add_argument("--max-attempts", type=int, default=3, metavar="N",
+                           help="attempt cap of self_heal and raw_error (default 3)")
+    humaneval.add_argument("--retry-samples", type=int, default=2, metavar="K",
+                           help="candidates per retry in self_heal and raw_error (default 2)")
     humaneval.add_argument("--model", default="local", metavar="M",
                            help='"local" (default, offline) or a model served at --base-url')
     humaneval.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
@@ -166,7 +170,7 @@ def _context(args: argparse.Namespace) -> Context:
 
     overrides = {
         "max_attempts": args.max_attempts, "timeout_s": args.timeout, "model": args.model,
-        "base_url": args.base_url, "sandbox": args.sandbox,
+        "base_url": args.base_url, "sandbox": args.sandbox, "retry_samples": args.retry_samples,
     }
     return Context(**{k: v for k, v in overrides.items() if v is not None})
 
@@ -263,7 +267,7 @@ def _bench_humaneval(args: argparse.Namespace) -> int:
     config = BenchConfig(
         out_dir=Path(args.out), model=args.model, base_url=args.base_url,
         max_attempts=args.max_attempts, concurrency=args.concurrency, limit=args.limit,
-        timeout_s=args.timeout,
+        timeout_s=args.timeout, retry_samples=args.retry_samples,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():

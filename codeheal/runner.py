@@ -134,7 +134,7 @@ class _Narrator:
 
     def on_update(self, node: str, values: dict) -> None:
         if node == "prepare":
-            self._running("testing the given code" if values.get("candidate") else "writing code")
+            self._running("testing the given code" if values.get("candidates") else "writing code")
         elif node == "actor":
             usage = values.get("generation") or {}
             self.console.print(

@@ -62,6 +62,8 @@ class Attempt(TypedDict):
 
     attempt: int
     code: str
+    candidates_tested: NotRequired[int]
+    """How many distinct candidates were tested for this attempt; `code` is the best of them."""
     summary: str
     passed_count: int
     total: int
@@ -94,10 +96,12 @@ class State(TypedDict):
     entry_point: NotRequired[str | None]
     code: NotRequired[str | None]
     """Input: optional starting code. Output: the best attempt so far."""
-    candidate: NotRequired[str]
-    """The code of the latest attempt, as the evaluator will see it."""
+    candidates: NotRequired[list[str]]
+    """The code the evaluator tests next: the starting code, or what the actor wrote (one
+    candidate on attempt 1, Context.retry_samples on later attempts). The evaluator keeps the
+    one that passes the most checks as the attempt."""
     generation: NotRequired[Usage]
-    """What writing the latest candidate cost."""
+    """What writing the latest candidates cost, all samples together."""
     feedback: NotRequired[Feedback | None]
     status: NotRequired[Status]
     attempts: NotRequired[int]

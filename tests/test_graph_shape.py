@@ -29,8 +29,8 @@ def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
 
 
 def test_route_start():
-    assert route_start({"candidate": "def f(): pass"}) == "evaluator"
-    assert route_start({"candidate": "  \n"}) == "actor"
+    assert route_start({"candidates": ["def f(): pass"]}) == "evaluator"
+    assert route_start({"candidates": []}) == "actor"
     assert route_start({}) == "actor"
 
 

@@ -141,7 +141,8 @@ def test_starting_code_that_passes_needs_no_model():
 
 def test_starting_code_that_fails_is_reflected_on_first(sandbox):
     model = scripted("Subtraction instead of addition.", fenced(GOOD_ADD))
-    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "code": BAD_ADD}, sandbox)
+    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "code": BAD_ADD}, sandbox,
+                 show_failed_code=True)
     assert result["status"] == "passed"
     assert result["attempts"] == 2
     assert "reviewing a failed attempt" in model.prompt(0)  # the reflector came first

@@ -50,10 +50,11 @@ class BenchConfig:
     out_dir: Path
     model: str = "local"
     base_url: str | None = None
-    max_attempts: int = 4
+    max_attempts: int = 3
     concurrency: int = 1
     limit: int | None = None
     timeout_s: float = 10.0
+    retry_samples: int = 2
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
@@ -64,6 +65,7 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         temperature=0.0,
         retry_temperature=0.7,
         max_attempts=1 if condition == "one_shot" else config.max_attempts,
+        retry_samples=config.retry_samples,
         timeout_s=config.timeout_s,
         sandbox="local",
     )
@@ -88,9 +90,13 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
     problems = load_problems(config.limit)
     path = config.out_dir / RECORDS_FILE
-    records = read_records(path, config.model, config.max_attempts)
+    records = read_records(path, config.model, config.max_attempts, config.retry_samples)
     asyncio.run(_run_all(config, problems, records, path, console))
-    settings = f"{config.concurrency} problems at once; visible-test timeout {config.timeout_s:g} s."
+    settings = (
+        f"{config.retry_samples} candidates per retry (temperature 0.7), the one passing most "
+        f"visible checks kept; {config.concurrency} problems at once; visible-test timeout "
+        f"{config.timeout_s:g} s."
+    )
     if config.model == "local":
         settings += f" Local server slots: {os.environ[SLOTS_ENV]}."
     return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, settings)
@@ -188,6 +194,7 @@ async def run_problem(
         task_id=problem.task_id,
         model=config.model,
         run_max_attempts=config.max_attempts,
+        run_retry_samples=config.retry_samples,
         visible_source=problem.visible_source,
         visible_count=problem.visible_count,
         status=final["status"],
@@ -230,6 +237,7 @@ def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
         seconds_model=round(max(attempt["seconds"] - seconds_sandbox, 0.0), 3),
         seconds_sandbox=round(seconds_sandbox, 3),
         code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],
+        candidates_tested=attempt.get("candidates_tested", 1),
     )
 
 

@@ -28,6 +28,8 @@ class AttemptRecord(TypedDict):
     seconds_model: float
     seconds_sandbox: float
     code_sha: str
+    candidates_tested: int
+    """Distinct new candidates tested for this attempt (1 for attempt 1)."""
 
 
 class ProblemRecord(TypedDict):
@@ -37,6 +39,7 @@ class ProblemRecord(TypedDict):
     task_id: str
     model: str
     run_max_attempts: int
+    run_retry_samples: int
     visible_source: str
     visible_count: int
     status: str
@@ -60,9 +63,12 @@ class ProblemRecord(TypedDict):
     code: str
 
 
-def read_records(path: Path, model: str, max_attempts: int) -> dict[tuple[str, str], ProblemRecord]:
+def read_records(
+    path: Path, model: str, max_attempts: int, retry_samples: int
+) -> dict[tuple[str, str], ProblemRecord]:
     """The finished records in `path` by (condition, task_id). Refuses a file written with
-    another model or attempt cap: mixing them would make the results meaningless."""
+    another model, attempt cap or retry sample count: mixing them would make the results
+    meaningless."""
     records: dict[tuple[str, str], ProblemRecord] = {}
     if not path.exists():
         return records
@@ -73,11 +79,12 @@ def read_records(path: Path, model: str, max_attempts: int) -> dict[tuple[str, s
             record = json.loads(line)
         except json.JSONDecodeError:
             continue  # the last line of a run killed mid-write
-        if (record["model"], record["run_max_attempts"]) != (model, max_attempts):
+        written = (record["model"], record["run_max_attempts"], record.get("run_retry_samples", 1))
+        if written != (model, max_attempts, retry_samples):
             raise ConfigError(
-                f"{path} line {number} was written with model {record['model']!r} and "
-                f"max_attempts {record['run_max_attempts']}, not {model!r} and {max_attempts}; "
-                "pass --out with another directory, or delete the file to start over"
+                f"{path} line {number} was written with model {written[0]!r}, max_attempts "
+                f"{written[1]} and retry_samples {written[2]}, not {model!r}, {max_attempts} and "
+                f"{retry_samples}; pass --out with another directory, or delete the file to start over"
             )
         records[(record["condition"], record["task_id"])] = record
     return records

@@ -13,7 +13,7 @@ from codeheal.state import State
 
 def route_start(state: State) -> Literal["actor", "evaluator"]:
     """Starting code supplied with the input is tested before any model call."""
-    return "evaluator" if (state.get("candidate") or "").strip() else "actor"
+    return "evaluator" if state.get("candidates") else "actor"
 
 
 def route_after_evaluation(

@@ -55,11 +55,16 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
     def evaluator(state: State) -> dict:
         context = current_context()
         chosen, session = sandbox or sandbox_for(context), _session(state)
-        feedback = feedback_without_running(state.get("candidate", ""))
-        if feedback is None:
-            job = make_job(state["candidate"], state["tests"], context.timeout_s, session)
-            feedback = _from_run(chosen.run(job))
-        update = _update(state, context, feedback)
+        best: tuple[str, Feedback] | None = None
+        to_test = candidates_to_test(state)
+        for candidate in to_test:
+            feedback = feedback_without_running(candidate) or _from_run(
+                chosen.run(make_job(candidate, state["tests"], context.timeout_s, session))
+            )
+            best = _better(best, candidate, feedback)
+            if feedback["passed"]:
+                break
+        update = _update(state, context, *best, tested=len(to_test))
         if _session_over(update, session) and isinstance(chosen, SessionSandbox):
             chosen.close_session(session)
         return update
@@ -67,16 +72,39 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
     async def aevaluator(state: State) -> dict:
         context = current_context()
         chosen, session = sandbox or sandbox_for(context), _session(state)
-        feedback = feedback_without_running(state.get("candidate", ""))
-        if feedback is None:
-            job = make_job(state["candidate"], state["tests"], context.timeout_s, session)
-            feedback = _from_run(await chosen.arun(job))
-        update = _update(state, context, feedback)
+        best: tuple[str, Feedback] | None = None
+        to_test = candidates_to_test(state)
+        for candidate in to_test:
+            feedback = feedback_without_running(candidate) or _from_run(
+                await chosen.arun(make_job(candidate, state["tests"], context.timeout_s, session))
+            )
+            best = _better(best, candidate, feedback)
+            if feedback["passed"]:
+                break
+        update = _update(state, context, *best, tested=len(to_test))
         if _session_over(update, session) and isinstance(chosen, SessionSandbox):
             await chosen.aclose_session(session)
         return update
 
     return RunnableLambda(evaluator, afunc=aevaluator, name="evaluator")
+
+
+def candidates_to_test(state: State) -> list[str]:
+    """The distinct candidates, new code first. Code that an earlier attempt of this run
+    already failed with is left out when there is anything new: it would fail the same way."""
+    distinct = list(dict.fromkeys(state.get("candidates") or [""]))
+    failed_before = {attempt["code"] for attempt in state.get("history") or []}
+    new = [code for code in distinct if code not in failed_before]
+    return new or distinct[:1]
+
+
+def _better(best: tuple[str, Feedback] | None, candidate: str, feedback: Feedback) -> tuple[str, Feedback]:
+    """The candidate that passed more checks; the earlier one among equals."""
+    if best is None or feedback["passed_count"] > best[1]["passed_count"] or (
+        feedback["passed"] and not best[1]["passed"]
+    ):
+        return candidate, feedback
+    return best
 
 
 def _session(state: State) -> str:
@@ -97,12 +125,13 @@ def _from_run(result: RunResult) -> Feedback:
     return run_feedback(result, result.collected.get(REPORT_FILE, ""))
 
 
-def _update(state: State, context: Context, feedback: Feedback) -> dict:
+def _update(state: State, context: Context, code: str, feedback: Feedback, tested: int) -> dict:
     attempts = (state.get("attempts") or 0) + 1
     generation = state.get("generation") or {"tokens": 0, "seconds": 0.0}
     record = Attempt(
         attempt=attempts,
-        code=state.get("candidate", ""),
+        code=code,
+        candidates_tested=tested,
         summary=summarize(feedback),
         passed_count=feedback["passed_count"],
         total=feedback["total"],
@@ -120,6 +149,7 @@ def _update(state: State, context: Context, feedback: Feedback) -> dict:
         "history": history,
         "status": status,
         "code": best_attempt(history)["code"],
+        "candidates": [],
     }
     emit(AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],

@@ -43,6 +43,6 @@ def prepare(state: State) -> dict:
         "status": "running",
         "history": [],
         "feedback": None,
-        "candidate": starting_code,
+        "candidates": [starting_code] if starting_code.strip() else [],
         "generation": {"tokens": 0, "seconds": 0.0},
     }

@@ -63,8 +63,11 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         assert len(healed["reflections"]) == 1
         ablated = next(r for r in records if r["condition"] == "raw_error" and r["task_id"] == "HumanEval/2")
         assert ablated["reflections"] == [] and ablated["status"] == "passed"
-        # Attempt 1 is made once: 5 one_shot calls + (reflection + retry) + (retry) for HumanEval/2.
-        assert calls_first_run == 5 + 2 + 1
+        # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 a reflection and
+        # 2 retry samples (self_heal) and 2 retry samples (raw_error). The samples are equal
+        # here, so each retry tests one candidate.
+        assert calls_first_run == 5 + (1 + 2) + 2
+        assert healed["attempt_log"][1]["candidates_tested"] == 1
 
         report = (tmp_path / "humaneval.md").read_text()
         assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
