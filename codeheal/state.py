@@ -47,6 +47,7 @@ class Feedback(TypedDict):
     output_truncated: bool
     timed_out: bool
     seconds: float
+    """Sandbox wall time; for an attempt of several candidates, all of them together."""
     isolation: str
 
 
@@ -63,7 +64,8 @@ class Attempt(TypedDict):
     attempt: int
     code: str
     candidates_tested: NotRequired[int]
-    """How many distinct candidates were tested for this attempt; `code` is the best of them."""
+    """How many new candidates were tested for this attempt (testing stops at the first
+    that passes); `code` is the best of them."""
     summary: str
     passed_count: int
     total: int

@@ -107,6 +107,9 @@ def failure_analysis(rows: list[ProblemRecord]) -> dict[str, int]:
                 a["code_sha"] == b["code_sha"] for a, b in zip(log, log[1:])
             )
         counts["runs_with_timeout"] += any(a["kind"] == "timeout" for a in log)
+        for earlier, attempt in enumerate(log[1:], start=1):
+            counts["retry_candidates_tested"] += attempt.get("candidates_tested", 1)
+            counts["retry_only_old_code"] += attempt["code_sha"] in {a["code_sha"] for a in log[:earlier]}
         for attempt in log:
             counts[f"attempts_{attempt['kind']}"] += 1
             counts["attempts_own_assert"] += attempt["signature"].startswith(OWN_ASSERT)
@@ -127,6 +130,8 @@ ANALYSIS_ROWS = (
     ("healed_visible_hidden_passed", "- of those, hidden passed too"),
     ("hidden_fixed_by_retries", "hidden failed at attempt 1, passed at the end"),
     ("hidden_broken_by_retries", "hidden passed at attempt 1, failed at the end"),
+    ("retry_candidates_tested", "new candidates tested on retries (repeats of failed code are not rerun)"),
+    ("retry_only_old_code", "retries whose every sample repeated code that had already failed"),
     ("runs_with_timeout", "runs with a timed-out attempt"),
     ("hidden_timeout", "final code timed out on the hidden test"),
     ("attempts_no_code", "attempts with no code in the reply"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 from langchain_core.runnables import Runnable, RunnableLambda
@@ -55,16 +56,14 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
     def evaluator(state: State) -> dict:
         context = current_context()
         chosen, session = sandbox or sandbox_for(context), _session(state)
-        best: tuple[str, Feedback] | None = None
-        to_test = candidates_to_test(state)
-        for candidate in to_test:
+        choice = Choice()
+        for candidate in candidates_to_test(state):
             feedback = feedback_without_running(candidate) or _from_run(
                 chosen.run(make_job(candidate, state["tests"], context.timeout_s, session))
             )
-            best = _better(best, candidate, feedback)
-            if feedback["passed"]:
+            if choice.add(candidate, feedback):
                 break
-        update = _update(state, context, *best, tested=len(to_test))
+        update = _update(state, context, choice)
         if _session_over(update, session) and isinstance(chosen, SessionSandbox):
             chosen.close_session(session)
         return update
@@ -72,16 +71,14 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
     async def aevaluator(state: State) -> dict:
         context = current_context()
         chosen, session = sandbox or sandbox_for(context), _session(state)
-        best: tuple[str, Feedback] | None = None
-        to_test = candidates_to_test(state)
-        for candidate in to_test:
+        choice = Choice()
+        for candidate in candidates_to_test(state):
             feedback = feedback_without_running(candidate) or _from_run(
                 await chosen.arun(make_job(candidate, state["tests"], context.timeout_s, session))
             )
-            best = _better(best, candidate, feedback)
-            if feedback["passed"]:
+            if choice.add(candidate, feedback):
                 break
-        update = _update(state, context, *best, tested=len(to_test))
+        update = _update(state, context, choice)
         if _session_over(update, session) and isinstance(chosen, SessionSandbox):
             await chosen.aclose_session(session)
         return update
@@ -98,13 +95,30 @@ def candidates_to_test(state: State) -> list[str]:
     return new or distinct[:1]
 
 
-def _better(best: tuple[str, Feedback] | None, candidate: str, feedback: Feedback) -> tuple[str, Feedback]:
-    """The candidate that passed more checks; the earlier one among equals."""
-    if best is None or feedback["passed_count"] > best[1]["passed_count"] or (
-        feedback["passed"] and not best[1]["passed"]
-    ):
-        return candidate, feedback
-    return best
+@dataclass
+class Choice:
+    """The best of an attempt's candidates so far: the one that passed the most checks, the
+    earlier one among equals; and the sandbox time all of them took."""
+
+    code: str = ""
+    feedback: Feedback | None = None
+    tested: int = 0
+    sandbox_seconds: float = 0.0
+
+    def add(self, code: str, feedback: Feedback) -> bool:
+        """Take one tested candidate into account; True once one has passed (stop testing)."""
+        self.tested += 1
+        self.sandbox_seconds += feedback["seconds"]
+        if self.feedback is None or feedback["passed_count"] > self.feedback["passed_count"] or (
+            feedback["passed"] and not self.feedback["passed"]
+        ):
+            self.code, self.feedback = code, feedback
+        return feedback["passed"]
+
+    def attempt_feedback(self) -> Feedback:
+        """The chosen candidate's feedback, timed as the whole attempt's sandbox work."""
+        assert self.feedback is not None, "no candidate was tested"
+        return {**self.feedback, "seconds": round(self.sandbox_seconds, 3)}
 
 
 def _session(state: State) -> str:
@@ -125,13 +139,14 @@ def _from_run(result: RunResult) -> Feedback:
     return run_feedback(result, result.collected.get(REPORT_FILE, ""))
 
 
-def _update(state: State, context: Context, code: str, feedback: Feedback, tested: int) -> dict:
+def _update(state: State, context: Context, choice: Choice) -> dict:
+    feedback = choice.attempt_feedback()
     attempts = (state.get("attempts") or 0) + 1
     generation = state.get("generation") or {"tokens": 0, "seconds": 0.0}
     record = Attempt(
         attempt=attempts,
-        code=code,
-        candidates_tested=tested,
+        code=choice.code,
+        candidates_tested=choice.tested,
         summary=summarize(feedback),
         passed_count=feedback["passed_count"],
         total=feedback["total"],
