@@ -60,7 +60,7 @@ def plain_loop(llm: GenericFakeChatModel, sandbox: Sandbox) -> str:
             return "passed"
         reflection, _ = invoke_model(llm, reflector_messages(task=TASK, code=code, feedback=feedback))
         reflections.append(reflection)
-        last_code, last_feedback = code, feedback
+        last_code, last_feedback = "", feedback  # the graph's default: the failed code is not shown
     return "failed"
 
 

@@ -170,6 +170,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
             f"| {c['mean_attempts']:.2f} | {c['wall_s']:.0f} | {c['tokens']} | {c['seconds_model']:.0f} "
             f"| {c['seconds_sandbox']:.0f} | {c['seconds_rest']:.0f} |"
         )
+    lines += ["", *headline(conditions, analysis)]
     cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
     lines += [
         "",
@@ -201,6 +202,22 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     for key, label in ANALYSIS_ROWS:
         lines.append(f"| {label} | " + " | ".join(str(analysis[c].get(key, 0)) for c in conditions) + " |")
     return "\n".join(lines) + "\n"
+
+
+def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -> list[str]:
+    """One line per healing condition: its gain over one shot and where it came from."""
+    base = conditions["one_shot"]
+    lines = []
+    for name in ("self_heal", "raw_error"):
+        c, a = conditions[name], analysis[name]
+        points = 100 * (c["pass_at_1"] - base["pass_at_1"])
+        lines.append(
+            f"- {name}: {points:+.1f} points of hidden pass@1 over one_shot; retries made the "
+            f"visible tests pass on {a.get('healed_visible', 0)} problems (hidden passed on "
+            f"{a.get('healed_visible_hidden_passed', 0)} of them), turned {a.get('hidden_fixed_by_retries', 0)} "
+            f"hidden failures into passes and {a.get('hidden_broken_by_retries', 0)} passes into failures."
+        )
+    return lines
 
 
 def plot(summary: dict, path: Path) -> None:
