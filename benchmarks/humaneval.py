@@ -1,6 +1,6 @@
 """HumanEval: one_shot vs self_heal vs raw_error. The same as `codeheal bench humaneval`:
 
-    .venv/bin/python benchmarks/humaneval.py --concurrency 2 --max-attempts 4
+    .venv/bin/python benchmarks/humaneval.py --concurrency 2   # up to 3 attempts, 2 samples per retry
 """
 
 import sys
