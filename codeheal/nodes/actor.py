@@ -29,12 +29,15 @@ def make_actor(llm: BaseChatModel | None = None) -> Runnable:
         retry = bool(state.get("attempts"))
         model = llm or chat_model(context, context.retry_temperature if retry else context.temperature)
         history = state.get("history") or []
+        last_code = None  # None: no attempt yet; "": one failed, its code is not shown
+        if history:
+            last_code = history[-1]["code"] if context.show_failed_code else ""
         messages = actor_messages(
             task=state["task"],
             tests=state["tests"],
             entry_point=state.get("entry_point"),
             reflections=state.get("reflections") or [],
-            last_code=(history[-1]["code"] if context.show_failed_code else "") if history else None,
+            last_code=last_code,
             last_feedback=state.get("feedback"),
         )
         return model, messages, context.retry_samples if retry else 1
