@@ -46,9 +46,10 @@ class Context:
         default=False,
         metadata={
             "description": "Show the failed attempt's code in the retry prompt. Off by default: "
-            "the embedded 0.5B model mostly copies code it is shown, and healed 0 of 16 "
-            "HumanEval failures with it against 7 of 16 without (the retry still sees the "
-            "failed checks and the lessons). Worth turning on for stronger models."
+            "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
+            "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
+            "the retry still sees the failed checks and the lessons). Worth turning on for "
+            "stronger models."
         },
     )
     retry_samples: int = field(
