@@ -24,9 +24,8 @@ from codeheal.bench.humaneval import task_text
 from codeheal.bench.problems import Problem, load_problems
 from codeheal.context import Context
 from codeheal.llm import chat_model
-from codeheal.nodes.evaluator import REPORT_FILE, feedback_without_running, make_job
+from codeheal.nodes.evaluator import aevaluate_candidate
 from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.feedback import run_feedback
 from codeheal.nodes.model_call import ainvoke_model
 from codeheal.nodes.prompts import actor_messages
 from codeheal.sandboxes import LocalSandbox
@@ -37,11 +36,7 @@ VARIANTS = ("show", "hide")
 
 
 async def visible_feedback(sandbox: LocalSandbox, problem: Problem, code: str) -> Feedback:
-    feedback = feedback_without_running(code)
-    if feedback is None:
-        result = await sandbox.arun(make_job(code, problem.visible_tests, 10.0))
-        feedback = run_feedback(result, result.collected.get(REPORT_FILE, ""))
-    return feedback
+    return await aevaluate_candidate(sandbox, code, problem.visible_tests, 10.0)
 
 
 async def retry_samples(sandbox, model, gate, problem: Problem, failed_code: str, variant: str, k: int) -> list[dict]:

@@ -35,6 +35,7 @@ from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Attempt, Feedback
 
 RECORDS_FILE = "humaneval.jsonl"
+RETRY_TEMPERATURE = 0.7
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
 TASK_TEMPLATE = (
     "Complete the Python function `{entry_point}` below so that it does what its docstring "
@@ -63,7 +64,7 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         model=config.model,
         base_url=config.base_url,
         temperature=0.0,
-        retry_temperature=0.7,
+        retry_temperature=RETRY_TEMPERATURE,
         max_attempts=1 if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
         timeout_s=config.timeout_s,
@@ -93,7 +94,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     records = read_records(path, config.model, config.max_attempts, config.retry_samples)
     asyncio.run(_run_all(config, problems, records, path, console))
     settings = (
-        f"{config.retry_samples} candidates per retry (temperature 0.7), the one passing most "
+        f"{config.retry_samples} candidates per retry (temperature {RETRY_TEMPERATURE:g}), the one passing most "
         f"visible checks kept; {config.concurrency} problems at once; visible-test timeout "
         f"{config.timeout_s:g} s."
     )

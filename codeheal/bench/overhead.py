@@ -15,9 +15,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal.context import Context
 from codeheal.graph import build_graph
-from codeheal.nodes.evaluator import REPORT_FILE, feedback_without_running, make_job
+from codeheal.nodes.evaluator import evaluate_candidate
 from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.feedback import run_feedback
 from codeheal.nodes.prompts import actor_messages, reflector_messages
 from codeheal.nodes.model_call import invoke_model
 from codeheal.sandboxes import LocalSandbox
@@ -52,10 +51,7 @@ def plain_loop(llm: GenericFakeChatModel, sandbox: Sandbox) -> str:
         messages = actor_messages(task=TASK, tests=TESTS, entry_point=None, reflections=reflections,
                                   last_code=last_code, last_feedback=last_feedback)
         code = extract_code(invoke_model(llm, messages)[0]) or ""
-        feedback = feedback_without_running(code)
-        if feedback is None:
-            result = sandbox.run(make_job(code, TESTS, TIMEOUT_S))
-            feedback = run_feedback(result, result.collected.get(REPORT_FILE, ""))
+        feedback = evaluate_candidate(sandbox, code, TESTS, TIMEOUT_S)
         if feedback["passed"]:
             return "passed"
         reflection, _ = invoke_model(llm, reflector_messages(task=TASK, code=code, feedback=feedback))

@@ -50,6 +50,24 @@ def feedback_without_running(candidate: str) -> Feedback | None:
     return syntax_feedback(candidate)
 
 
+def evaluate_candidate(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+) -> Feedback:
+    """The feedback on one candidate: judged without running when it can be, else tested."""
+    return feedback_without_running(candidate) or _from_run(
+        sandbox.run(make_job(candidate, tests, timeout_s, session))
+    )
+
+
+async def aevaluate_candidate(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+) -> Feedback:
+    """evaluate_candidate without blocking the event loop."""
+    return feedback_without_running(candidate) or _from_run(
+        await sandbox.arun(make_job(candidate, tests, timeout_s, session))
+    )
+
+
 def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
     """The evaluator node; `sandbox` overrides the one named in the run's Context."""
 
@@ -58,9 +76,7 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
         chosen, session = sandbox or sandbox_for(context), _session(state)
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = feedback_without_running(candidate) or _from_run(
-                chosen.run(make_job(candidate, state["tests"], context.timeout_s, session))
-            )
+            feedback = evaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
             if choice.add(candidate, feedback):
                 break
         update = _update(state, context, choice)
@@ -73,9 +89,7 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
         chosen, session = sandbox or sandbox_for(context), _session(state)
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = feedback_without_running(candidate) or _from_run(
-                await chosen.arun(make_job(candidate, state["tests"], context.timeout_s, session))
-            )
+            feedback = await aevaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
             if choice.add(candidate, feedback):
                 break
         update = _update(state, context, choice)
