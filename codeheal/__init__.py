@@ -1,13 +1,50 @@
-"""codeheal: a self-healing code generation loop (actor, evaluator, reflector) in LangGraph."""
+"""codeheal: a self-healing code generation loop (actor, evaluator, reflector) in LangGraph.
 
-from codeheal.batch import BatchItem, solve_many
-from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
-from codeheal.context import Context
-from codeheal.graph import build_graph
+Everything is imported on first use, so that `codeheal --help` and `import codeheal` stay
+fast: `codeheal.graph` compiles the graph the first time it is read."""
 
-graph = build_graph().compile(name="codeheal")
+from __future__ import annotations
 
-__all__ = [
-    "BatchItem", "Context", "build_graph", "graph", "open_async_checkpointer", "open_checkpointer",
-    "solve_many",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langgraph.graph.state import CompiledStateGraph
+
+    from codeheal.batch import BatchItem, solve_many
+    from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
+    from codeheal.context import Context
+    from codeheal.graph import build_graph
+
+    graph: CompiledStateGraph
+
+_EXPORTS = {
+    "BatchItem": "codeheal.batch",
+    "solve_many": "codeheal.batch",
+    "open_async_checkpointer": "codeheal.checkpointers",
+    "open_checkpointer": "codeheal.checkpointers",
+    "Context": "codeheal.context",
+    "build_graph": "codeheal.graph",
+}
+
+__all__ = [*sorted(_EXPORTS), "graph"]
+
+# The subpackage codeheal.graph (the builder) and the attribute codeheal.graph (the compiled
+# graph) share a name. Importing a subpackage binds it as an attribute of its parent, once:
+# import it now (it is light) and drop that binding, so `codeheal.graph` reaches __getattr__.
+importlib.import_module("codeheal.graph")
+del globals()["graph"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "graph":
+        from codeheal.graph import build_graph
+
+        compiled = build_graph().compile(name="codeheal")
+        globals()["graph"] = compiled  # compiled once
+        return compiled
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

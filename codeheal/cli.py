@@ -17,7 +17,6 @@ from rich.markup import escape
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
-    from codeheal.context import Context
     from codeheal.state import OutputState
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
@@ -61,13 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--tests", required=True, metavar="FILE",
                        help="pytest-style test_* functions or plain asserts; the code is importable as `solution`")
     solve.add_argument("--entry-point", metavar="NAME", help="the function the tests call")
-    solve.add_argument("--max-attempts", type=int, metavar="N", help="hard cap on attempts (default 3)")
-    solve.add_argument("--retry-samples", type=int, metavar="K",
-                       help="candidates written on each retry; the one passing most tests is kept (default 1)")
-    solve.add_argument("--timeout", type=float, metavar="S", help="wall-clock limit of one test run, seconds (default 10)")
-    solve.add_argument("--model", metavar="M", help='"local" (default, offline), an OpenAI model, or a model served at --base-url')
-    solve.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp)")
-    solve.add_argument("--sandbox", choices=["local", "e2b"], help="where the code runs (default local)")
+    solve.add_argument("--code", metavar="FILE", dest="starting_code",
+                       help="starting code to test (and heal) before any model call")
+    _add_run_flags(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
@@ -79,17 +74,14 @@ def _parser() -> argparse.ArgumentParser:
         "resume", help="continue a run that was cut short (killed, crashed) from its last checkpoint",
         description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
         "and reflections are kept, not redone. The run keeps the settings it started with, except "
-        "those given here. Output as for `solve`.",
+        "those given here, which replace them. Output as for `solve`.",
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
-    resume.add_argument("--model", metavar="M", help="use this model from now on")
-    resume.add_argument("--base-url", metavar="URL", help="use this OpenAI-compatible endpoint from now on")
-    resume.add_argument("--timeout", type=float, metavar="S", help="wall-clock limit of one test run, seconds")
-    resume.add_argument("--sandbox", choices=["local", "e2b"], help="where the code runs from now on")
+    _add_run_flags(resume)
     _add_checkpointer(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
     resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
-    resume.set_defaults(handler=_resume, entry_point=None, max_attempts=None, retry_samples=None)
+    resume.set_defaults(handler=_resume)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",
                                   description="List threads: id, status, attempts, reflections, last update, task.")
@@ -143,7 +135,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from codeheal.context import Context
     from codeheal.nodes.prepare import validate_input
     from codeheal.runner import run_with_progress
 
@@ -152,27 +143,66 @@ def _solve(args: argparse.Namespace) -> int:
         "tests": _read_file(args.tests, "tests"),
         "entry_point": args.entry_point,
     }
+    if args.starting_code:
+        request["starting_code"] = _read_file(args.starting_code, "starting code")
     validate_input(request)
+    settings = _typed_settings(args)
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    result = run_with_progress(request, _context(args), thread_id, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
     return _report(args, result, thread_id)
 
 
 def _resume(args: argparse.Namespace) -> int:
     from codeheal.runner import run_with_progress
 
-    result = run_with_progress(None, _context(args), args.thread, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(None, _typed_settings(args), args.thread, stderr, checkpointer=args.checkpointer)
     return _report(args, result, args.thread)
 
 
-def _context(args: argparse.Namespace) -> Context:
+RUN_FLAGS = {
+    # Context field: flag. Fields not named here get --field-name; review_on_exhaustion has
+    # no flag: a paused CLI run could not be answered.
+    "max_attempts": "--max-attempts",
+    "timeout_s": "--timeout",
+    "e2b_lifetime_s": "--e2b-lifetime",
+}
+NO_FLAG = {"review_on_exhaustion"}
+
+
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per Context field a CLI user may set, described as Studio describes it.
+    Flags the user does not give stay out of the parsed arguments (argparse.SUPPRESS), so
+    that what was typed is known: it wins over saved settings and the environment."""
+    from dataclasses import fields
+    from typing import Literal, get_args, get_origin, get_type_hints
+
+    from codeheal.context import Context, fallback
+
+    hints = get_type_hints(Context)
+    group = parser.add_argument_group("run settings (default: $CODEHEAL_<FIELD> if set, else as shown)")
+    for f in fields(Context):
+        if f.name in NO_FLAG:
+            continue
+        flag = RUN_FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+        default = fallback(f.name)
+        options: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": f.metadata["description"]}
+        if isinstance(default, bool):
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
+        elif get_origin(hints[f.name]) is Literal:
+            group.add_argument(flag, choices=get_args(hints[f.name]), **options)
+        else:
+            kind = type(default) if default is not None else str
+            metavar = {int: "N", float: "X"}.get(kind, "TEXT")
+            group.add_argument(flag, type=kind, metavar=metavar, **options)
+
+
+def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
+    """The Context fields given on the command line."""
+    from dataclasses import fields
+
     from codeheal.context import Context
 
-    overrides = {
-        "max_attempts": args.max_attempts, "timeout_s": args.timeout, "model": args.model,
-        "base_url": args.base_url, "sandbox": args.sandbox, "retry_samples": args.retry_samples,
-    }
-    return Context(**{k: v for k, v in overrides.items() if v is not None})
+    return {f.name: getattr(args, f.name) for f in fields(Context) if hasattr(args, f.name)}
 
 
 def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:

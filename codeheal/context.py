@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Literal
+from typing import Any, Literal
 
 from codeheal.errors import ConfigError
 
@@ -12,105 +12,107 @@ SandboxKind = Literal["local", "e2b"]
 ENV_PREFIX = "CODEHEAL_"
 
 
+def setting(default: object, description: str) -> Any:
+    """A Context field: unset (None) until resolved; `default` applies when the environment
+    does not name a value either. (Kept under json_schema_extra: Studio's schema builder,
+    pydantic, passes field metadata on as Field arguments.)"""
+    shown = "none" if default is None else repr(default)
+    return field(default=None, metadata={
+        "description": f"{description} Default: {shown}.",
+        "json_schema_extra": {"fallback": default},
+    })
+
+
+def fallback(name: str) -> object:
+    """The default of Context field `name`, used when neither the caller nor the
+    environment gives a value."""
+    return _FIELDS[name].metadata["json_schema_extra"]["fallback"]
+
+
 @dataclass(kw_only=True)
 class Context:
     """How one run of the loop is carried out.
 
-    A field left at its default is taken from the environment variable
-    ``CODEHEAL_<FIELD>`` when that is set (for example ``CODEHEAL_MODEL=gpt-4o-mini``).
+    A field given a value keeps it, whatever the environment says. A field left unset
+    (None) is taken from the environment variable ``CODEHEAL_<FIELD>`` when that is set
+    (for example ``CODEHEAL_MODEL=gpt-4o-mini``), else from the default shown in its
+    description. After construction every field holds its resolved value.
     """
 
-    model: str = field(
-        default="local",
-        metadata={
-            "description": '"local" for the embedded offline model, an OpenAI model name, '
-            "or any model name served at base_url (vLLM, Ollama, llama.cpp)."
-        },
+    model: str = setting(
+        "local",
+        '"local" for the embedded offline model, an OpenAI model name, '
+        "or any model name served at base_url (vLLM, Ollama, llama.cpp).",
     )
-    base_url: str | None = field(
-        default=None,
-        metadata={"description": "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1."},
+    base_url: str | None = setting(
+        None,
+        "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.",
     )
-    temperature: float = field(
-        default=0.0,
-        metadata={"description": "Sampling temperature of the first attempt."},
+    temperature: float = setting(
+        0.0,
+        "Sampling temperature of the first attempt.",
     )
-    retry_temperature: float = field(
-        default=0.7,
-        metadata={
-            "description": "Sampling temperature of later attempts: some variety helps a retry "
-            "escape the first attempt's mistake."
-        },
+    retry_temperature: float = setting(
+        0.7,
+        "Sampling temperature of later attempts: some variety helps a retry "
+        "escape the first attempt's mistake.",
     )
-    show_failed_code: bool = field(
-        default=False,
-        metadata={
-            "description": "Show the failed attempt's code in the retry prompt. Off by default: "
-            "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
-            "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
-            "the retry still sees the failed checks and the lessons). Worth turning on for "
-            "stronger models."
-        },
+    show_failed_code: bool = setting(
+        False,
+        "Show the failed attempt's code in the retry prompt. Off by default: "
+        "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
+        "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
+        "the retry still sees the failed checks and the lessons). Worth turning on for "
+        "stronger models.",
     )
-    retry_samples: int = field(
-        default=1,
-        metadata={
-            "description": "Candidates the actor writes on each later attempt, at "
-            "retry_temperature. The evaluator tests them in turn and keeps the one that passes "
-            "the most checks: small models tend to copy a failed attempt, and several samples "
-            "escape that at the price of more tokens."
-        },
+    retry_samples: int = setting(
+        1,
+        "Candidates the actor writes on each later attempt, at "
+        "retry_temperature. The evaluator tests them in turn and keeps the one that passes "
+        "the most checks: small models tend to copy a failed attempt, and several samples "
+        "escape that at the price of more tokens.",
     )
-    max_attempts: int = field(
-        default=3,
-        metadata={"description": "Hard cap on attempts (generate + test) in one run."},
+    max_attempts: int = setting(
+        3,
+        "Hard cap on attempts (generate + test) in one run.",
     )
-    timeout_s: float = field(
-        default=10.0,
-        metadata={"description": "Wall-clock limit of one evaluation in the sandbox, seconds."},
+    timeout_s: float = setting(
+        10.0,
+        "Wall-clock limit of one evaluation in the sandbox, seconds.",
     )
-    reflect: bool = field(
-        default=True,
-        metadata={
-            "description": "Write a reflection after each failure. Off: the actor sees only the "
-            "raw failure (the ablation the HumanEval benchmark compares against)."
-        },
+    reflect: bool = setting(
+        True,
+        "Write a reflection after each failure. Off: the actor sees only the "
+        "raw failure (the ablation the HumanEval benchmark compares against).",
     )
-    sandbox: SandboxKind = field(
-        default="local",
-        metadata={"description": '"local" (default, no account) or "e2b" (needs E2B_API_KEY).'},
+    sandbox: SandboxKind = setting(
+        "local",
+        '"local" (default, no account) or "e2b" (needs E2B_API_KEY).',
     )
-    e2b_template: str = field(
-        default="code-interpreter-v1",
-        metadata={"description": "E2B: the template each remote sandbox is created from."},
+    e2b_template: str = setting(
+        "code-interpreter-v1",
+        "E2B: the template each remote sandbox is created from.",
     )
-    e2b_lifetime_s: int = field(
-        default=300,
-        metadata={
-            "description": "E2B: seconds a remote sandbox may live before E2B kills it; the "
-            "backstop should codeheal be unable to kill it at the end of the run."
-        },
+    e2b_lifetime_s: int = setting(
+        300,
+        "E2B: seconds a remote sandbox may live before E2B kills it; the "
+        "backstop should codeheal be unable to kill it at the end of the run.",
     )
-    require_isolation: bool = field(
-        default=False,
-        metadata={
-            "description": "Local sandbox: fail with an error instead of falling back to basic "
-            "isolation when bubblewrap is missing or cannot start."
-        },
+    require_isolation: bool = setting(
+        False,
+        "Local sandbox: fail with an error instead of falling back to basic "
+        "isolation when bubblewrap is missing or cannot start.",
     )
-    review_on_exhaustion: bool = field(
-        default=False,
-        metadata={
-            "description": "When the attempts run out, pause for a human to accept the best "
-            "attempt, abort, or retry with a hint (needs a checkpointer; Studio has one)."
-        },
+    review_on_exhaustion: bool = setting(
+        False,
+        "When the attempts run out, pause for a human to accept the best "
+        "attempt, abort, or retry with a hint (needs a checkpointer; Studio has one).",
     )
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            env_value = os.environ.get(ENV_PREFIX + f.name.upper())
-            if env_value is not None and getattr(self, f.name) == f.default:
-                setattr(self, f.name, _parse_env(f.name, env_value, f.default))
+            if getattr(self, f.name) is None:
+                setattr(self, f.name, _unset_value(f.name, fallback(f.name)))
         self.validate()
 
     def validate(self) -> None:
@@ -132,22 +134,33 @@ class Context:
                 raise ConfigError(f"{name} must be between 0 and 2, got {getattr(self, name)!r}")
 
 
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def _unset_value(name: str, default: object) -> object:
+    env_value = os.environ.get(ENV_PREFIX + name.upper())
+    return default if env_value is None else _parse_env(name, env_value, default)
+
+
 def _parse_env(name: str, value: str, default: object) -> object:
     try:
         if isinstance(default, bool):
-            return value.lower() in ("1", "true", "yes")
+            return _BOOLEANS[value.strip().lower()]
         if isinstance(default, int):
             return int(value)
         if isinstance(default, float):
             return float(value)
-    except ValueError:
+    except (KeyError, ValueError):
         raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} is not a valid {type(default).__name__}") from None
     return value
 
 
+_FIELDS = {f.name: f for f in fields(Context)}
+
+
 def resolve_context(context: Context | dict | None) -> Context:
-    """The run's Context: LangGraph passes None when no context was given, and a parent
-    graph may pass its own context object through to an embedded codeheal."""
+    """The run's Context. LangGraph passes None when no context was given, and a parent
+    graph may pass its own context object through to an embedded codeheal (counted as none)."""
     if isinstance(context, Context):
         return context
     if isinstance(context, dict):

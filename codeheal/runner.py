@@ -27,7 +27,7 @@ settings the run started with."""
 
 def run_with_progress(
     request: InputState | None,
-    context: Context,
+    settings: dict[str, object],
     thread_id: str,
     console: Console,
     *,
@@ -37,16 +37,16 @@ def run_with_progress(
 
     `request` None continues the thread's unfinished run; so does a request for the same
     task and tests when the thread's last run was cut short (its finished attempts and
-    reflections are kept, not redone). A continued run takes its settings from the run it
-    continues, except the fields `context` sets to a non-default value. `checkpointer` is a
+    reflections are kept, not redone). `settings` are the Context fields the user gave
+    explicitly: they always win; a continued run takes the rest from the run it continues,
+    and the environment fills what neither names. `checkpointer` is a
     postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir)."""
     config = {"configurable": {"thread_id": thread_id}}
     with open_checkpointer(checkpointer, must_exist=request is None) as saver:
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
-        if resuming:
-            context = _merge(context, saved_context(snapshot))
+        context = merged_context(saved_context(snapshot) if resuming else {}, settings)
         config["metadata"] = {CONTEXT_KEY: json.dumps(asdict(context))}
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
@@ -100,15 +100,11 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     return True
 
 
-def _merge(given: Context, saved: dict) -> Context:
-    """`saved` settings, overridden by the fields `given` sets to a non-default value."""
-    known = {f.name: f for f in fields(Context)}
-    merged = {name: value for name, value in saved.items() if name in known}
-    for name, f in known.items():
-        value = getattr(given, name)
-        if value != f.default or name not in merged:
-            merged[name] = value
-    return Context(**merged)
+def merged_context(saved: dict, given: dict[str, object]) -> Context:
+    """The saved settings of a run, then the ones `given` explicitly; the environment
+    supplies only what neither names."""
+    known = {f.name for f in fields(Context)}
+    return Context(**{**{k: v for k, v in saved.items() if k in known}, **given})
 
 
 class _Narrator:
@@ -137,10 +133,10 @@ class _Narrator:
             self._running("testing the given code" if values.get("candidates") else "writing code")
         elif node == "actor":
             usage = values.get("generation") or {}
-            self.console.print(
-                f"attempt {self.attempt}: code written in {usage.get('seconds', 0):.1f} s"
-                + (f" ({usage['tokens']} tokens)" if usage.get("tokens") else "")
-            )
+            tokens = ""
+            if usage.get("tokens"):
+                tokens = f" ({usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens)"
+            self.console.print(f"attempt {self.attempt}: code written in {usage.get('seconds', 0):.1f} s{tokens}")
             self._running("running the tests")
         elif node == "evaluator":
             self._on_evaluation(values)
@@ -148,6 +144,11 @@ class _Narrator:
             for lesson in values.get("reflections") or []:  # none when Context.reflect is off
                 self.console.print(f"  [cyan]reflection:[/cyan] {escape(lesson)}", soft_wrap=False)
             self._running("writing code")
+        elif node == "finish":
+            status = values["status"]
+            elapsed = time.perf_counter() - self.started
+            colour = "green" if status in ("passed", "accepted") else "red"
+            self.console.print(f"[{colour}]{status}[/{colour}] after {self.attempt - 1} attempt(s), {elapsed:.1f} s")
 
     def _on_evaluation(self, values: dict) -> None:
         feedback = values["feedback"]
@@ -157,13 +158,7 @@ class _Narrator:
             f"attempt {record['attempt']}: {mark} {feedback['passed_count']}/{feedback['total']} checks "
             f"in {feedback['seconds']:.2f} s ({feedback['isolation']} sandbox)"
         )
+        self.attempt = record["attempt"] + 1
         if not feedback["passed"]:
             self.console.print(f"  [dim]{escape(record['summary'])}[/dim]")
-        self.attempt = record["attempt"] + 1
-        status = values["status"]
-        if status == "running":
-            self._running("reflecting on the failure")
-        else:
-            elapsed = time.perf_counter() - self.started
-            colour = "green" if status == "passed" else "red"
-            self.console.print(f"[{colour}]{status}[/{colour}] after {record['attempt']} attempt(s), {elapsed:.1f} s")
+            self._running("reflecting on the failure" if self.context.reflect else "writing code")

@@ -52,9 +52,12 @@ class Feedback(TypedDict):
 
 
 class Usage(TypedDict):
-    """What one model call cost."""
+    """What one or more model calls cost."""
 
     tokens: int
+    """prompt_tokens + completion_tokens."""
+    prompt_tokens: int
+    completion_tokens: int
     seconds: float
 
 
@@ -71,14 +74,23 @@ class Attempt(TypedDict):
     total: int
     reflection: str | None
     tokens: int
+    """Model tokens of the attempt: writing its candidates and reflecting on it."""
+    prompt_tokens: NotRequired[int]
+    completion_tokens: NotRequired[int]
     seconds: float
 
 
-class InputState(TypedDict):
+class RunInput(TypedDict):
+    """What one run is asked to do. Kept on a thread only until the run ends."""
+
     task: str
     tests: str
     entry_point: NotRequired[str | None]
-    code: NotRequired[str | None]
+    starting_code: NotRequired[str | None]
+    """Code to test (and heal) before any model call, e.g. a user's failing draft."""
+
+
+class InputState(RunInput):
     reflections: NotRequired[list[str]]
     """Lessons to start from, e.g. a parent agent's memory; the output returns them with
     this run's lessons appended."""
@@ -86,31 +98,45 @@ class InputState(TypedDict):
 
 class OutputState(TypedDict):
     code: str
+    """The best attempt: the one that passed the most checks."""
     status: Status
     attempts: int
     reflections: list[str]
     history: list[Attempt]
 
 
-class State(TypedDict):
-    task: str
-    tests: str
-    entry_point: NotRequired[str | None]
-    code: NotRequired[str | None]
-    """Input: optional starting code. Output: the best attempt so far."""
-    candidates: NotRequired[list[str]]
-    """The code the evaluator tests next: the starting code, or what the actor wrote (one
-    candidate on attempt 1, Context.retry_samples on later attempts). The evaluator keeps the
-    one that passes the most checks as the attempt."""
-    generation: NotRequired[Usage]
-    """What writing the latest candidates cost, all samples together."""
-    feedback: NotRequired[Feedback | None]
-    status: NotRequired[Status]
-    attempts: NotRequired[int]
-    attempt_limit: NotRequired[int | None]
-    """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
+class ThreadMemory(TypedDict):
+    """What a thread keeps from run to run."""
+
     reflections: Annotated[list[str], operator.add]
     """The reflection memory: appended across attempts and across runs of a thread."""
-    history: NotRequired[list[Attempt]]
-    sandbox_session: NotRequired[str | None]
+
+
+class RunScratch(TypedDict, total=False):
+    """Working fields of the run in progress; `prepare` resets them at the start of each run."""
+
+    candidates: list[str]
+    """The code the evaluator tests next: the starting code, or what the actor wrote (one
+    candidate on attempt 1, Context.retry_samples on later attempts)."""
+    generation: Usage
+    """What writing the latest candidates cost, all samples together."""
+    feedback: Feedback | None
+    """The evaluation of the latest attempt."""
+    attempt_limit: int | None
+    """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
+    sandbox_session: str | None
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
+
+
+class RunOutcome(TypedDict, total=False):
+    """The run's result as it builds up; `finish` writes the final status and code."""
+
+    code: str
+    status: Status
+    attempts: int
+    history: list[Attempt]
+
+
+class State(RunInput, ThreadMemory, RunScratch, RunOutcome):
+    """Everything the nodes share: the run's input, the thread's memory, the run's scratch
+    fields and its outcome."""

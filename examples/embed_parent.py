@@ -92,8 +92,7 @@ def build_direct_parent(
     codeheal = build_graph(llm=llm).compile(name="codeheal")  # no checkpointer: inherits ours
 
     def plan_node(state: SharedKeysState) -> dict:
-        # code "" : the last run's code on this thread is not starting code for a new task
-        return {"task": plan(state["request"]), "tests": state["checks"], "code": ""}
+        return {"task": plan(state["request"]), "tests": state["checks"]}
 
     def summarise_node(state: SharedKeysState) -> dict:
         return {"summary": summarise(state["status"], state["code"], state.get("reflections", []))}

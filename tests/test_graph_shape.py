@@ -1,31 +1,33 @@
-"""The drawn graph and the pure routers."""
+"""The drawn graph, the pure routers, and the loop policy they apply."""
 
 from __future__ import annotations
 
-from langgraph.graph import END
-
-from codeheal import build_graph, graph
-from codeheal.graph.routers import route_after_evaluation, route_start
+from codeheal import Context, build_graph, graph
+from codeheal.graph.policy import after_evaluation, attempt_limit, best_attempt, final_status
+from codeheal.graph.routers import route_after_evaluation, route_after_review, route_start
 
 
 def edges(drawn) -> dict[tuple[str, str], bool]:
     return {(e.source, e.target): e.conditional for e in drawn.edges}
 
 
-def test_drawn_graph_has_the_conditional_edges_out_of_the_evaluator():
+def test_drawn_graph_has_every_route_out_of_the_evaluator():
     drawn = edges(graph.get_graph())
-    assert drawn[("evaluator", "reflector")] is True
-    assert drawn[("evaluator", "__end__")] is True
+    for target in ("reflector", "actor", "review", "finish"):
+        assert drawn[("evaluator", target)] is True, target
     assert drawn[("reflector", "actor")] is False
     assert drawn[("actor", "evaluator")] is False
+    assert drawn[("finish", "__end__")] is False
     assert drawn[("prepare", "actor")] is True and drawn[("prepare", "evaluator")] is True
+    assert drawn[("review", "actor")] is True and drawn[("review", "finish")] is True
 
 
 def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
     nodes = set(build_graph().compile().get_graph().nodes)
-    assert {"__start__", "prepare", "actor", "evaluator", "reflector", "__end__"} <= nodes
+    assert {"__start__", "prepare", "actor", "evaluator", "reflector", "review", "finish", "__end__"} <= nodes
     mermaid = graph.get_graph().draw_mermaid()
-    assert "evaluator -.-> reflector;" in mermaid and "evaluator -.-> __end__;" in mermaid
+    assert "evaluator -.-> reflector;" in mermaid and "evaluator -.-> actor;" in mermaid
+    assert "finish --> __end__;" in mermaid
 
 
 def test_route_start():
@@ -34,7 +36,39 @@ def test_route_start():
     assert route_start({}) == "actor"
 
 
-def test_route_after_evaluation():
-    assert route_after_evaluation({"status": "running"}) == "reflector"
-    assert route_after_evaluation({"status": "passed"}) == END
-    assert route_after_evaluation({"status": "failed"}) == END
+def feedback(passed: bool) -> dict:
+    return {"passed": passed}
+
+
+def test_after_evaluation_follows_the_outcome_the_cap_and_the_context():
+    running = {"feedback": feedback(False), "attempts": 1}
+    assert after_evaluation(running, Context()) == "reflector"
+    assert after_evaluation(running, Context(reflect=False)) == "actor"
+    assert after_evaluation({"feedback": feedback(True), "attempts": 1}, Context()) == "finish"
+    exhausted = {"feedback": feedback(False), "attempts": 3}
+    assert after_evaluation(exhausted, Context(max_attempts=3)) == "finish"
+    assert after_evaluation(exhausted, Context(max_attempts=3, review_on_exhaustion=True)) == "review"
+    assert after_evaluation({**exhausted, "attempt_limit": 4}, Context(max_attempts=3)) == "reflector"
+
+
+def test_router_without_runtime_uses_the_default_context():
+    assert route_after_evaluation({"feedback": feedback(False), "attempts": 1}) == "reflector"
+    assert route_after_review({"status": "running"}) == "actor"
+    assert route_after_review({"status": "accepted"}) == "finish"
+
+
+def test_final_status_and_attempt_limit():
+    assert final_status({"feedback": feedback(True)}) == "passed"
+    assert final_status({"feedback": feedback(False), "status": "accepted"}) == "accepted"
+    assert final_status({"feedback": feedback(False), "status": "running"}) == "failed"
+    assert attempt_limit({}, Context(max_attempts=5)) == 5
+    assert attempt_limit({"attempt_limit": 7}, Context(max_attempts=5)) == 7
+
+
+def test_best_attempt_prefers_most_checks_then_the_latest():
+    def attempt(n: int, passed: int, code: str = "x = 1") -> dict:
+        return {"attempt": n, "passed_count": passed, "code": code}
+
+    assert best_attempt([attempt(1, 2), attempt(2, 1)])["attempt"] == 1
+    assert best_attempt([attempt(1, 2), attempt(2, 2)])["attempt"] == 2
+    assert best_attempt([attempt(1, 0), attempt(2, 0, code="")])["attempt"] == 1

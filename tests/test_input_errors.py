@@ -20,7 +20,7 @@ from codeheal.errors import CodehealError, ConfigError, InputError
     ({"task": "Add.", "tests": ADD_TESTS, "entry_point": "plus"}, "'plus' is never used by the tests"),
     ({"task": "Add.", "tests": ADD_TESTS, "entry_point": "add two"}, "is not a Python identifier"),
     ({"task": "Add.", "tests": "def helper():\n    return add(1, 2)\n"}, "no checks"),
-    ({"task": "Add.", "tests": ADD_TESTS, "code": 42}, "code must be a string"),
+    ({"task": "Add.", "tests": ADD_TESTS, "starting_code": 42}, "starting_code must be a string"),
 ])
 def test_bad_input_is_refused_before_any_model_call(sandbox, inputs, expected):
     model = scripted(fenced("def add(a, b):\n    return a + b\n"))

@@ -133,7 +133,7 @@ def test_async_invoke_heals(sandbox):
 
 def test_starting_code_that_passes_needs_no_model():
     model = scripted()
-    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "code": GOOD_ADD})
+    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "starting_code": GOOD_ADD})
     assert result["status"] == "passed"
     assert result["attempts"] == 1
     assert model.calls == []
@@ -141,7 +141,7 @@ def test_starting_code_that_passes_needs_no_model():
 
 def test_starting_code_that_fails_is_reflected_on_first(sandbox):
     model = scripted("Subtraction instead of addition.", fenced(GOOD_ADD))
-    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "code": BAD_ADD}, sandbox,
+    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS, "starting_code": BAD_ADD}, sandbox,
                  show_failed_code=True)
     assert result["status"] == "passed"
     assert result["attempts"] == 2
@@ -155,7 +155,7 @@ def test_public_graph_runs_starting_code_without_any_model(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     result = graph.invoke(
-        {"task": "Add two numbers.", "tests": ADD_TESTS, "code": GOOD_ADD},
+        {"task": "Add two numbers.", "tests": ADD_TESTS, "starting_code": GOOD_ADD},
         context=Context(model="gpt-unreachable"),
     )
     assert result["status"] == "passed"

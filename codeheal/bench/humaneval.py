@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from langgraph.graph.state import CompiledStateGraph
@@ -30,7 +30,8 @@ from codeheal.bench.report import write_reports
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.graph import build_graph
-from codeheal.nodes.evaluator import NO_CODE, best_attempt
+from codeheal.graph.policy import best_attempt
+from codeheal.nodes.evaluator import NO_CODE
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Attempt, Feedback
 
@@ -60,7 +61,7 @@ class BenchConfig:
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
     """The Context of one condition; all three share model, endpoint and temperatures."""
-    context = Context(
+    return Context(
         model=config.model,
         base_url=config.base_url,
         temperature=0.0,
@@ -69,9 +70,8 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         retry_samples=config.retry_samples,
         timeout_s=config.timeout_s,
         sandbox="local",
+        reflect=condition != "raw_error",
     )
-    context.reflect = condition != "raw_error"
-    return context
 
 
 def task_text(problem: Problem) -> str:
@@ -91,7 +91,8 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
     problems = load_problems(config.limit)
     path = config.out_dir / RECORDS_FILE
-    records = read_records(path, config.model, config.max_attempts, config.retry_samples)
+    contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
+    records = read_records(path, contexts)
     asyncio.run(_run_all(config, problems, records, path, console))
     settings = (
         f"{config.retry_samples} candidates per retry (temperature {RETRY_TEMPERATURE:g}), the one passing most "
@@ -161,7 +162,7 @@ async def run_problem(
     request = {"task": task_text(problem), "tests": problem.visible_tests, "entry_point": problem.entry_point}
     shared = seed is not None and bool(seed["code"].strip())
     if shared:
-        request["code"] = seed["code"]
+        request["starting_code"] = seed["code"]
     feedbacks: list[Feedback] = []
     final: dict = {}
     started_at = time.time()
@@ -196,6 +197,7 @@ async def run_problem(
         model=config.model,
         run_max_attempts=config.max_attempts,
         run_retry_samples=config.retry_samples,
+        context=asdict(context),
         visible_source=problem.visible_source,
         visible_count=problem.visible_count,
         status=final["status"],

@@ -40,6 +40,8 @@ class ProblemRecord(TypedDict):
     model: str
     run_max_attempts: int
     run_retry_samples: int
+    context: dict
+    """Every Context field the condition ran with."""
     visible_source: str
     visible_count: int
     status: str
@@ -63,12 +65,10 @@ class ProblemRecord(TypedDict):
     code: str
 
 
-def read_records(
-    path: Path, model: str, max_attempts: int, retry_samples: int
-) -> dict[tuple[str, str], ProblemRecord]:
-    """The finished records in `path` by (condition, task_id). Refuses a file written with
-    another model, attempt cap or retry sample count: mixing them would make the results
-    meaningless."""
+def read_records(path: Path, contexts: dict[Condition, dict]) -> dict[tuple[str, str], ProblemRecord]:
+    """The finished records in `path` by (condition, task_id). Refuses a record whose
+    condition ran with any other Context than `contexts` gives it: mixing settings would
+    make the results meaningless."""
     records: dict[tuple[str, str], ProblemRecord] = {}
     if not path.exists():
         return records
@@ -79,12 +79,14 @@ def read_records(
             record = json.loads(line)
         except json.JSONDecodeError:
             continue  # the last line of a run killed mid-write
-        written = (record["model"], record["run_max_attempts"], record.get("run_retry_samples", 1))
-        if written != (model, max_attempts, retry_samples):
+        wanted = contexts[record["condition"]]
+        written = record.get("context", {})
+        if written != wanted:
+            differences = sorted(k for k in wanted.keys() | written.keys() if written.get(k) != wanted.get(k))
+            shown = ", ".join(f"{k} {written.get(k, '(unrecorded)')!r} (now {wanted.get(k)!r})" for k in differences)
             raise ConfigError(
-                f"{path} line {number} was written with model {written[0]!r}, max_attempts "
-                f"{written[1]} and retry_samples {written[2]}, not {model!r}, {max_attempts} and "
-                f"{retry_samples}; pass --out with another directory, or delete the file to start over"
+                f"{path} line {number} ({record['condition']}) was written with other settings: {shown}; "
+                "pass --out with another directory, or delete the file to start over"
             )
         records[(record["condition"], record["task_id"])] = record
     return records

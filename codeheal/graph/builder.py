@@ -11,9 +11,11 @@ from codeheal.errors import is_transient
 from codeheal.graph.routers import route_after_evaluation, route_after_review, route_start
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.evaluator import make_evaluator
+from codeheal.nodes.finish import make_finish
 from codeheal.nodes.prepare import prepare
 from codeheal.nodes.reflector import make_reflector
 from codeheal.nodes.review import review
+from codeheal.nodes.steps import node
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import InputState, OutputState, State
 
@@ -30,14 +32,16 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
     builder.add_node("prepare", prepare)
-    builder.add_node("actor", make_actor(llm), retry_policy=TRANSPORT_RETRY)
-    builder.add_node("evaluator", make_evaluator(sandbox), retry_policy=TRANSPORT_RETRY)
-    builder.add_node("reflector", make_reflector(llm), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("actor", node(make_actor(llm), "actor"), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("evaluator", node(make_evaluator(sandbox), "evaluator"), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("reflector", node(make_reflector(llm), "reflector"), retry_policy=TRANSPORT_RETRY)
     builder.add_node("review", review)
+    builder.add_node("finish", node(make_finish(sandbox), "finish"), retry_policy=TRANSPORT_RETRY)
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", route_start)
     builder.add_edge("actor", "evaluator")
     builder.add_conditional_edges("evaluator", route_after_evaluation)
     builder.add_edge("reflector", "actor")
     builder.add_conditional_edges("review", route_after_review)
+    builder.add_edge("finish", END)
     return builder

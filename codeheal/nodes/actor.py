@@ -1,26 +1,26 @@
-"""The actor: writes the next candidate from the task, the lessons and the last failure."""
+"""The actor: writes the next candidates from the task, the lessons and the last failure."""
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Callable
+
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable, RunnableLambda
 
 from codeheal.context import current_context
+from codeheal.graph.policy import attempt_limit
 from codeheal.llm import chat_model
-from codeheal.nodes.evaluator import attempt_limit
 from codeheal.nodes.extraction import extract_code
+from codeheal.nodes.model_call import total_usage
 from codeheal.nodes.prompts import actor_messages
-from codeheal.nodes.model_call import ainvoke_model, invoke_model
+from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import AttemptStarted, emit
-from codeheal.state import State, Usage
+from codeheal.state import State
 
 
-def make_actor(llm: BaseChatModel | None = None) -> Runnable:
-    """The actor node; `llm` overrides the model named in the run's Context."""
+def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict]]:
+    """The actor node's body; `llm` overrides the model named in the run's Context."""
 
-    def request(state: State) -> tuple[BaseChatModel, list[BaseMessage], int]:
+    def actor(state: State) -> Steps[dict]:
         context = current_context()
         emit(AttemptStarted(
             kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
@@ -40,29 +40,15 @@ def make_actor(llm: BaseChatModel | None = None) -> Runnable:
             last_code=last_code,
             last_feedback=state.get("feedback"),
         )
-        return model, messages, context.retry_samples if retry else 1
+        replies = []
+        # One after another, not at once: a local server then reuses the cached prompt.
+        for _ in range(context.retry_samples if retry else 1):
+            replies.append((yield ModelCall(model, messages)))
+        # A reply without code becomes an empty candidate: the evaluator reports it as a
+        # failed attempt ("no code in reply") instead of the run crashing.
+        return {
+            "candidates": [extract_code(reply) or "" for reply, _ in replies],
+            "generation": total_usage([usage for _, usage in replies]),
+        }
 
-    def actor(state: State) -> dict:
-        model, messages, samples = request(state)
-        return _update([invoke_model(model, messages) for _ in range(samples)])
-
-    async def aactor(state: State) -> dict:
-        # building the model may start the embedded model server: blocking work that must
-        # stay off the event loop (the LangGraph server rejects blocking calls in it)
-        model, messages, samples = await asyncio.to_thread(request, state)
-        # One after another, not gathered: a local server then reuses the cached prompt.
-        return _update([await ainvoke_model(model, messages) for _ in range(samples)])
-
-    return RunnableLambda(actor, afunc=aactor, name="actor")
-
-
-def _update(replies: list[tuple[str, Usage]]) -> dict:
-    """A reply without code becomes an empty candidate: the evaluator reports it as a
-    failed attempt ("no code in reply") instead of the run crashing."""
-    return {
-        "candidates": [extract_code(reply) or "" for reply, _ in replies],
-        "generation": Usage(
-            tokens=sum(usage["tokens"] for _, usage in replies),
-            seconds=sum(usage["seconds"] for _, usage in replies),
-        ),
-    }
+    return actor

@@ -1,20 +1,22 @@
-"""The evaluator: runs the candidate against the tests in a sandbox and reports a Feedback."""
+"""The evaluator: runs the candidates against the tests in a sandbox and records the attempt
+with its Feedback. What happens next is the loop policy's decision (graph/policy.py)."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from langchain_core.runnables import Runnable, RunnableLambda
-
-from codeheal.context import Context, current_context
+from codeheal.context import current_context
 from codeheal.nodes.checks import TEST_MODULE, build_test_module
 from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
-from codeheal.progress import AttemptTested, RunStatus, emit
+from codeheal.nodes.model_call import NO_USAGE
+from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
+from codeheal.progress import AttemptTested, emit
 from codeheal.sandboxes import sandbox_for
-from codeheal.sandboxes.base import Job, RunResult, Sandbox, SessionSandbox
-from codeheal.state import Attempt, Feedback, State, Status
+from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.state import Attempt, Feedback, State
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
@@ -50,54 +52,47 @@ def feedback_without_running(candidate: str) -> Feedback | None:
     return syntax_feedback(candidate)
 
 
+def evaluation_steps(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+) -> Steps[Feedback]:
+    """The feedback on one candidate: judged without running when it can be, else tested."""
+    feedback = feedback_without_running(candidate)
+    if feedback is not None:
+        return feedback
+    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
+    return _from_run(result)
+
+
 def evaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
 ) -> Feedback:
-    """The feedback on one candidate: judged without running when it can be, else tested."""
-    return feedback_without_running(candidate) or _from_run(
-        sandbox.run(make_job(candidate, tests, timeout_s, session))
-    )
+    """The feedback on one candidate (blocking)."""
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
 
 
 async def aevaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return feedback_without_running(candidate) or _from_run(
-        await sandbox.arun(make_job(candidate, tests, timeout_s, session))
-    )
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
 
 
-def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
-    """The evaluator node; `sandbox` overrides the one named in the run's Context."""
+def make_evaluator(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]]:
+    """The evaluator node's body: tests the candidates, records the attempt and its
+    Feedback. `sandbox` overrides the one named in the run's Context."""
 
-    def evaluator(state: State) -> dict:
+    def evaluator(state: State) -> Steps[dict]:
         context = current_context()
-        chosen, session = sandbox or sandbox_for(context), _session(state)
+        chosen = sandbox or sandbox_for(context)
+        session = state.get("sandbox_session") or uuid.uuid4().hex
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = evaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
+            feedback = yield from evaluation_steps(chosen, candidate, state["tests"], context.timeout_s, session)
             if choice.add(candidate, feedback):
                 break
-        update = _update(state, context, choice)
-        if _session_over(update, session) and isinstance(chosen, SessionSandbox):
-            chosen.close_session(session)
-        return update
+        return {**_record(state, choice), "sandbox_session": session}
 
-    async def aevaluator(state: State) -> dict:
-        context = current_context()
-        chosen, session = sandbox or sandbox_for(context), _session(state)
-        choice = Choice()
-        for candidate in candidates_to_test(state):
-            feedback = await aevaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
-            if choice.add(candidate, feedback):
-                break
-        update = _update(state, context, choice)
-        if _session_over(update, session) and isinstance(chosen, SessionSandbox):
-            await chosen.aclose_session(session)
-        return update
-
-    return RunnableLambda(evaluator, afunc=aevaluator, name="evaluator")
+    return evaluator
 
 
 def candidates_to_test(state: State) -> list[str]:
@@ -135,28 +130,15 @@ class Choice:
         return {**self.feedback, "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _session(state: State) -> str:
-    """The key under which this run's attempts share a sandbox (E2B: one remote sandbox)."""
-    return state.get("sandbox_session") or uuid.uuid4().hex
-
-
-def _session_over(update: dict, session: str) -> bool:
-    """Record the session in the update while the run keeps testing; once it stops (passed,
-    failed, or paused for review) the session ends, and attempts a reviewer grants later
-    start a new one."""
-    running = update["status"] == "running"
-    update["sandbox_session"] = session if running else None
-    return not running
-
-
 def _from_run(result: RunResult) -> Feedback:
     return run_feedback(result, result.collected.get(REPORT_FILE, ""))
 
 
-def _update(state: State, context: Context, choice: Choice) -> dict:
+def _record(state: State, choice: Choice) -> dict:
+    """The attempt, its Feedback and what it cost, added to the run's history."""
     feedback = choice.attempt_feedback()
     attempts = (state.get("attempts") or 0) + 1
-    generation = state.get("generation") or {"tokens": 0, "seconds": 0.0}
+    generation = state.get("generation") or NO_USAGE
     record = Attempt(
         attempt=attempts,
         code=choice.code,
@@ -166,38 +148,18 @@ def _update(state: State, context: Context, choice: Choice) -> dict:
         total=feedback["total"],
         reflection=None,
         tokens=generation["tokens"],
+        prompt_tokens=generation["prompt_tokens"],
+        completion_tokens=generation["completion_tokens"],
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
     )
-    history = [*(state.get("history") or []), record]
-    status: Status = "passed" if feedback["passed"] else (
-        "failed" if attempts >= attempt_limit(state, context) else "running"
-    )
-    update = {
-        "attempts": attempts,
-        "feedback": feedback,
-        "history": history,
-        "status": status,
-        "code": best_attempt(history)["code"],
-        "candidates": [],
-    }
     emit(AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],
         passed_count=feedback["passed_count"], total=feedback["total"],
         summary=record["summary"], seconds=record["seconds"],
     ))
-    # A run that will pause for human review is not over yet: the review node ends it.
-    if status == "passed" or (status == "failed" and not context.review_on_exhaustion):
-        update["entry_point"] = None  # input of this run only: a thread's next run brings its own
-        emit(RunStatus(kind="status", status=status, attempts=attempts))
-    return update
-
-
-def attempt_limit(state: State, context: Context) -> int:
-    """How many attempts this run may use: the Context's cap unless a reviewer granted more."""
-    return state.get("attempt_limit") or context.max_attempts
-
-
-def best_attempt(history: list[Attempt]) -> Attempt:
-    """The attempt that passed the most checks; the latest one among equals, code
-    before no code."""
-    return max(reversed(history), key=lambda a: (a["passed_count"], bool(a["code"].strip())))
+    return {
+        "attempts": attempts,
+        "feedback": feedback,
+        "history": [*(state.get("history") or []), record],
+        "candidates": [],
+    }

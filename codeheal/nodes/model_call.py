@@ -33,7 +33,26 @@ async def ainvoke_model(model: BaseChatModel, messages: list[BaseMessage]) -> tu
 def usage_of(reply: BaseMessage, started: float) -> Usage:
     """Tokens reported by the model (0 when it reports none) and seconds since `started`."""
     metadata = getattr(reply, "usage_metadata", None) or {}
-    return Usage(tokens=int(metadata.get("total_tokens", 0)), seconds=time.perf_counter() - started)
+    prompt, completion = int(metadata.get("input_tokens", 0)), int(metadata.get("output_tokens", 0))
+    return Usage(
+        tokens=int(metadata.get("total_tokens", prompt + completion)),
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def total_usage(usages: list[Usage]) -> Usage:
+    """Several calls' cost as one."""
+    return Usage(
+        tokens=sum(u["tokens"] for u in usages),
+        prompt_tokens=sum(u["prompt_tokens"] for u in usages),
+        completion_tokens=sum(u["completion_tokens"] for u in usages),
+        seconds=sum(u["seconds"] for u in usages),
+    )
+
+
+NO_USAGE = Usage(tokens=0, prompt_tokens=0, completion_tokens=0, seconds=0.0)
 
 
 def reply_text(reply: BaseMessage) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codeheal.errors import InputError
 from codeheal.nodes.checks import calls_name, count_checks, parse_tests
-from codeheal.nodes.evaluator import best_attempt
+from codeheal.nodes.model_call import NO_USAGE
 from codeheal.state import State
 
 
@@ -24,25 +24,24 @@ def validate_input(state: State) -> None:
             raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
         if not calls_name(module, entry_point):
             raise InputError(f"entry_point {entry_point!r} is never used by the tests")
-    code = state.get("code")
+    code = state.get("starting_code")
     if code is not None and not isinstance(code, str):
-        raise InputError(f"code must be a string, got {type(code).__name__}")
+        raise InputError(f"starting_code must be a string, got {type(code).__name__}")
 
 
 def prepare(state: State) -> dict:
-    """Validate the input and start a fresh run. The reflection memory is kept: on a
-    thread it carries the lessons of earlier runs."""
+    """Validate the input and start a fresh run: every per-run field is reset. The
+    reflection memory is kept: on a thread it carries the lessons of earlier runs."""
     validate_input(state)
-    starting_code = state.get("code") or ""
-    previous = state.get("history") or []
-    if previous and starting_code == best_attempt(previous)["code"]:
-        starting_code = ""  # the last run's output left on the thread, not new input
+    starting_code = state.get("starting_code") or ""
     return {
         "attempts": 0,
         "attempt_limit": None,
         "status": "running",
+        "code": "",
         "history": [],
         "feedback": None,
+        "sandbox_session": None,
         "candidates": [starting_code] if starting_code.strip() else [],
-        "generation": {"tokens": 0, "seconds": 0.0},
+        "generation": NO_USAGE,
     }

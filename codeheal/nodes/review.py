@@ -18,8 +18,8 @@ from typing import Literal, NotRequired, TypedDict
 from langgraph.types import interrupt
 
 from codeheal.errors import InputError
-from codeheal.nodes.evaluator import best_attempt
-from codeheal.progress import ReflectionWritten, RunStatus, emit
+from codeheal.graph.policy import best_attempt
+from codeheal.progress import ReflectionWritten, emit
 from codeheal.state import State
 
 HINT_PREFIX = "Human reviewer: "
@@ -53,7 +53,8 @@ RESUME_HELP = (
 
 
 def review(state: State) -> dict:
-    """Pause for a human decision on the best attempt, then end the run or retry."""
+    """Pause for a human decision on the best attempt: retry (back to the actor), or
+    accept / abort (the run finishes)."""
     history = state["history"]
     best = best_attempt(history)
     decision = parse_decision(interrupt(ReviewRequest(
@@ -79,9 +80,7 @@ def review(state: State) -> dict:
             "reflections": [lesson],
             "history": [*earlier, {**last, "reflection": lesson}],
         }
-    status = "accepted" if decision["action"] == "accept" else "failed"
-    emit(RunStatus(kind="status", status=status, attempts=attempts))
-    return {"status": status, "entry_point": None}
+    return {"status": "accepted" if decision["action"] == "accept" else "failed"}
 
 
 def parse_decision(value: object) -> ReviewDecision:

@@ -40,7 +40,7 @@ def finished_thread(db: Path, thread: str) -> None:
     db.parent.mkdir(parents=True, exist_ok=True)
     with SqliteSaver.from_conn_string(str(db)) as saver:
         app = build_graph().compile(checkpointer=saver)
-        app.invoke({"task": ADD_TASK, "tests": ADD_TESTS, "code": GOOD_ADD},
+        app.invoke({"task": ADD_TASK, "tests": ADD_TESTS, "starting_code": GOOD_ADD},
                    {"configurable": {"thread_id": thread}})
 
 
@@ -93,11 +93,11 @@ def test_resume_refuses_unknown_and_finished_threads(db: Path, capsys: pytest.Ca
 def test_a_crashed_run_is_continued_without_redoing_its_reflection(db: Path) -> None:
     crashed_thread(db, "t1")
     with ScriptedServer() as server:
-        context = Context(model="scripted", base_url=server.url)
+        settings = {"model": "scripted", "base_url": server.url}
         console = Console(file=io.StringIO())
         with pytest.raises(InputError, match="unfinished run of a different task"):
-            run_with_progress({"task": "Something else.", "tests": ADD_TESTS}, context, "t1", console)
-        result = run_with_progress(None, context, "t1", console)
+            run_with_progress({"task": "Something else.", "tests": ADD_TESTS}, settings, "t1", console)
+        result = run_with_progress(None, settings, "t1", console)
     assert (result["status"], result["attempts"], result["reflections"]) == ("passed", 2, [LESSON])
     assert len(server.calls) == 1 and server.actor_calls() == server.calls  # attempt 2 only
 

@@ -20,7 +20,7 @@ def evaluate(code: str, tests: str, timeout_s: float = TIMEOUT_S) -> tuple[dict,
     context = Context(max_attempts=1, timeout_s=timeout_s, require_isolation=True, sandbox="local")
     started = time.monotonic()
     updates: dict = {}
-    for chunk in graph.stream({"task": "hostile", "tests": tests, "code": code},
+    for chunk in graph.stream({"task": "hostile", "tests": tests, "starting_code": code},
                               context=context, stream_mode="updates"):
         for update in chunk.values():
             updates.update(update or {})

@@ -51,7 +51,7 @@ def test_basic_isolation_reaches_the_feedback() -> None:
     graph = build_graph(llm=None).compile()
     with pytest.warns(local.IsolationWarning):
         out = graph.invoke(
-            {"task": "add", "tests": ADD_TESTS, "code": GOOD_ADD},
+            {"task": "add", "tests": ADD_TESTS, "starting_code": GOOD_ADD},
             context=Context(max_attempts=1, timeout_s=TIMEOUT_S),
         )
     assert out["status"] == "passed"
@@ -69,7 +69,7 @@ def test_required_isolation_fails_the_run_not_an_attempt() -> None:
     graph = build_graph(llm=None).compile()
     with pytest.raises(SandboxError, match="require_isolation"):
         graph.invoke(
-            {"task": "add", "tests": ADD_TESTS, "code": GOOD_ADD},
+            {"task": "add", "tests": ADD_TESTS, "starting_code": GOOD_ADD},
             context=Context(max_attempts=1, timeout_s=TIMEOUT_S, require_isolation=True),
         )
 

@@ -34,7 +34,7 @@ def test_a_healed_run_reports_each_step_in_order():
     assert custom[1]["summary"].startswith("failed 1/2")
     assert all(event["seconds"] > 0 for event in custom if event["kind"] == "tests_result")
     nodes = [next(iter(data)) for mode, data in chunks if mode == "updates"]
-    assert nodes == ["prepare", "actor", "evaluator", "reflector", "actor", "evaluator"]
+    assert nodes == ["prepare", "actor", "evaluator", "reflector", "actor", "evaluator", "finish"]
 
 
 def test_exhausted_run_ends_with_a_failed_status_event():
@@ -45,7 +45,7 @@ def test_exhausted_run_ends_with_a_failed_status_event():
 
 
 def test_starting_code_is_tested_without_an_attempt_started_event():
-    request = {**TASK, "code": "def add(a, b):\n    return a + b\n"}
+    request = {**TASK, "starting_code": "def add(a, b):\n    return a + b\n"}
     custom = [data for mode, data in _stream([], Context(), request) if mode == "custom"]
     assert [event["kind"] for event in custom] == ["tests_result", "status"]
 

@@ -95,12 +95,13 @@ def assistant_id(client: SyncLangGraphClient) -> str:
 def test_served_graph_has_the_loop_and_its_conditional_edges(client, assistant_id):
     drawing = client.assistants.get_graph(assistant_id)
     nodes = {node["id"] for node in drawing["nodes"]}
-    assert {"prepare", "actor", "evaluator", "reflector", "review"} <= nodes
+    assert {"prepare", "actor", "evaluator", "reflector", "review", "finish"} <= nodes
     edges = {(e["source"], e["target"]): e.get("conditional", False) for e in drawing["edges"]}
     assert edges[("actor", "evaluator")] is False
     assert edges[("reflector", "actor")] is False
-    for conditional in [("evaluator", "reflector"), ("evaluator", "__end__"), ("evaluator", "review"),
-                        ("prepare", "actor"), ("prepare", "evaluator"), ("review", "actor")]:
+    for conditional in [("evaluator", "reflector"), ("evaluator", "actor"), ("evaluator", "finish"),
+                        ("evaluator", "review"), ("prepare", "actor"), ("prepare", "evaluator"),
+                        ("review", "actor"), ("review", "finish")]:
         assert edges[conditional] is True, conditional
 
 

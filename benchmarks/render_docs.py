@@ -1,0 +1,138 @@
+"""Render the numbers and tables the docs quote from their sources: benchmark results from
+`benchmarks/results/*.json`, the settings table from `Context`. Each rendered part sits
+between `<!-- rendered:NAME -->` and `<!-- /rendered -->` in a Markdown file.
+
+    python benchmarks/render_docs.py           # rewrite the rendered parts
+    python benchmarks/render_docs.py --check   # exit 1 if any is out of date (a test runs this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import fields
+from pathlib import Path
+
+from codeheal.context import Context, fallback
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+BLOCK = re.compile(r"(<!-- rendered:(?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /rendered -->)", re.S)
+
+
+def _load(name: str) -> dict:
+    return json.loads((RESULTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _kilo(tokens: int) -> str:
+    return f"{tokens / 1000:.0f} k"
+
+
+def humaneval_table() -> str:
+    """One row per condition of the HumanEval run."""
+    run = _load("humaneval")
+    rows = [
+        f"HumanEval, all {run['problems']} problems, model `{run['model']}`, up to "
+        f"{run['max_attempts']} attempts (`benchmarks/results/humaneval.json`):",
+        "",
+        "| condition | hidden pass@1 | visible passed | mean attempts | tokens | wall time |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, result in run["conditions"].items():
+        rows.append(
+            f"| `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | "
+            f"{result['visible_passed']} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])} | "
+            f"{result['wall_s_own'] / 60:.0f} min |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def other_benchmarks() -> str:
+    """A line per speed benchmark, from its results file."""
+    loop = _load("loop_overhead")
+    evaluator = _load("evaluator_overhead")
+    sandbox = _load("sandbox_overhead")
+    model = _load("local_model")
+    concurrency = _load("concurrency")
+    return "\n".join([
+        f"- `loop_overhead.py`: the graph with a SQLite checkpointer against a plain Python loop, "
+        f"same scripted model and sandbox, {loop['attempts_per_run']} attempts: median wall-time "
+        f"ratio {loop['ratio']:.3f} over {loop['runs']} runs.",
+        f"- `evaluator_overhead.py`: testing starting code through `graph.invoke` takes "
+        f"{evaluator['graph_invoke_with_starting_code']['median_ms']:.0f} ms median, "
+        f"{evaluator['local_sandbox_run']['median_ms']:.0f} ms of it in the sandbox.",
+        f"- `sandbox_overhead.py`: the sandbox and the report plugin add "
+        f"{sandbox['evaluator_minus_bare_pytest_ms']:.0f} ms to a bare pytest run "
+        f"({sandbox['bare_pytest']['median_ms']:.0f} ms).",
+        f"- `local_model_speed.py`: model load {model['load_s']:.1f} s, "
+        f"{model['prompt_tokens_per_s']:.0f} prompt and {model['generation_tokens_per_s']:.0f} "
+        f"generated tokens per second ({model['server']['threads']} threads).",
+        f"- `concurrency.py`: {concurrency['runs']} runs on one compiled graph, "
+        f"{concurrency['concurrent']['wall_s']:.1f} s at concurrency "
+        f"{concurrency['concurrent']['concurrency']} against {concurrency['sequential']['wall_s']:.1f} s "
+        f"one after another ({concurrency['speedup']:.1f} times faster).",
+    ]) + "\n"
+
+
+def headline() -> str:
+    """The README's one-paragraph summary of the HumanEval run."""
+    run = _load("humaneval")["conditions"]
+    parts = [f"`{name}` {100 * result['pass_at_1']:.1f} %" for name, result in run.items()]
+    return f"HumanEval (164 problems, embedded 0.5B model, hidden tests): {', '.join(parts)}.\n"
+
+
+def context_table() -> str:
+    """Every Context field with its default and description."""
+    rows = ["| field | default | meaning |", "|---|---|---|"]
+    for f in fields(Context):
+        description = f.metadata["description"].rsplit(" Default: ", 1)[0]
+        rows.append(f"| `{f.name}` | `{fallback(f.name)!r}` | {description} |")
+    return "\n".join(rows) + "\n"
+
+
+RENDERERS: dict[str, Callable[[], str]] = {
+    "humaneval": humaneval_table,
+    "benchmarks": other_benchmarks,
+    "headline": headline,
+    "context": context_table,
+}
+FILES = ("README.md", "docs/benchmarks.md", "docs/library.md")
+
+
+def render(text: str) -> str:
+    """`text` with every rendered part brought up to date."""
+    def one(match: re.Match[str]) -> str:
+        name = match["name"]
+        if name not in RENDERERS:
+            raise KeyError(f"unknown rendered part {name!r}")
+        return match.group(1) + RENDERERS[name]() + match.group(4)
+
+    return BLOCK.sub(one, text)
+
+
+def stale_files() -> list[str]:
+    """The docs whose rendered parts differ from what their sources say."""
+    return [name for name in FILES if render(text := (ROOT / name).read_text(encoding="utf-8")) != text]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only report out-of-date files")
+    args = parser.parse_args()
+    stale = stale_files()
+    if args.check:
+        for name in stale:
+            print(f"{name} is out of date: run python benchmarks/render_docs.py", file=sys.stderr)
+        return 1 if stale else 0
+    for name in stale:
+        path = ROOT / name
+        path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
+        print(f"rendered {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""The docs say what the code and the results say, and start-up stays light."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from render_docs import stale_files  # noqa: E402
+
+
+def test_rendered_numbers_and_tables_match_their_sources():
+    assert stale_files() == [], "run: python benchmarks/render_docs.py"
+
+
+def test_readme_stays_short_and_names_the_two_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "make demo" in readme and "make test" in readme
+
+
+def test_every_doc_the_readme_links_exists():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("design", "library", "cli", "models", "deployment", "benchmarks", "sandbox"):
+        assert f"](docs/{name}.md)" in readme
+        assert (ROOT / "docs" / f"{name}.md").is_file()
+
+
+def test_the_cli_starts_without_langchain_langgraph_or_openai():
+    probe = (
+        "import sys, codeheal, codeheal.cli; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'openai'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
