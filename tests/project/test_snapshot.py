@@ -63,7 +63,7 @@ def test_file_cap_names_the_cap_the_count_and_the_biggest_entries(tmp_path: Path
     (project / "data").mkdir()
     for n in range(30):
         (project / "data" / f"{n}.txt").write_text("x")
-    with pytest.raises(InputError, match=r"32 files, over the cap of 10; the most are in data/ \(30 files\)"):
+    with pytest.raises(InputError, match=r"33 files, over the cap of 10; the most are in data/ \(30 files\)"):
         read_project(project, max_files=10)
 
 
