@@ -35,6 +35,8 @@ the low side, so the estimate errs towards fitting."""
 EXAMPLES_SHOWN = 3
 DATA_LINES = (20, 5)
 EXCERPT_CONTEXT = 3
+LINE_CHARS = 300
+"""A longer message, expected or actual value, or line of test data is cut to this."""
 DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", ".toml"})
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 
@@ -129,10 +131,14 @@ def _group_section(name: str, group: list[CheckFailure], files: Mapping[str, str
 
 def _example(failure: CheckFailure) -> str:
     message = failure["message"].strip().splitlines()
-    line = f"\n    {failure['test']}: {failure['exception']}" + (f": {message[0]}" if message else "")
+    line = f"\n    {failure['test']}: {failure['exception']}" + (f": {_cut(message[0])}" if message else "")
     if failure["expected"] is not None:
-        line += f"\n      expected {failure['expected']}, got {failure['actual']}"
+        line += f"\n      expected {_cut(failure['expected'])}, got {_cut(failure['actual'] or '')}"
     return line
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS] + "..."
 
 
 @dataclass(frozen=True)
@@ -223,7 +229,7 @@ def _data_levels(path: str, text: str) -> list[str]:
     for keep in DATA_LINES:
         more = len(lines) - keep
         tail = f"\n... ({more} more lines)" if more > 0 else ""
-        levels.append(f"Test data, {path}:\n" + "\n".join(lines[:keep]) + tail)
+        levels.append(f"Test data, {path}:\n" + "\n".join(map(_cut, lines[:keep])) + tail)
     return [*levels, ""]
 
 
