@@ -110,6 +110,14 @@ def reply_blocks(reply: str) -> list[ReplyBlock]:
     return blocks
 
 
+def paths_named(named: str, files: Mapping[str, str]) -> list[str]:
+    """The workspace paths `named` can mean: itself, else those ending in `/named` (a model or
+    a traceback may give only the file's name or a tail of its path)."""
+    if named in files:
+        return [named]
+    return sorted(p for p in files if p.endswith("/" + named))
+
+
 def apply_reply(files: Mapping[str, str], reply: str, *, hints: Sequence[Target] = ()) -> EditResult:
     """Apply the definitions in `reply` to the workspace `files` (path -> text).
 
@@ -208,9 +216,7 @@ class _Edit:
 
     def _resolve_path(self, named: str, where: str) -> str:
         named = named.removeprefix("./")
-        if named in self.files:
-            return named
-        matches = sorted(p for p in self.files if p.endswith("/" + named))
+        matches = paths_named(named, self.files)
         if len(matches) == 1:
             return matches[0]
         if matches:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from codeheal.errors import CodehealError
-from codeheal.project.edits import Target
+from codeheal.project.edits import Target, paths_named
 from codeheal.state import CheckFailure, Frame
 
 CHARS_PER_TOKEN = 3.5
@@ -243,9 +243,7 @@ def _is_test_file(path: str) -> bool:
 
 def _resolve(path: str, files: Mapping[str, str]) -> str | None:
     """A frame's or target's file as a workspace path (frames may carry only a file name)."""
-    if path in files:
-        return path
-    matches = [p for p in files if p.endswith("/" + path)]
+    matches = paths_named(path, files)
     return matches[0] if len(matches) == 1 else None
 
 
