@@ -1,0 +1,134 @@
+"""A change to a workspace as a unified diff, and writing it back into the project.
+
+Writing is guarded twice: a file must still hold what the snapshot read (else the user edited
+it during the run), and in a git repository the files to write must have no uncommitted
+changes, so `git checkout -- FILE` or `git diff` always undoes or shows exactly codeheal's
+edit. Only the touched files are checked: work in progress elsewhere in the tree is the user's
+business and no reason to refuse. `force` skips the git check, never the stale check."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeheal.errors import InputError
+
+GIT_TIMEOUT_S = 30
+
+
+class DirtyTreeError(InputError):
+    """A file codeheal would write has uncommitted changes, or changed since it was read."""
+
+
+@dataclass(frozen=True)
+class Diff:
+    """A unified diff of a change, with `a/` and `b/` paths as git writes them."""
+
+    text: str
+    files: list[str]
+    changed_lines: int
+    """Lines removed plus lines added."""
+
+
+def unified_diff(original: Mapping[str, str], changed: Mapping[str, str], *, context: int = 3) -> Diff:
+    """The diff from `original` to `changed` (path -> text; a path missing from `changed` is
+    unchanged), in path order."""
+    parts, files, count = [], [], 0
+    for path in sorted(changed):
+        before, after = original.get(path, ""), changed[path]
+        if before == after:
+            continue
+        lines = list(difflib.unified_diff(
+            before.splitlines(keepends=True), after.splitlines(keepends=True),
+            fromfile=f"a/{path}" if path in original else "/dev/null", tofile=f"b/{path}", n=context,
+        ))
+        files.append(path)
+        count += sum(1 for line in lines[2:] if line[:1] in "+-")
+        parts += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+    return Diff("".join(parts), files, count)
+
+
+def write_changes(
+    project_dir: str | Path, changed: Mapping[str, str], *, originals: Mapping[str, str], force: bool = False
+) -> list[Path]:
+    """Write `changed` (path -> new text) into the project, each file atomically (a temporary
+    file beside it, then a rename; its permissions kept). `originals` is what the snapshot
+    read. Raises DirtyTreeError before writing anything when a file changed since it was read,
+    or, unless `force`, has uncommitted changes in git; InputError for a path that is a link
+    or leaves the project."""
+    root = Path(project_dir).resolve()
+    targets = {path: _target(root, path) for path in changed}
+    stale = [p for p, target in targets.items() if _read(target) != originals.get(p)]
+    if stale:
+        raise DirtyTreeError(
+            f"{', '.join(sorted(stale))} changed since codeheal read the project; nothing was "
+            "written: run codeheal fix again on the current files"
+        )
+    if not force:
+        dirty = _uncommitted(root, sorted(changed))
+        if dirty:
+            raise DirtyTreeError(
+                f"{', '.join(dirty)} has uncommitted changes; nothing was written: commit or "
+                "stash them (so the fix can be reviewed and undone on its own), or pass --force"
+            )
+    for path, text in changed.items():
+        _write_atomically(targets[path], text)
+    return [targets[p] for p in sorted(changed)]
+
+
+def _target(root: Path, path: str) -> Path:
+    target = root / path
+    if target.is_symlink() or not target.resolve().is_relative_to(root):
+        raise InputError(f"{path}: a link or a path outside the project; codeheal writes only plain files in it")
+    return target
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _uncommitted(root: Path, paths: list[str]) -> list[str]:
+    """The paths git reports modified, staged or untracked; none outside a repository."""
+    try:
+        run = subprocess.run(
+            ["git", "status", "--porcelain", "-z", "--", *paths], cwd=root,
+            capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
+        )
+    except FileNotFoundError:
+        return []  # no git: nothing to check
+    if run.returncode != 0:
+        return []  # not a repository
+    entries = [entry[3:] for entry in run.stdout.split("\0") if len(entry) > 3]
+    prefix = _repo_prefix(root)
+    return sorted(p for p in paths if prefix + p in entries)
+
+
+def _repo_prefix(root: Path) -> str:
+    """The project folder's path inside its repository ("" at the top), as git prints paths."""
+    run = subprocess.run(
+        ["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT_S
+    )
+    return run.stdout.strip()
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    mode = target.stat().st_mode & 0o7777
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".codeheal")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

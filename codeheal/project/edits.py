@@ -1,0 +1,459 @@
+"""A model's reply as targeted edits to a project's files.
+
+The reply holds one or more ```python blocks of corrected definitions: top-level functions, and
+methods inside their class (`class Cart:` + `def total(self): ...` replaces `Cart.total`). Each
+replaces the definition of the same qualified name in the project, and every other byte of
+the file stays as it was. A block may name its file, on the line before the fence or as its
+first line (`# shop/cart.py`); else the definition is looked up in the whole project, and an
+ambiguous name is settled by the `--target` hint and the functions on the failing traceback.
+
+Policy, for a reply that does more than replace definitions:
+- an import the new code needs is added below the module's imports when every name it binds is
+  missing from the module; an import the module already has is left alone; one that would
+  rebind a name the module defines is refused;
+- a method re-indented or without its class is found by its name when that is unique;
+  decorators the reply leaves off are kept from the original (models drop them), ones it
+  writes replace them;
+- usage code (`if __name__ == "__main__":`, top-level asserts and calls) is ignored, and class
+  statements other than methods are ignored when identical to the original's;
+- anything else (a new function, a changed module constant or class attribute) is refused,
+  except in a whole-file reply: a block headed by its path replaces a file of at most
+  FULL_FILE_MAX_BYTES bytes.
+Refusals raise EditRejected, whose message is the attempt's feedback."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import libcst as cst
+
+from codeheal.errors import CodehealError, InputError
+from codeheal.nodes.extraction import FENCE, PYTHON_TAGS
+
+FULL_FILE_MAX_BYTES = 4000
+"""The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
+silent changes the diff reader must hunt for, and the prompt does not show such a file whole."""
+FIRST_LINE_PATH = re.compile(r"^#\s*(?:file:\s*)?(\S+\.py)\s*$", re.IGNORECASE)
+PATH_LINE = re.compile(r"(?:^|\s)[*_#>`]*([\w./-]+\.py)`?[*_`]*:?\s*$")
+"""A line before a fence that ends with a path: `shop/cart.py`, **cart.py**, In `cart.py`:"""
+
+Definition = cst.FunctionDef | cst.ClassDef
+
+
+class EditRejected(CodehealError):
+    """The reply cannot be applied as targeted edits; the message says why and what to send
+    instead. An attempt outcome (the evaluator's feedback), not an infrastructure fault."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A place to prefer for an ambiguous name: `--target FILE::FUNC`, or a traceback frame."""
+
+    file: str
+    function: str
+    """Qualified (`Cart.total`) or bare (`total`) name."""
+
+
+@dataclass(frozen=True)
+class ChangedDefinition:
+    """One thing an edit changed."""
+
+    file: str
+    name: str
+    """`Cart.total`, `line_total`, the import statement, or the file's path for a whole file."""
+    kind: Literal["function", "method", "import", "file"]
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """The files an edit changed (their full new text) and what changed in them."""
+
+    files: dict[str, str]
+    changed: list[ChangedDefinition]
+
+
+@dataclass(frozen=True)
+class ReplyBlock:
+    """One Python block of a reply, and the file it names, if any."""
+
+    code: str
+    path: str | None
+
+
+def parse_target(text: str) -> Target:
+    """`FILE::FUNC` (the --target flag) as a Target; InputError when it is not that shape."""
+    file, sep, function = text.partition("::")
+    if not (sep and file.endswith(".py") and re.fullmatch(r"[\w.]+", function)):
+        raise InputError(f"--target {text!r}: write FILE::FUNC, e.g. shop/cart.py::Cart.total")
+    return Target(file.removeprefix("./"), function)
+
+
+def reply_blocks(reply: str) -> list[ReplyBlock]:
+    """The Python blocks of a reply, in order, each with the path it is headed by."""
+    blocks = []
+    for match in FENCE.finditer(reply):
+        tag, body = match.group(1), match.group(2)
+        if tag.lower() not in PYTHON_TAGS or not body.strip():
+            continue
+        code = textwrap.dedent(body).strip("\n") + "\n"
+        first, _, rest = code.partition("\n")
+        before = reply[:match.start()].rstrip().rsplit("\n", 1)[-1]
+        if header := FIRST_LINE_PATH.match(first.strip()):
+            code = rest.lstrip("\n")
+        else:
+            header = PATH_LINE.search(before)
+        blocks.append(ReplyBlock(code, header.group(1) if header else None))
+    return blocks
+
+
+def paths_named(named: str, files: Mapping[str, str]) -> list[str]:
+    """The workspace paths `named` can mean: itself, else those ending in `/named` (a model or
+    a traceback may give only the file's name or a tail of its path)."""
+    if named in files:
+        return [named]
+    return sorted(p for p in files if p.endswith("/" + named))
+
+
+def apply_reply(files: Mapping[str, str], reply: str, *, hints: Sequence[Target] = ()) -> EditResult:
+    """Apply the definitions in `reply` to the workspace `files` (path -> text).
+
+    `hints`: the --target, then the project functions on the failing traceback, innermost
+    first; they settle a name defined in several places. Raises EditRejected when the reply
+    has no code, does not parse, defines something the project does not have, touches
+    anything but definitions, or changes nothing."""
+    blocks = reply_blocks(reply)
+    if not blocks:
+        raise EditRejected("no ```python block in the reply: send the corrected functions in one")
+    project = _Edit(files, hints)
+    for number, block in enumerate(blocks, 1):
+        project.take(block, f"block {number}" if len(blocks) > 1 else "the reply")
+    return project.result()
+
+
+@dataclass
+class _Statements:
+    """A reply block's statements, sorted by what they would do to the project."""
+
+    definitions: list[tuple[str, cst.FunctionDef]] = field(default_factory=list)
+    """(class prefix such as "Cart.", function) for each definition to replace."""
+    imports: list[cst.SimpleStatementLine] = field(default_factory=list)
+    class_statements: list[tuple[str, str]] = field(default_factory=list)
+    """(class qualname, code) of class-body statements that are not methods."""
+    module_statements: list[str] = field(default_factory=list)
+    """Code of module-level statements that are neither definitions, imports nor usage."""
+
+
+@dataclass(frozen=True)
+class _Found:
+    file: str
+    node: cst.FunctionDef
+    qualname: str
+
+
+class _Edit:
+    """One reply's edits of a workspace: the files parsed so far, and the edits collected."""
+
+    def __init__(self, files: Mapping[str, str], hints: Sequence[Target]) -> None:
+        self.files = files
+        self.hints = hints
+        self.modules: dict[str, cst.Module] = {}
+        self.replacements: dict[str, dict[int, tuple[_Found, cst.FunctionDef]]] = {}
+        self.imports: dict[str, list[cst.SimpleStatementLine]] = {}
+        self.whole: dict[str, str] = {}
+
+    def take(self, block: ReplyBlock, where: str) -> None:
+        """Collect the edits of one reply block."""
+        path = self._resolve_path(block.path, where) if block.path else None
+        try:
+            statements = _sort_statements(cst.parse_module(block.code).body)
+        except cst.ParserSyntaxError as exc:
+            raise EditRejected(
+                f"{where} is not valid Python (line {exc.raw_line}: {exc.message}); "
+                "send complete function definitions"
+            ) from exc
+        if statements.module_statements:
+            self._whole_file(block.code, path, statements.module_statements[0], where)
+            return
+        if not statements.definitions:
+            raise EditRejected(f"{where} defines no function or method: send the corrected definitions")
+        touched = {self._replace(prefix, node, path, where) for prefix, node in statements.definitions}
+        for owner, code in statements.class_statements:
+            self._check_unchanged(owner, code, touched, where)
+        for file in touched:
+            self.imports.setdefault(file, []).extend(statements.imports)
+
+    def result(self) -> EditResult:
+        """The changed files and definitions; EditRejected when nothing changed."""
+        changed_files, changed = {}, []
+        for file, text in self.whole.items():
+            if text != self.files[file]:
+                changed_files[file] = text
+                changed.append(ChangedDefinition(file, file, "file"))
+        for file in sorted(set(self.replacements) | set(self.imports)):
+            module, edits = self.modules[file], self.replacements.get(file, {})
+            new = module.visit(_Replacer({key: node for key, (_, node) in edits.items()}))
+            added = _missing_imports(new, self.imports.get(file, []), file)
+            new = _with_imports(new, added)
+            if new.code == self.files[file]:
+                continue
+            changed_files[file] = new.code
+            changed += [
+                ChangedDefinition(file, found.qualname, "method" if "." in found.qualname else "function")
+                for found, node in edits.values()
+                if module.code_for_node(found.node) != module.code_for_node(node)
+            ]
+            changed += [ChangedDefinition(file, module.code_for_node(i).strip(), "import") for i in added]
+        if not changed_files:
+            raise EditRejected(
+                "the reply changes nothing: its definitions are the project's as they are; "
+                "change the code that makes the tests fail"
+            )
+        return EditResult(changed_files, changed)
+
+    def _resolve_path(self, named: str, where: str) -> str:
+        named = named.removeprefix("./")
+        matches = paths_named(named, self.files)
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise EditRejected(f"{where} names {named}, which could be {', '.join(matches)}: give the full path")
+        raise EditRejected(f"{where} names {named}, which is not in the project: edit existing files only")
+
+    def _module(self, file: str) -> cst.Module:
+        if file not in self.modules:
+            try:
+                self.modules[file] = cst.parse_module(self.files[file])
+            except cst.ParserSyntaxError as exc:
+                raise InputError(
+                    f"{file} line {exc.raw_line}: the project's own file does not parse ({exc.message}); fix it first"
+                ) from exc
+        return self.modules[file]
+
+    def _replace(self, prefix: str, node: cst.FunctionDef, path: str | None, where: str) -> str:
+        """Record that `node` replaces its namesake; the file it lands in."""
+        name = prefix + node.name.value
+        bare = node.name.value
+        found = self._find(bare, path, lambda qualname: qualname == name)
+        if not found and not prefix:  # a method sent without its class
+            found = self._find(bare, path, lambda qualname: qualname.endswith("." + name))
+        if not found:
+            raise EditRejected(
+                f"{where} defines {name}, which is not in {path or 'the project'}: replace existing "
+                "functions and methods only (a method inside its class), without adding new ones"
+            )
+        chosen = self._choose(found, name, where)
+        if chosen.file in self.whole:
+            raise EditRejected(f"{where} edits {chosen.file}, which another block rewrites whole: send one of them")
+        if not node.decorators and chosen.node.decorators:
+            node = node.with_changes(decorators=chosen.node.decorators)
+        node = node.with_changes(leading_lines=chosen.node.leading_lines)
+        self.replacements.setdefault(chosen.file, {})[id(chosen.node)] = (chosen, node)
+        return chosen.file
+
+    def _find(self, bare: str, path: str | None, wanted: Callable[[str], bool]) -> list[_Found]:
+        """The functions named `bare` whose qualified name is `wanted`, in `path` or anywhere."""
+        files = [path] if path else sorted(p for p in self.files if p.endswith(".py"))
+        written = re.compile(rf"\bdef\s+{re.escape(bare)}\b")  # parse only files that can hold it
+        found = []
+        for file in filter(lambda f: written.search(self.files[f]), files):
+            for qualname, nodes in _definitions(self._module(file)).items():
+                if wanted(qualname):
+                    found += [_Found(file, n, qualname) for n in nodes if isinstance(n, cst.FunctionDef)]
+        return found
+
+    def _choose(self, found: list[_Found], name: str, where: str) -> _Found:
+        if len(found) == 1:
+            return found[0]
+        for hint in self.hints:
+            preferred = [f for f in found if _matches(hint, f)]
+            if len(preferred) == 1:
+                return preferred[0]
+        places = ", ".join(f"{f.file}::{f.qualname}" for f in found)
+        raise EditRejected(
+            f"{where} defines {name}, which is defined in several places ({places}): put the "
+            "file's path on the block's first line, e.g. `# path/to/file.py`"
+        )
+
+    def _check_unchanged(self, owner: str, code: str, files: set[str], where: str) -> None:
+        """A class statement other than a method must be the original's, unchanged."""
+        for file in files:
+            for node in _definitions(self._module(file)).get(owner, []):
+                if isinstance(node, cst.ClassDef) and code in _body_codes(self.modules[file], node):
+                    return
+        raise EditRejected(
+            f"{where} changes `{code.splitlines()[0]}` in class {owner}: only methods can be "
+            "replaced; leave class attributes out of the reply"
+        )
+
+    def _whole_file(self, code: str, path: str | None, statement: str, where: str) -> None:
+        what = statement.splitlines()[0]
+        if path is None:
+            raise EditRejected(
+                f"{where} changes `{what}`, which is not a function or method: send only the "
+                "corrected functions (a whole file needs its path on the block's first line)"
+            )
+        size = len(self.files[path].encode())
+        if size > FULL_FILE_MAX_BYTES:
+            raise EditRejected(
+                f"{where} rewrites {path} ({size:,} bytes) whole, changing `{what}`; only files up "
+                f"to {FULL_FILE_MAX_BYTES:,} bytes may be rewritten: send only the corrected functions"
+            )
+        if path in self.replacements or path in self.imports:
+            raise EditRejected(f"{where} rewrites {path} whole, which another block edits: send one of them")
+        self.whole[path] = code
+
+
+class _Replacer(cst.CSTTransformer):
+    """Swaps the definitions keyed by the id of the original node."""
+
+    def __init__(self, replacements: dict[int, cst.FunctionDef]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def _matches(hint: Target, found: _Found) -> bool:
+    file = found.file
+    same_file = file == hint.file or file.endswith("/" + hint.file) or hint.file.endswith("/" + file)
+    return same_file and hint.function in (found.qualname, found.qualname.rsplit(".", 1)[-1])
+
+
+def _definitions(module: cst.Module) -> dict[str, list[Definition]]:
+    """Functions and classes by qualified name: top level, and inside classes at any depth."""
+    found: dict[str, list[Definition]] = {}
+
+    def walk(body: Sequence[cst.CSTNode], prefix: str) -> None:
+        for statement in body:
+            if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+                found.setdefault(prefix + statement.name.value, []).append(statement)
+            if isinstance(statement, cst.ClassDef):
+                walk(statement.body.body, prefix + statement.name.value + ".")
+
+    walk(module.body, "")
+    return found
+
+
+def _body_codes(module: cst.Module, node: cst.ClassDef) -> set[str]:
+    return {module.code_for_node(statement).strip() for statement in node.body.body}
+
+
+def _sort_statements(body: Sequence[cst.BaseStatement]) -> _Statements:
+    out = _Statements()
+    empty = cst.Module(body=[])
+
+    def walk_class(node: cst.ClassDef, prefix: str) -> None:
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef):
+                out.definitions.append((prefix, statement))
+            elif isinstance(statement, cst.ClassDef):
+                walk_class(statement, prefix + statement.name.value + ".")
+            elif not _is_filler(statement):
+                out.class_statements.append((prefix.rstrip("."), empty.code_for_node(statement).strip()))
+
+    for statement in body:
+        if isinstance(statement, cst.FunctionDef):
+            out.definitions.append(("", statement))
+        elif isinstance(statement, cst.ClassDef):
+            walk_class(statement, statement.name.value + ".")
+        elif _small(statement, cst.Import | cst.ImportFrom):
+            out.imports.append(statement)
+        elif not _is_usage(statement):
+            out.module_statements.append(empty.code_for_node(statement).strip())
+    return out
+
+
+def _small(statement: cst.CSTNode, kinds: type | tuple[type, ...]) -> bool:
+    """Whether `statement` is a one-line statement made only of `kinds`."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(isinstance(s, kinds) for s in statement.body)
+
+
+def _is_filler(statement: cst.CSTNode) -> bool:
+    """A docstring, `pass` or `...`: says nothing about what to change."""
+    if _small(statement, cst.Pass):
+        return True
+    return _small(statement, cst.Expr) and all(
+        isinstance(s.value, cst.SimpleString | cst.ConcatenatedString | cst.Ellipsis) for s in statement.body
+    )
+
+
+def _is_usage(statement: cst.CSTNode) -> bool:
+    """Code a model appends to try its answer: a main guard, top-level asserts and calls."""
+    if isinstance(statement, cst.If):
+        return "__main__" in cst.Module(body=[]).code_for_node(statement.test)
+    return _small(statement, cst.Assert | cst.Expr | cst.Pass)
+
+
+def _missing_imports(
+    module: cst.Module, imports: list[cst.SimpleStatementLine], file: str
+) -> list[cst.SimpleStatementLine]:
+    """The reply's imports the module lacks; EditRejected for one that rebinds a module name."""
+    existing = {module.code_for_node(s).strip() for s in module.body if _small(s, cst.Import | cst.ImportFrom)}
+    bound = _bound_names(module)
+    added, seen = [], set()
+    for statement in imports:
+        code = module.code_for_node(statement).strip()
+        if code in existing or code in seen:
+            continue
+        names = _import_names(statement)
+        if names is None:
+            raise EditRejected(f"`{code}` is a star import: import the names the code uses")
+        clash = sorted(names & bound)
+        if clash:
+            raise EditRejected(
+                f"`{code}` rebinds {', '.join(clash)}, which {file} already defines: use the "
+                "module's own name, or import under a new one"
+            )
+        added.append(statement.with_changes(leading_lines=[]))
+        seen.add(code)
+    return added
+
+
+def _import_names(statement: cst.SimpleStatementLine) -> set[str] | None:
+    """The names an import statement binds; None for a star import."""
+    names = set()
+    for small in statement.body:
+        if isinstance(small.names, cst.ImportStar):
+            return None
+        for alias in small.names:
+            if alias.asname is not None:
+                names.add(cst.Module(body=[]).code_for_node(alias.asname.name))
+            elif isinstance(small, cst.Import):
+                names.add(cst.Module(body=[]).code_for_node(alias.name).split(".")[0])
+            else:
+                names.add(alias.name.value)
+    return names
+
+
+def _bound_names(module: cst.Module) -> set[str]:
+    """Names the module binds at top level: definitions, imports and assigned names."""
+    names: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.FunctionDef | cst.ClassDef):
+            names.add(statement.name.value)
+        elif _small(statement, cst.Import | cst.ImportFrom):
+            names |= _import_names(statement) or set()
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, cst.AnnAssign | cst.AugAssign) else []
+                )
+                names |= {t.value for t in targets if isinstance(t, cst.Name)}
+    return names
+
+
+def _with_imports(module: cst.Module, added: list[cst.SimpleStatementLine]) -> cst.Module:
+    """The module with `added` after its last top-level import (else after its docstring)."""
+    if not added:
+        return module
+    body = list(module.body)
+    position = 0
+    for index, statement in enumerate(body):
+        if _small(statement, cst.Import | cst.ImportFrom) or (index == 0 and _is_filler(statement)):
+            position = index + 1
+    return module.with_changes(body=body[:position] + added + body[position:])

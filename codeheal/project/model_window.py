@@ -1,0 +1,50 @@
+"""How many tokens of context the model has: asked of its server, else a setting.
+
+What servers report (from their sources: llama.cpp tools/server get_props, vLLM ModelCard;
+none of this is in the OpenAI API):
+- llama.cpp's server (and the embedded xllamacpp one): `GET /props` ->
+  `default_generation_settings.n_ctx`, the context of one slot, which is what one request
+  gets. Its `/v1/models` `meta.n_ctx_train` is the model's training context, not the
+  server's, and is not used: it can be far larger than what the server allows.
+- vLLM: `GET /v1/models` -> `data[].max_model_len`.
+OpenAI and servers that report neither: the caller's setting."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+ASK_TIMEOUT_S = 5.0
+
+
+def context_size(base_url: str | None, *, default: int, model: str | None = None, api_key: str | None = None) -> int:
+    """The context size the server at `base_url` (an OpenAI-compatible `.../v1` URL) reports
+    for `model` (or its first model), else `default`. Never raises for an unreachable or
+    silent server: the run fails later, where the model is called, with that error."""
+    if not base_url:
+        return default
+    root = base_url.rstrip("/").removesuffix("/v1")
+    props = _get_json(f"{root}/props", api_key)
+    if props is not None:
+        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
+        if isinstance(n_ctx, int) and n_ctx > 0:
+            return n_ctx
+    listing = _get_json(f"{root}/v1/models", api_key)
+    entries = listing.get("data") if listing else None
+    if isinstance(entries, list):
+        chosen = [e for e in entries if isinstance(e, dict) and (model is None or e.get("id") == model)]
+        size = chosen[0].get("max_model_len") if chosen else None
+        if isinstance(size, int) and size > 0:
+            return size
+    return default
+
+
+def _get_json(url: str, api_key: str | None) -> dict | None:
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=ASK_TIMEOUT_S) as response:
+            body = json.loads(response.read())
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    return body if isinstance(body, dict) else None

@@ -1,0 +1,274 @@
+"""What the actor sees of a failing project, fitted to a token budget.
+
+In reading order: the failing tests (a parametrised test's failures as one entry: a few inputs
+with expected and actual, and the count), the failing tests' source (their parametrize lists are
+the inputs), the project's functions on the failing path with line numbers (the traceback's
+project frames and the --target), and part of the test data the tests load.
+
+When the text is over budget it is trimmed in this order, each part as far as it goes before
+the next is touched: test data (20 lines, 5, none); the other failing tests (one example each,
+then their names only); callers on the traceback (around the failing line, then left out); the
+test source (around the failing line, then left out); the first failing test (one example); the
+function to fix (around the failing line). What is left then is the minimum: the first failing
+test with one example and the code around the failing line; PromptTooLargeError when even that
+does not fit.
+
+Tokens are estimated at CHARS_PER_TOKEN characters each: the local model's tokenizer is not
+importable here, and tiktoken would need to download its tables."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from codeheal.errors import CodehealError
+from codeheal.project.edits import Target, paths_named
+from codeheal.state import CheckFailure, Frame
+
+CHARS_PER_TOKEN = 3.5
+"""Characters per token of Python and English for BPE tokenizers (Qwen, GPT): 3.3 to 4;
+the low side, so the estimate errs towards fitting."""
+EXAMPLES_SHOWN = 3
+DATA_LINES = (20, 5)
+EXCERPT_CONTEXT = 3
+LINE_CHARS = 300
+"""A longer message, expected or actual value, or line of test data is cut to this."""
+DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", ".toml"})
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+class PromptTooLargeError(CodehealError):
+    """Even the smallest repair context is larger than the model's budget.
+
+    Defined here rather than in codeheal.errors, which this package may not edit yet."""
+
+
+@dataclass(frozen=True)
+class _Section:
+    levels: list[str]
+    """Renderings from richest to smallest; the last is the least this section shows."""
+    trim_order: int
+    """Lower is trimmed first."""
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens `text` is estimated to take (CHARS_PER_TOKEN characters each)."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def repair_context(
+    failures: Sequence[CheckFailure],
+    files: Mapping[str, str],
+    budget_tokens: int,
+    *,
+    targets: Sequence[Target] = (),
+) -> str:
+    """The failure and the code to repair, as the actor prompt shows them, in at most
+    `budget_tokens` (estimated). `files`: the workspace, path -> text; `targets`: functions to
+    show even when the traceback does not reach them (--target; for a failed assert it stops in
+    the test). Raises PromptTooLargeError when the minimum does not fit."""
+    if not failures:
+        raise ValueError("repair_context needs at least one failure")
+    groups = _group(failures)
+    sections = [_group_section(name, group, files, first=index == 0) for index, (name, group) in enumerate(groups)]
+    tests, code = _frames_by_kind(failures, files)
+    sections += [_Section(_function_levels(files, f.file, f.node, f.marks, droppable=True), 4) for f in tests]
+    functions = _functions_to_show(code, targets, files)
+    sections += [
+        _Section(_function_levels(files, f.file, f.node, f.marks, droppable=not f.essential), 6 if f.essential else 3)
+        for f in functions
+    ]
+    sections += [_Section(_data_levels(path, files[path]), 1) for path in _data_files(failures, files)]
+    return _fit(sections, budget_tokens)
+
+
+def _fit(sections: list[_Section], budget_tokens: int) -> str:
+    level = [0] * len(sections)
+
+    def render() -> str:
+        return "\n\n".join(text for s, n in zip(sections, level) if (text := s.levels[n]))
+
+    text = render()
+    while estimate_tokens(text) > budget_tokens:
+        trimmable = [i for i, s in enumerate(sections) if level[i] < len(s.levels) - 1]
+        if not trimmable:
+            raise PromptTooLargeError(
+                f"the failure and the code around it need about {estimate_tokens(text):,} tokens, "
+                f"over the budget of {budget_tokens:,}: use a model with a larger context "
+                "(--context-size), or point --target at a smaller function"
+            )
+        # later sections first within an order: the first failing test outranks the others
+        index = min(trimmable, key=lambda i: (sections[i].trim_order, -i))
+        level[index] += 1
+        text = render()
+    return text
+
+
+def _group(failures: Sequence[CheckFailure]) -> list[tuple[str, list[CheckFailure]]]:
+    """Failures by test function: the parametrised cases of one test together, in order."""
+    groups: dict[str, list[CheckFailure]] = {}
+    for failure in failures:
+        groups.setdefault(failure["test"].split("[", 1)[0], []).append(failure)
+    return list(groups.items())
+
+
+def _group_section(name: str, group: list[CheckFailure], files: Mapping[str, str], *, first: bool) -> _Section:
+    where = next((f["file"] for c in group for f in c["frames"] if _is_test_file(f["file"])), None)
+    head = f"- {name}" + (f" ({where})" if where else "")
+    count = f" failed for {len(group)} inputs, e.g.:" if len(group) > 1 else " failed:"
+    levels = [head + count + "".join(_example(c) for c in group[:shown]) for shown in (EXAMPLES_SHOWN, 1)]
+    if first:
+        levels[0] = "Failing tests:\n" + levels[0]
+        levels[1] = "Failing tests:\n" + levels[1]
+        return _Section(levels, 5)
+    times = f"{len(group)} time" + ("s" if len(group) > 1 else "")
+    return _Section([*levels, f"{head} failed ({times})"], 2)
+
+
+def _example(failure: CheckFailure) -> str:
+    message = failure["message"].strip().splitlines()
+    line = f"\n    {failure['test']}: {failure['exception']}" + (f": {_cut(message[0])}" if message else "")
+    if failure["expected"] is not None:
+        line += f"\n      expected {_cut(failure['expected'])}, got {_cut(failure['actual'] or '')}"
+    return line
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS] + "..."
+
+
+@dataclass(frozen=True)
+class _Function:
+    file: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    marks: frozenset[int]
+    essential: bool
+
+
+def _frames_by_kind(failures: Sequence[CheckFailure], files: Mapping[str, str]):
+    """The functions the failing frames are in: test functions, and project code innermost first."""
+    tests: dict[tuple[str, int], _Function] = {}
+    code: dict[tuple[str, int], _Function] = {}
+    for failure in failures:
+        for depth, frame in enumerate(reversed(failure["frames"])):
+            located = _locate(frame, files)
+            if located is None:
+                continue
+            path, node = located
+            bucket = tests if _is_test_file(path) else code
+            key = (path, node.lineno)
+            previous = bucket.get(key)
+            marks = frozenset({frame["line"]}) | (previous.marks if previous else frozenset())
+            bucket[key] = _Function(path, node, marks, essential=previous.essential if previous else depth == 0)
+    return list(tests.values()), list(code.values())
+
+
+def _functions_to_show(code: list[_Function], targets: Sequence[Target], files: Mapping[str, str]) -> list[_Function]:
+    """The project functions to show: the targets (essential), then the traceback's, with the
+    innermost frame essential when no target is given."""
+    shown: dict[tuple[str, int], _Function] = {}
+    for target in targets:
+        path = _resolve(target.file, files)
+        node = _by_name(files[path], target.function) if path else None
+        if node is not None:
+            shown[(path, node.lineno)] = _Function(path, node, frozenset(), essential=True)
+    for function in code:
+        key = (function.file, function.node.lineno)
+        essential = function.essential and not targets
+        marks = function.marks | (shown[key].marks if key in shown else frozenset())
+        shown[key] = _Function(function.file, function.node, marks, essential or key in shown)
+    return list(shown.values())
+
+
+def _function_levels(
+    files: Mapping[str, str], path: str, node: ast.FunctionDef | ast.AsyncFunctionDef,
+    marks: frozenset[int], *, droppable: bool,
+) -> list[str]:
+    lines = files[path].splitlines()
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    end = node.end_lineno or node.lineno
+    head = f"{path}, {node.name} (lines {start}-{end}):"
+    whole = [head + "\n" + _numbered(lines, range(start, end + 1), marks)]
+    if marks:
+        near = [n for n in range(start, end + 1) if any(abs(n - m) <= EXCERPT_CONTEXT for m in marks) or n == start]
+        whole.append(head + "\n" + _numbered(lines, near, marks))
+    return whole + ([""] if droppable else [])
+
+
+def _numbered(lines: list[str], numbers: Sequence[int], marks: frozenset[int]) -> str:
+    out, previous = [], None
+    for n in numbers:
+        if previous is not None and n != previous + 1:
+            out.append("   ...")
+        out.append(f"{'>>' if n in marks else '  '}{n:4d} | {lines[n - 1]}")
+        previous = n
+    return "\n".join(out)
+
+
+def _data_files(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[str]:
+    """Data files the failing tests load: named (by file name or stem) in a failing test's
+    module or in a conftest.py."""
+    readers = {f["file"] for c in failures for f in c["frames"] if _is_test_file(f["file"])}
+    sources = "\n".join(
+        files[p] for p in files if p in readers or PurePosixPath(p).name == "conftest.py"
+    )
+    return sorted(
+        path for path in files
+        if PurePosixPath(path).suffix in DATA_SUFFIXES
+        and re.search(rf"\b{re.escape(PurePosixPath(path).stem)}\b", sources)
+    )
+
+
+def _data_levels(path: str, text: str) -> list[str]:
+    lines = text.splitlines()
+    levels = []
+    for keep in DATA_LINES:
+        more = len(lines) - keep
+        tail = f"\n... ({more} more lines)" if more > 0 else ""
+        levels.append(f"Test data, {path}:\n" + "\n".join(map(_cut, lines[:keep])) + tail)
+    return [*levels, ""]
+
+
+def _is_test_file(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    name = parts[-1] if parts else path
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or bool(
+        TEST_DIRS & set(parts[:-1])
+    )
+
+
+def _resolve(path: str, files: Mapping[str, str]) -> str | None:
+    """A frame's or target's file as a workspace path (frames may carry only a file name)."""
+    matches = paths_named(path, files)
+    return matches[0] if len(matches) == 1 else None
+
+
+def _locate(frame: Frame, files: Mapping[str, str]) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    path = _resolve(frame["file"], files)
+    if path is None or not path.endswith(".py"):
+        return None
+    enclosing = [
+        node for node in ast.walk(_parse(files[path]))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.lineno <= frame["line"] <= (node.end_lineno or node.lineno)
+    ]
+    return (path, max(enclosing, key=lambda n: n.lineno)) if enclosing else None
+
+
+def _by_name(source: str, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    body: list[ast.stmt] = _parse(source).body
+    *owners, name = qualname.split(".")
+    for owner in owners:
+        body = next((n.body for n in body if isinstance(n, ast.ClassDef) and n.name == owner), [])
+    return next((n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
+
+
+def _parse(source: str) -> ast.Module:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])

@@ -1,0 +1,175 @@
+"""An existing project read into memory as a workspace, and the Python it runs on.
+
+The snapshot is what the sandbox gets (`Job.files`: relative path -> text); the project
+itself is only read. What is left out, and why, is said in `Snapshot.skipped`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from codeheal.errors import InputError
+
+MAX_FILES = 2000
+MAX_BYTES = 8 * 1024 * 1024
+"""Caps on what a snapshot holds: a project's source and tests, not its data or builds."""
+SKIPPED_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", "__pycache__", ".pytest_cache", ".mypy_cache",
+    ".ruff_cache", ".tox", ".nox", "node_modules", "build", "dist",
+})
+BINARY_PROBE_BYTES = 8192
+BIGGEST_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file the snapshot left out."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A project as a workspace: its text files by relative path ("/"-separated)."""
+
+    root: Path
+    files: dict[str, str]
+    skipped: list[Skipped]
+    total_bytes: int
+
+
+@dataclass(frozen=True)
+class PythonEnv:
+    """The interpreter the project's tests run on, and where that choice came from."""
+
+    interpreter: Path
+    """Not resolved: a virtualenv's bin/python finds its site-packages through its own path."""
+    source: str
+    """"--python", "project .venv", "project venv" or "$VIRTUAL_ENV"."""
+
+
+def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> Snapshot:
+    """Read the text files of the project at `root`, leaving out version control, virtualenvs,
+    caches, build output, binary files and links that leave the project.
+
+    Raises InputError when `root` is not a folder, or when the project holds more than
+    `max_files` files or `max_bytes` bytes (naming the biggest entries, to exclude or split)."""
+    base = Path(root)
+    if not base.is_dir():
+        raise InputError(f"{root}: not a folder; give the project's directory")
+    base = base.resolve()
+    candidates, skipped = _list_files(base)
+    _check_caps(candidates, max_files, max_bytes)
+    files = {}
+    for relative, size in sorted(candidates.items()):
+        text = _read_text(base / relative)
+        if text is None:
+            skipped.append(Skipped(relative, "binary (not UTF-8 text)"))
+        else:
+            files[relative] = text
+    return Snapshot(
+        root=base, files=files, skipped=sorted(skipped, key=lambda s: s.path),
+        total_bytes=sum(candidates[path] for path in files),
+    )
+
+
+def find_python(
+    project_dir: str | Path, *, python: str | None = None, environ: Mapping[str, str] = os.environ
+) -> PythonEnv | None:
+    """The Python the project uses: `python` (the --python flag) if given, else the project's
+    own `.venv` or `venv`, else the active `$VIRTUAL_ENV`; None when there is none (run on
+    codeheal's own interpreter). The project's folder wins over an active virtualenv, as in uv:
+    the active one is as likely codeheal's own."""
+    if python:
+        path = Path(python)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise InputError(f"--python {python}: no executable file there; give the interpreter's path")
+        return PythonEnv(path.absolute(), "--python")
+    base = Path(project_dir).absolute()
+    for folder in (".venv", "venv"):
+        interpreter = _venv_python(base / folder)
+        if interpreter:
+            return PythonEnv(interpreter, f"project {folder}")
+    active = environ.get("VIRTUAL_ENV")
+    interpreter = _venv_python(Path(active)) if active else None
+    return PythonEnv(interpreter, "$VIRTUAL_ENV") if interpreter else None
+
+
+def _venv_python(folder: Path) -> Path | None:
+    for name in ("bin/python", "Scripts/python.exe"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
+def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
+    """Relative path -> size of every file to read, and what was left out on the way."""
+    found: dict[str, int] = {}
+    skipped: list[Skipped] = []
+    for folder, dirs, names in os.walk(base):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not _skipped_dir(here / d, skipped, base))
+        for name in names:
+            path = here / name
+            relative = path.relative_to(base).as_posix()
+            if path.is_symlink():
+                target = path.resolve()
+                if not target.is_relative_to(base) or not target.is_file():
+                    skipped.append(Skipped(relative, "a link that leaves the project or points nowhere"))
+                    continue
+            elif not path.is_file():
+                continue  # sockets, fifos
+            found[relative] = path.stat().st_size
+    return found, skipped
+
+
+def _skipped_dir(path: Path, skipped: list[Skipped], base: Path) -> bool:
+    name = path.name
+    if path.is_symlink():
+        skipped.append(Skipped(path.relative_to(base).as_posix() + "/", "link to a folder (not followed)"))
+        return True
+    return name in SKIPPED_DIRS or name.endswith(".egg-info") or (path / "pyvenv.cfg").exists()
+
+
+def _read_text(path: Path) -> str | None:
+    data = path.read_bytes()
+    if b"\0" in data[:BINARY_PROBE_BYTES]:
+        return None
+    try:
+        return data.decode("utf-8")  # bytes, not text mode: line endings stay as they are
+    except UnicodeDecodeError:
+        return None
+
+
+def _check_caps(found: dict[str, int], max_files: int, max_bytes: int) -> None:
+    total = sum(found.values())
+    if len(found) > max_files:
+        counts = _by_entry(found, lambda size: 1)
+        raise InputError(
+            f"the project has {len(found)} files, over the cap of {max_files}; the most are in "
+            f"{_biggest(counts, 'files')}. Run on a smaller folder, or move data out of it"
+        )
+    if total > max_bytes:
+        sizes = _by_entry(found, lambda size: size)
+        raise InputError(
+            f"the project holds {total:,} bytes of files, over the cap of {max_bytes:,}; the "
+            f"biggest are {_biggest(sizes, 'bytes')}. Run on a smaller folder, or move data out of it"
+        )
+
+
+def _by_entry(found: dict[str, int], measure: Callable[[int], int]) -> dict[str, int]:
+    """Totals per top-level entry of the project (a folder counts all it holds)."""
+    totals: dict[str, int] = {}
+    for relative, size in found.items():
+        head, _, rest = relative.partition("/")
+        entry = head + "/" if rest else head
+        totals[entry] = totals.get(entry, 0) + measure(size)
+    return totals
+
+
+def _biggest(totals: dict[str, int], unit: str) -> str:
+    top = sorted(totals.items(), key=lambda item: -item[1])[:BIGGEST_SHOWN]
+    return ", ".join(f"{entry} ({amount:,} {unit})" for entry, amount in top)

@@ -1,0 +1,217 @@
+"""Replies as targeted edits: exactly the named definitions change, every other byte stays."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codeheal.errors import InputError
+from codeheal.project.edits import (
+    FULL_FILE_MAX_BYTES, EditRejected, Target, apply_reply, parse_target, reply_blocks,
+)
+from codeheal.project.snapshot import read_project
+
+SHOP = Path(__file__).with_name("fixtures") / "shop"
+FIXED_DISCOUNT = '''
+def bulk_discount(quantity: int) -> int:
+    """Percent off for buying `quantity` of one item."""
+    for threshold, percent in DISCOUNT_TIERS:
+        if quantity >= threshold:
+            return percent
+    return 0
+'''
+
+
+def fence(code: str, before: str = "") -> str:
+    return f"{before}\n```python\n{code.strip()}\n```\n"
+
+
+@pytest.fixture
+def shop() -> dict[str, str]:
+    return read_project(SHOP).files
+
+
+def changed_lines(old: str, new: str) -> list[tuple[str, str]]:
+    pairs = list(zip(old.splitlines(keepends=True), new.splitlines(keepends=True)))
+    return [(a, b) for a, b in pairs if a != b]
+
+
+def test_replaces_one_function_and_keeps_every_other_byte(shop: dict[str, str]) -> None:
+    result = apply_reply(shop, "Fixed:\n" + fence(FIXED_DISCOUNT))
+    new = result.files["shop/pricing.py"]
+    assert list(result.files) == ["shop/pricing.py"]
+    assert [(c.file, c.name, c.kind) for c in result.changed] == [("shop/pricing.py", "bulk_discount", "function")]
+    assert changed_lines(shop["shop/pricing.py"], new) == [
+        ("        if quantity > threshold:\n", "        if quantity >= threshold:\n")
+    ]
+
+
+def test_the_fixed_fixture_passes_its_own_tests(shop: dict[str, str], tmp_path: Path) -> None:
+    files = {**shop, **apply_reply(shop, fence(FIXED_DISCOUNT)).files}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=tmp_path,
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stdout
+    assert "11 passed" in run.stdout
+
+
+def test_method_inside_its_class_keeps_the_class_and_other_methods(shop: dict[str, str]) -> None:
+    reply = fence('''
+class Cart:
+  def total(self) -> int:
+    # every line priced on its own
+    return sum(line_total(self.catalog[s], n) for s, n in sorted(self.quantities.items()))
+''')
+    result = apply_reply(shop, reply)
+    assert [(c.name, c.kind) for c in result.changed] == [("Cart.total", "method")]
+    new = result.files["shop/cart.py"]
+    assert "        # every line priced on its own\n        return sum(" in new, "re-indented to the file's 4 spaces"
+    old = shop["shop/cart.py"]
+    assert new[: old.index("    def total")] == old[: old.index("    def total")]
+
+
+def test_method_sent_without_its_class_is_found_by_its_name(shop: dict[str, str]) -> None:
+    reply = fence("    def add(self, sku, quantity=1):\n        self.quantities[sku] = quantity\n")
+    result = apply_reply(shop, reply)
+    assert [(c.name, c.kind) for c in result.changed] == [("Cart.add", "method")]
+    assert "\n    def add(self, sku, quantity=1):\n        self.quantities[sku] = quantity\n" in result.files["shop/cart.py"]
+
+
+def test_missing_decorators_are_kept_and_comments_above_stay() -> None:
+    files = {"m.py": "import functools\n\n\n# cached\n@functools.cache\ndef f(x):\n    return x\n"}
+    result = apply_reply(files, fence("def f(x):\n    return x + 1\n"))
+    assert result.files["m.py"] == "import functools\n\n\n# cached\n@functools.cache\ndef f(x):\n    return x + 1\n"
+
+
+def test_new_import_is_added_below_the_imports_when_the_name_is_missing() -> None:
+    files = {"m.py": '"""Doc."""\nimport os\n\n\ndef f(xs):\n    return os.sep\n'}
+    reply = fence("import os\nfrom collections import Counter\n\ndef f(xs):\n    return Counter(xs)\n")
+    result = apply_reply(files, reply)
+    assert result.files["m.py"].startswith('"""Doc."""\nimport os\nfrom collections import Counter\n\n\ndef f(xs):')
+    assert [(c.name, c.kind) for c in result.changed] == [
+        ("f", "function"), ("from collections import Counter", "import")
+    ]
+
+
+def test_import_that_rebinds_a_module_name_is_refused() -> None:
+    files = {"m.py": "Counter = dict\n\ndef f(xs):\n    return xs\n"}
+    with pytest.raises(EditRejected, match="rebinds Counter, which m.py already defines"):
+        apply_reply(files, fence("from collections import Counter\ndef f(xs):\n    return Counter(xs)\n"))
+
+
+def test_usage_code_is_ignored(shop: dict[str, str]) -> None:
+    reply = fence(FIXED_DISCOUNT + "\nassert bulk_discount(10) == 10\nprint(bulk_discount(50))\n"
+                  "if __name__ == '__main__':\n    print('ok')\n")
+    assert [c.name for c in apply_reply(shop, reply).changed] == ["bulk_discount"]
+
+
+@pytest.mark.parametrize(
+    "reply, reason",
+    [
+        ("no code here", "no ```python block"),
+        (fence("def bulk_discount(q):\n    return (\n"), "not valid Python"),
+        (fence("def helper():\n    return 1\n"), "defines helper, which is not in the project"),
+        (fence("class Cart:\n    def checkout(self):\n        pass\n"), "defines Cart.checkout, which is not"),
+        (fence("DISCOUNT_TIERS = ()\n" + FIXED_DISCOUNT), "changes `DISCOUNT_TIERS = ()`, which is not a function"),
+        (fence("class Cart:\n    limit = 3\n    def total(self):\n        return 0\n"), "changes `limit = 3` in class Cart"),
+        (fence("from os import *\n" + FIXED_DISCOUNT), "is a star import"),
+        (fence("# shop/nope.py\n" + FIXED_DISCOUNT), "names shop/nope.py, which is not in the project"),
+        (fence("# shop/cart.py\n" + FIXED_DISCOUNT), "defines bulk_discount, which is not in shop/cart.py"),
+    ],
+)
+def test_refusals_say_why(shop: dict[str, str], reply: str, reason: str) -> None:
+    with pytest.raises(EditRejected, match=reason.replace("(", r"\(").replace(")", r"\)").replace("`", ".").replace("*", r"\*")):
+        apply_reply(shop, reply)
+
+
+def test_a_reply_that_changes_nothing_is_refused(shop: dict[str, str]) -> None:
+    source = shop["shop/pricing.py"]
+    same = source[source.index("def bulk_discount"): source.index("def line_total")]
+    with pytest.raises(EditRejected, match="changes nothing"):
+        apply_reply(shop, fence(same))
+
+
+def test_class_statements_identical_to_the_original_are_allowed() -> None:
+    files = {"m.py": 'class A:\n    """Doc."""\n    limit = 3\n\n    def f(self):\n        return 1\n'}
+    reply = fence('class A:\n    """Another doc."""\n    limit = 3\n\n    def f(self):\n        return 2\n')
+    assert apply_reply(files, reply).files["m.py"] == 'class A:\n    """Doc."""\n    limit = 3\n\n    def f(self):\n        return 2\n'
+
+
+AMBIGUOUS = {
+    "a/util.py": "def norm(x):\n    return x\n",
+    "b/util.py": "def norm(x):\n    return -x\n",
+}
+
+
+def test_ambiguous_name_is_refused_without_a_hint() -> None:
+    with pytest.raises(EditRejected, match=r"several places \(a/util.py::norm, b/util.py::norm\)"):
+        apply_reply(AMBIGUOUS, fence("def norm(x):\n    return abs(x)\n"))
+
+
+def test_ambiguous_name_is_settled_by_the_target_or_the_traceback() -> None:
+    reply = fence("def norm(x):\n    return abs(x)\n")
+    assert list(apply_reply(AMBIGUOUS, reply, hints=[parse_target("b/util.py::norm")]).files) == ["b/util.py"]
+    hints = [Target("tests/test_x.py", "test_norm"), Target("a/util.py", "norm")]
+    assert list(apply_reply(AMBIGUOUS, reply, hints=hints).files) == ["a/util.py"]
+
+
+def test_block_headed_by_its_path_picks_the_file() -> None:
+    for reply in (
+        "`b/util.py`:\n```python\ndef norm(x):\n    return abs(x)\n```",
+        "```python\n# file: b/util.py\ndef norm(x):\n    return abs(x)\n```",
+    ):
+        assert apply_reply(AMBIGUOUS, reply).files == {"b/util.py": "def norm(x):\n    return abs(x)\n"}
+
+
+def test_whole_file_reply_only_for_small_files() -> None:
+    small = {"m.py": "LIMIT = 3\n\ndef f():\n    return LIMIT\n"}
+    result = apply_reply(small, fence("# m.py\nLIMIT = 4\n\ndef f():\n    return LIMIT\n"))
+    assert result.files == {"m.py": "LIMIT = 4\n\ndef f():\n    return LIMIT\n"}
+    assert [(c.name, c.kind) for c in result.changed] == [("m.py", "file")]
+    big = {"m.py": "LIMIT = 3\n" + "# padding\n" * (FULL_FILE_MAX_BYTES // 10) + "def f():\n    return LIMIT\n"}
+    with pytest.raises(EditRejected, match="only files up to 4,000 bytes may be rewritten"):
+        apply_reply(big, fence("# m.py\nLIMIT = 4\n\ndef f():\n    return LIMIT\n"))
+
+
+def test_several_blocks_in_several_files(shop: dict[str, str]) -> None:
+    reply = fence(FIXED_DISCOUNT) + "and\n" + fence("class Cart:\n    def total(self):\n        return 0\n")
+    result = apply_reply(shop, reply)
+    assert sorted(result.files) == ["shop/cart.py", "shop/pricing.py"]
+
+
+def test_reply_blocks_reads_headers() -> None:
+    blocks = reply_blocks("See `shop/cart.py`:\n```python\ndef a(): pass\n```\n```text\nx\n```\n```py\n# x.py\ndef b(): pass\n```")
+    assert [(b.path, b.code) for b in blocks] == [("shop/cart.py", "def a(): pass\n"), ("x.py", "def b(): pass\n")]
+
+
+def test_target_flag_shape() -> None:
+    assert parse_target("./shop/cart.py::Cart.total") == Target("shop/cart.py", "Cart.total")
+    with pytest.raises(InputError, match="FILE::FUNC"):
+        parse_target("shop/cart.py")
+
+
+def test_project_file_that_does_not_parse_is_bad_input() -> None:
+    with pytest.raises(InputError, match="m.py line 1: the project's own file does not parse"):
+        apply_reply({"m.py": "def f(:\n"}, fence("def f():\n    return 1\n"))
+
+
+def test_crlf_files_keep_their_line_endings() -> None:
+    files = {"m.py": "def f():\r\n    return 1\r\n\r\n\r\ndef g():\r\n    return 2\r\n"}
+    new = apply_reply(files, fence("def f():\n    return 3\n")).files["m.py"]
+    assert new.endswith("\r\n\r\n\r\ndef g():\r\n    return 2\r\n")
+
+
+@pytest.mark.parametrize(
+    "before, path",
+    [("**shop/cart.py**", "shop/cart.py"), ("In `cart.py`:", "cart.py"), ("Here is the fix:", None),
+     ("The test in test_cart.py fails because the tiers start at:", None)],
+)
+def test_the_line_before_a_fence_names_a_file_only_when_it_ends_with_one(before: str, path: str | None) -> None:
+    assert reply_blocks(f"{before}\n```python\ndef a(): pass\n```")[0].path == path

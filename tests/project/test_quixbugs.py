@@ -1,0 +1,64 @@
+"""The QuixBugs loader: each program as a small project its own tests run in."""
+
+from __future__ import annotations
+
+import ast
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from project_failures import run_project_tests
+
+from codeheal.bench.quixbugs import DATA_ENV, DEFAULT_DIR, load_quixbugs, quixbugs_dir
+from codeheal.errors import ConfigError
+from codeheal.project.edits import parse_target
+from codeheal.project.repair_context import estimate_tokens, repair_context
+
+PROBLEMS = {p.name: p for p in load_quixbugs()}
+
+
+def test_the_twenty_programs() -> None:
+    assert len(PROBLEMS) == 20
+    kth = PROBLEMS["kth"]
+    assert sorted(kth.files) == [
+        "conftest.py", "json_testcases/kth.json", "python_programs/kth.py",
+        "python_testcases/load_testdata.py", "python_testcases/test_kth.py",
+    ]
+    assert kth.test_command == "python -m pytest -q python_testcases/test_kth.py"
+    assert kth.target == "python_programs/kth.py::kth"
+    assert "python_testcases/node.py" in PROBLEMS["detect_cycle"].files
+
+
+@pytest.mark.parametrize("name", sorted(PROBLEMS))
+def test_every_import_of_the_tests_is_in_the_project(name: str) -> None:
+    problem = PROBLEMS[name]
+    target = parse_target(problem.target)
+    program = ast.parse(problem.files[target.file])
+    assert any(isinstance(n, ast.FunctionDef) and n.name == target.function for n in program.body)
+    test = ast.parse(problem.files[f"python_testcases/test_{name}.py"])
+    imported = {n.module for n in ast.walk(test) if isinstance(n, ast.ImportFrom)} - {None}
+    for module in imported - {f"correct_python_programs.{name}"}:
+        top = module.split(".")[0]
+        local = {f"python_testcases/{module}.py", module.replace(".", "/") + ".py"}
+        assert local & set(problem.files) or top in sys.stdlib_module_names or top == "pytest", module
+
+
+@pytest.mark.parametrize("name, failing", [("kth", 4), ("detect_cycle", 1), ("bucketsort", 6)])
+def test_the_loaded_files_are_enough_to_run_the_tests(name: str, failing: int, tmp_path: Path) -> None:
+    problem = PROBLEMS[name]
+    args = shlex.split(problem.test_command)[3:]
+    feedback = run_project_tests(problem.files, tmp_path, args)
+    assert feedback["error"] is None and feedback["total"] > failing
+    assert len(feedback["failures"]) == failing
+    context = repair_context(feedback["failures"], problem.files, 1500, targets=[parse_target(problem.target)])
+    assert f"python_programs/{name}.py, {name} (lines 1-" in context
+    assert estimate_tokens(context) <= 1500
+
+
+def test_data_folder_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert quixbugs_dir().name == "quixbugs"
+    monkeypatch.setenv(DATA_ENV, str(tmp_path))
+    with pytest.raises(ConfigError, match=f"no QuixBugs data at {tmp_path}.*{DATA_ENV}"):
+        quixbugs_dir()
+    assert quixbugs_dir(DEFAULT_DIR) == DEFAULT_DIR, "an explicit folder wins over the environment"

@@ -1,0 +1,82 @@
+"""The repair context: what the actor sees, and how it is trimmed to a budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codeheal.project.edits import Target
+from codeheal.project.repair_context import PromptTooLargeError, estimate_tokens, repair_context
+from codeheal.project.snapshot import read_project
+from codeheal.state import CheckFailure, Frame
+
+SHOP = read_project(Path(__file__).with_name("fixtures") / "shop").files
+TARGET = [Target("shop/pricing.py", "bulk_discount")]
+
+
+def cart_failure(quantity: int, expected: int, actual: int) -> CheckFailure:
+    frame = Frame(file="tests/test_cart.py", line=13, function="test_total", source="assert cart.total() == expected")
+    return CheckFailure(
+        test=f"test_total[{quantity}-{expected}]", exception="AssertionError",
+        message=f"assert {actual} == {expected}", line=None, frames=[frame],
+        expected=str(expected), actual=str(actual),
+    )
+
+
+CART = [cart_failure(10, 450, 500), cart_failure(20, 850, 900), cart_failure(50, 2000, 2125), cart_failure(100, 3750, 4000)]
+
+
+def crash(test: str, line: int) -> CheckFailure:
+    """A failure whose traceback runs from the test into the project's code."""
+    frames = [
+        Frame(file="tests/test_pricing.py", line=5, function=test, source="assert line_total(240, 3) == 720"),
+        Frame(file="shop/pricing.py", line=18, function="line_total", source="return gross - ..."),
+        Frame(file="shop/pricing.py", line=line, function="bulk_discount", source="if quantity > threshold:"),
+    ]
+    return CheckFailure(test=test, exception="TypeError", message="'>' not supported", line=line,
+                        frames=frames, expected=None, actual=None)
+
+
+def test_parametrised_failures_are_one_entry_with_examples_and_the_count() -> None:
+    text = repair_context(CART, SHOP, 4000, targets=TARGET)
+    assert text.startswith("Failing tests:\n- test_total (tests/test_cart.py) failed for 4 inputs, e.g.:")
+    assert "test_total[10-450]: AssertionError: assert 500 == 450\n      expected 450, got 500" in text
+    assert "test_total[50-2000]" in text and "test_total[100-3750]" not in text
+    assert "@pytest.mark.parametrize(" in text, "the test's source shows its inputs"
+    assert "shop/pricing.py, bulk_discount (lines 7-12):\n     7 | def bulk_discount" in text
+    assert "    10 |         if quantity > threshold:" in text
+    assert 'Test data, tests/data/catalog.json:\n{\n  "apple": 50,' in text
+    assert text.index("Failing tests") < text.index("tests/test_cart.py, test_total") < text.index("shop/pricing.py") < text.index("Test data")
+
+
+def test_project_frames_are_shown_with_the_failing_lines_marked() -> None:
+    text = repair_context([crash("test_no_discount_for_a_few", 10)], SHOP, 4000)
+    assert ">>  10 |         if quantity > threshold:" in text
+    assert "shop/pricing.py, line_total (lines 15-18):" in text
+    assert ">>  18 |     return gross - gross * bulk_discount(quantity) // 100" in text
+
+
+def test_trimming_keeps_the_minimum_and_drops_the_rest_in_order() -> None:
+    failures = [*CART, crash("test_no_discount_for_a_few", 10)]
+    full = repair_context(failures, SHOP, 100_000)
+    sizes = []
+    for budget in (estimate_tokens(full), 400, 250, 160):
+        text = repair_context(failures, SHOP, budget)
+        assert estimate_tokens(text) <= budget
+        assert "test_total[10-450]" in text and ">>  10 |         if quantity > threshold:" in text
+        sizes.append(len(text))
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
+    tight = repair_context(failures, SHOP, 160)
+    assert "Test data" not in tight and "test_total[20-850]" not in tight
+    assert "test_no_discount_for_a_few (tests/test_pricing.py) failed (1 time)" in tight
+
+
+def test_minimum_that_does_not_fit_is_a_clear_error() -> None:
+    with pytest.raises(PromptTooLargeError, match=r"need about \d+ tokens, over the budget of 20"):
+        repair_context(CART, SHOP, 20, targets=TARGET)
+
+
+def test_token_estimate() -> None:
+    assert estimate_tokens("x" * 35) == 10
+    assert estimate_tokens("") == 0
