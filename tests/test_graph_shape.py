@@ -72,3 +72,12 @@ def test_best_attempt_prefers_most_checks_then_the_latest():
     assert best_attempt([attempt(1, 2), attempt(2, 1)])["attempt"] == 1
     assert best_attempt([attempt(1, 2), attempt(2, 2)])["attempt"] == 2
     assert best_attempt([attempt(1, 0), attempt(2, 0, code="")])["attempt"] == 1
+
+
+def test_with_reflect_off_the_run_goes_from_evaluator_to_actor():
+    from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
+
+    app = build_graph(llm=scripted(fenced(BAD_ADD), fenced(GOOD_ADD))).compile()
+    steps = [next(iter(update)) for update in app.stream(
+        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(reflect=False), stream_mode="updates")]
+    assert steps == ["prepare", "actor", "evaluator", "actor", "evaluator", "finish"]
