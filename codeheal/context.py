@@ -72,6 +72,14 @@ class Context:
         "the most checks: small models tend to copy a failed attempt, and several samples "
         "escape that at the price of more tokens.",
     )
+    prefill: Literal["auto", "on", "off"] = setting(
+        "auto",
+        "Start the model's reply for it: the code fence, and the task's function stub when it "
+        "shows one, so the model writes only the body; generation stops at the closing fence. "
+        'Needs a server that continues a final assistant message (llama.cpp does). "auto": on '
+        "for the embedded model and .gguf files, off for other endpoints and for a chat model "
+        "passed to build_graph.",
+    )
     max_attempts: int = setting(
         3,
         "Hard cap on attempts (generate + test) in one run.",
@@ -123,6 +131,8 @@ class Context:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
         if not self.timeout_s > 0:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
+        if self.prefill not in ("auto", "on", "off"):
+            raise ConfigError(f'prefill must be "auto", "on" or "off", got {self.prefill!r}')
         if self.sandbox not in ("local", "e2b"):
             raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:

@@ -30,7 +30,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
         messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
-        reply, usage = yield ModelCall(model, messages)
+        ((reply, usage),) = yield ModelCall(model, messages)
         lesson = condense_lesson(reply)
         last = {
             **last,
