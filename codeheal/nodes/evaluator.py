@@ -9,8 +9,8 @@ from pathlib import Path
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from codeheal.context import Context, current_context
-from codeheal.nodes.checks import TEST_MODULE, build_test_module
-from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
+from codeheal.nodes.checks import TEST_MODULE, build_test_module, parse_tests, check_names
+from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
 from codeheal.progress import AttemptTested, RunStatus, emit
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, RunResult, Sandbox, SessionSandbox
@@ -18,7 +18,6 @@ from codeheal.state import Attempt, Feedback, State, Status
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
-REPORT_FILE = "report.jsonl"
 PYTEST_ARGS = (
     "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
@@ -37,34 +36,38 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         },
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
-        collect=(REPORT_FILE,),
+        report=True,
         env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         session=session,
     )
 
 
-def feedback_without_running(candidate: str) -> Feedback | None:
-    """Feedback for a candidate that needs no sandbox to judge: none, or a SyntaxError."""
+def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
+    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
+    (with `tamper_scan`) code that reaches into the test harness."""
     if not candidate.strip():
         return attempt_feedback(error=NO_CODE)
-    return syntax_feedback(candidate)
+    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
 
 
 def evaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
-    """The feedback on one candidate: judged without running when it can be, else tested."""
-    return feedback_without_running(candidate) or _from_run(
-        sandbox.run(make_job(candidate, tests, timeout_s, session))
+    """The feedback on one candidate: judged without running when it can be, else tested.
+    Raises SandboxError when the sandbox could not run it."""
+    return feedback_without_running(candidate, tamper_scan) or _from_run(
+        sandbox.run(make_job(candidate, tests, timeout_s, session)), tests
     )
 
 
 async def aevaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return feedback_without_running(candidate) or _from_run(
-        await sandbox.arun(make_job(candidate, tests, timeout_s, session))
+    return feedback_without_running(candidate, tamper_scan) or _from_run(
+        await sandbox.arun(make_job(candidate, tests, timeout_s, session)), tests
     )
 
 
@@ -76,7 +79,9 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
         chosen, session = sandbox or sandbox_for(context), _session(state)
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = evaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
+            feedback = evaluate_candidate(
+                chosen, candidate, state["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
+            )
             if choice.add(candidate, feedback):
                 break
         update = _update(state, context, choice)
@@ -89,7 +94,9 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Runnable:
         chosen, session = sandbox or sandbox_for(context), _session(state)
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = await aevaluate_candidate(chosen, candidate, state["tests"], context.timeout_s, session)
+            feedback = await aevaluate_candidate(
+                chosen, candidate, state["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
+            )
             if choice.add(candidate, feedback):
                 break
         update = _update(state, context, choice)
@@ -149,8 +156,8 @@ def _session_over(update: dict, session: str) -> bool:
     return not running
 
 
-def _from_run(result: RunResult) -> Feedback:
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""))
+def _from_run(result: RunResult, tests: str) -> Feedback:
+    return run_feedback(result, check_names(parse_tests(tests)))
 
 
 def _update(state: State, context: Context, choice: Choice) -> dict:
