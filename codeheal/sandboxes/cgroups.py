@@ -53,16 +53,15 @@ def job_group(memory_mb: int, processes: int) -> JobGroup | None:
     """New cgroups limiting a job's total memory and processes, or None where this process
     cannot make them."""
     name = f"codeheal-job-{secrets.token_hex(6)}"
-    if (ROOT / "cgroup.controllers").exists():
-        plan = [(ROOT / _own("") / name, {"memory.max": memory_mb * 2**20, "pids.max": processes})]
-    else:
-        plan = [
-            (ROOT / "memory" / _own("memory") / name,
-             {"memory.limit_in_bytes": memory_mb * 2**20}),
-            (ROOT / "pids" / _own("pids") / name, {"pids.max": processes}),
-        ]
     made: list[Path] = []
     try:
+        if (ROOT / "cgroup.controllers").exists():
+            plan = [(ROOT / _own("") / name, {"memory.max": memory_mb * 2**20, "pids.max": processes})]
+        else:
+            plan = [
+                (ROOT / "memory" / _own("memory") / name, {"memory.limit_in_bytes": memory_mb * 2**20}),
+                (ROOT / "pids" / _own("pids") / name, {"pids.max": processes}),
+            ]
         for folder, settings in plan:
             folder.mkdir()
             made.append(folder)

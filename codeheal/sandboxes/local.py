@@ -28,7 +28,7 @@ from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import (
     OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, run_coroutine_sync,
 )
-from codeheal.sandboxes.cgroups import JobGroup, job_group
+from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
 from codeheal.sandboxes.runtime import Runtime, runtime_of
 
