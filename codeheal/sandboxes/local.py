@@ -111,9 +111,9 @@ class LocalSandbox:
     async def _execute(self, job: Job) -> RunResult:
         limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
         launch = await asyncio.to_thread(self._prepare, job, limits)
-        with launch.cleanup:
-            report = _Pipe(launch.report_fd, REPORT_CAP_BYTES, launch.cleanup)
-            status = _Pipe(launch.status_fd, 64 * 1024, launch.cleanup) if launch.status_fd is not None else None
+        report = _Pipe(launch.report_fd, REPORT_CAP_BYTES)
+        status = _Pipe(launch.status_fd, 64 * 1024) if launch.status_fd is not None else None
+        try:
             started = time.perf_counter()
             with launch.child_side:
                 proc = await _spawn(launch)
@@ -129,6 +129,12 @@ class LocalSandbox:
                 raise SandboxError(
                     f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}"
                 )
+        finally:
+            for pipe in (report, status):
+                if pipe is not None:
+                    pipe.close()
+            # removing the cgroup and the workspace touches the file system: off the event loop
+            await asyncio.to_thread(launch.cleanup.close)
         return RunResult(
             exit_code=outcome.exit_code,
             stdout=outcome.stdout,
@@ -242,12 +248,11 @@ class _Pipe:
     """The host's end of a pipe the job writes to, read as the data comes (so the job never
     blocks on a full pipe); the first `cap` bytes are kept."""
 
-    def __init__(self, fd: int, cap: int, stack: ExitStack) -> None:
+    def __init__(self, fd: int, cap: int) -> None:
         self._file = os.fdopen(os.dup(fd), "rb", buffering=0)
         self._cap = cap
         self._kept = bytearray()
         self._task = asyncio.ensure_future(self._read())
-        stack.callback(self._close)
 
     async def _read(self) -> None:
         loop = asyncio.get_running_loop()
@@ -262,12 +267,14 @@ class _Pipe:
     async def text(self) -> str:
         """What came, once the writers closed the pipe (or DRAIN_GRACE_S passed)."""
         await asyncio.wait({self._task}, timeout=DRAIN_GRACE_S)
-        self._close()
+        self.close()
         return self._kept.decode("utf-8", "replace")
 
-    def _close(self) -> None:
+    def close(self) -> None:
+        """Stop reading (on the event loop that reads it); the pipe closes once the reader
+        has let go of it."""
         self._task.cancel()
-        self._file.close()
+        self._task.add_done_callback(lambda _: self._file.close())
 
 
 async def _spawn(launch: _Launch) -> asyncio.subprocess.Process:
