@@ -9,6 +9,7 @@ from typing import Any, Literal
 from codeheal.errors import ConfigError
 
 SandboxKind = Literal["local", "e2b"]
+Isolation = Literal["bwrap", "basic"]
 ENV_PREFIX = "CODEHEAL_"
 
 
@@ -106,10 +107,18 @@ class Context:
         "E2B: seconds a remote sandbox may live before E2B kills it; the "
         "backstop should codeheal be unable to kill it at the end of the run.",
     )
-    require_isolation: bool = setting(
-        False,
-        "Local sandbox: fail with an error instead of falling back to basic "
-        "isolation when bubblewrap is missing or cannot start.",
+    isolation: Isolation = setting(
+        "bwrap",
+        'Local sandbox: "bwrap" runs candidates inside bubblewrap and fails with an error naming '
+        'the install command where it is missing; "basic" runs them as plain child processes '
+        "with resource limits only (no filesystem, network or process isolation): choose it "
+        "only for code you trust.",
+    )
+    tamper_scan: bool = setting(
+        True,
+        "Fail a candidate, before it runs, that reaches into the test harness (imports pytest, "
+        "touches sys.modules, builtins, atexit, frame or trace hooks, exits at import). Turn "
+        "off for code that legitimately needs one of these.",
     )
     review_on_exhaustion: bool = setting(
         False,
@@ -135,6 +144,8 @@ class Context:
             raise ConfigError(f'prefill must be "auto", "on" or "off", got {self.prefill!r}')
         if self.sandbox not in ("local", "e2b"):
             raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
+        if self.isolation not in ("bwrap", "basic"):
+            raise ConfigError(f'isolation must be "bwrap" or "basic", got {self.isolation!r}')
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
             raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
         if not self.model:

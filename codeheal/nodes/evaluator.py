@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.context import current_context
-from codeheal.nodes.checks import TEST_MODULE, build_test_module
-from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
+from codeheal.nodes.checks import TEST_MODULE, build_test_module, check_names, parse_tests
+from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
 from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
@@ -20,7 +20,6 @@ from codeheal.state import Attempt, Feedback, State
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
-REPORT_FILE = "report.jsonl"
 PYTEST_ARGS = (
     "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
@@ -39,42 +38,47 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         },
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
-        collect=(REPORT_FILE,),
+        report=True,
         env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         session=session,
     )
 
 
-def feedback_without_running(candidate: str) -> Feedback | None:
-    """Feedback for a candidate that needs no sandbox to judge: none, or a SyntaxError."""
+def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
+    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
+    (with `tamper_scan`) code that reaches into the test harness."""
     if not candidate.strip():
         return attempt_feedback(error=NO_CODE)
-    return syntax_feedback(candidate)
+    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
 
 
 def evaluation_steps(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Steps[Feedback]:
     """The feedback on one candidate: judged without running when it can be, else tested."""
-    feedback = feedback_without_running(candidate)
+    feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
-    return _from_run(result)
+    return _from_run(result, tests)
 
 
 def evaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
-    """The feedback on one candidate (blocking)."""
-    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
+    """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
+    not run it."""
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
 
 
 async def aevaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
 
 
 def make_evaluator(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]]:
@@ -87,7 +91,9 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Callable[[State], Steps[di
         session = state.get("sandbox_session") or uuid.uuid4().hex
         choice = Choice()
         for candidate in candidates_to_test(state):
-            feedback = yield from evaluation_steps(chosen, candidate, state["tests"], context.timeout_s, session)
+            feedback = yield from evaluation_steps(
+                chosen, candidate, state["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
+            )
             if choice.add(candidate, feedback):
                 break
         return {**_record(state, choice), "sandbox_session": session}
@@ -130,8 +136,8 @@ class Choice:
         return {**self.feedback, "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _from_run(result: RunResult) -> Feedback:
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""))
+def _from_run(result: RunResult, tests: str) -> Feedback:
+    return run_feedback(result, check_names(parse_tests(tests)))
 
 
 def _record(state: State, choice: Choice) -> dict:

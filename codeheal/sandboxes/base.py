@@ -12,6 +12,10 @@ T = TypeVar("T")
 
 OUTPUT_CAP_BYTES = 64 * 1024
 """How much of each of stdout and stderr a sandbox keeps; the rest is cut and flagged."""
+REPORT_CAP_BYTES = 4 * 1024 * 1024
+"""How much of a job's report channel a sandbox keeps; the rest is dropped."""
+REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
+"""The environment variable naming the report channel's descriptor inside the job."""
 
 
 @dataclass(frozen=True)
@@ -21,8 +25,10 @@ class Job:
     files: Mapping[str, str]
     python_args: Sequence[str]
     timeout_s: float
-    collect: Sequence[str] = ()
-    """Workspace files to read back after the run (missing ones are left out)."""
+    report: bool = False
+    """Give the job a report channel: a descriptor the host opened, named by the
+    REPORT_FD_ENV variable (not a workspace file, so listing the workspace does not find
+    it); what the job writes there comes back as RunResult.report."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra environment variables; the sandbox passes no host variables of its own."""
     session: str | None = None
@@ -44,7 +50,8 @@ class RunResult:
     seconds: float
     isolation: str
     """How the run was contained, e.g. "bwrap", "basic" or "e2b"."""
-    collected: Mapping[str, str] = field(default_factory=dict)
+    report: str = ""
+    """What the job wrote to its report channel (at most REPORT_CAP_BYTES)."""
 
 
 @runtime_checkable
