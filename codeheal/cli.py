@@ -108,9 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="run a benchmark")
     benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     humaneval = benchmarks.add_parser(
-        "humaneval", help="HumanEval: one_shot vs self_heal vs raw_error",
-        description="Run the 164 HumanEval problems under three conditions (one_shot, self_heal, "
-        "raw_error). The prompt's examples are the visible tests that drive the loop; the official "
+        "humaneval", help="HumanEval: one_shot vs resample vs raw_error vs self_heal",
+        description="Run the 164 HumanEval problems under four conditions (one_shot, resample, "
+        "raw_error, self_heal) with the library's default settings. The prompt's examples are the visible tests that drive the loop; the official "
         "check only scores the final code. Per-problem results are appended to OUT/humaneval.jsonl "
         "as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and .png "
         "are written.",
@@ -120,9 +120,11 @@ def _parser() -> argparse.ArgumentParser:
                            help="problems run at once; the local server gets K slots unless "
                            "CODEHEAL_LOCAL_SLOTS is set (default 1)")
     humaneval.add_argument("--max-attempts", type=int, default=3, metavar="N",
-                           help="attempt cap of self_heal and raw_error (default 3)")
-    humaneval.add_argument("--retry-samples", type=int, default=2, metavar="K",
-                           help="candidates per retry in self_heal and raw_error (default 2)")
+                           help="attempt cap of every condition but one_shot (default 3)")
+    humaneval.add_argument("--retry-samples", type=int, metavar="K",
+                           help="candidates per retry (default: the library's, Context.retry_samples)")
+    humaneval.add_argument("--max-tokens", type=int, metavar="N",
+                           help="token budget of every run, the same for all conditions (default: none)")
     humaneval.add_argument("--model", default="local", metavar="M",
                            help='"local" (default, offline) or a model served at --base-url')
     humaneval.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
@@ -297,7 +299,7 @@ def _bench_humaneval(args: argparse.Namespace) -> int:
     config = BenchConfig(
         out_dir=Path(args.out), model=args.model, base_url=args.base_url,
         max_attempts=args.max_attempts, concurrency=args.concurrency, limit=args.limit,
-        timeout_s=args.timeout, retry_samples=args.retry_samples,
+        timeout_s=args.timeout, retry_samples=args.retry_samples, max_tokens=args.max_tokens,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():

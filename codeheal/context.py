@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_type_hints
 
 from codeheal.errors import ConfigError
 
@@ -81,6 +81,28 @@ class Context:
         "for the embedded model and .gguf files, off for other endpoints and for a chat model "
         "passed to build_graph.",
     )
+    feedback: bool = setting(
+        True,
+        "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "
+        "attempt is written from the first attempt's prompt, an independent sample "
+        "(plain resampling, the baseline healing must beat).",
+    )
+    memory: int = setting(
+        5,
+        "How many of the latest lessons the actor sees (0: none). The thread keeps them all.",
+    )
+    fresh_start: bool = setting(
+        True,
+        "When two attempts in a row fail the same way, the conversation is stuck: write the "
+        "next attempt from the first attempt's prompt instead (a new sample, no failure shown). "
+        'If that fails the same way too, the run ends with status "stuck".',
+    )
+    max_tokens: int | None = setting(
+        None,
+        "Token budget of one run, prompts and completions counted. Checked before every model "
+        'call: a call that might not fit is not made, and the run ends with status "budget". '
+        "None: no budget.",
+    )
     max_attempts: int = setting(
         3,
         "Hard cap on attempts (generate + test) in one run.",
@@ -136,6 +158,10 @@ class Context:
         """Raise ConfigError naming the first invalid field."""
         if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
             raise ConfigError(f"max_attempts must be an integer >= 1, got {self.max_attempts!r}")
+        if self.max_tokens is not None and (not isinstance(self.max_tokens, int) or self.max_tokens < 1):
+            raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {self.max_tokens!r}")
+        if not isinstance(self.memory, int) or self.memory < 0:
+            raise ConfigError(f"memory must be an integer >= 0, got {self.memory!r}")
         if not isinstance(self.retry_samples, int) or self.retry_samples < 1:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
         if not self.timeout_s > 0:
@@ -160,20 +186,21 @@ _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "fals
 
 def _unset_value(name: str, default: object) -> object:
     env_value = os.environ.get(ENV_PREFIX + name.upper())
-    return default if env_value is None else _parse_env(name, env_value, default)
+    return default if env_value is None else _parse_env(name, env_value)
 
 
-def _parse_env(name: str, value: str, default: object) -> object:
+def _parse_env(name: str, value: str) -> object:
+    """An environment variable's text as the field's type (the first of bool, int, float
+    its annotation names, else text); "none" unsets a field that may be None."""
+    hint = get_type_hints(Context)[name]
+    kinds = get_args(hint) or (hint,)
+    if type(None) in kinds and value.strip().lower() == "none":
+        return None
+    kind = next((k for k in (bool, int, float) if k in kinds), str)
     try:
-        if isinstance(default, bool):
-            return _BOOLEANS[value.strip().lower()]
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
+        return _BOOLEANS[value.strip().lower()] if kind is bool else kind(value)
     except (KeyError, ValueError):
-        raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} is not a valid {type(default).__name__}") from None
-    return value
+        raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} is not a valid {kind.__name__}") from None
 
 
 _FIELDS = {f.name: f for f in fields(Context)}

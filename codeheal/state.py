@@ -7,8 +7,10 @@ from typing import Annotated, Literal, NotRequired
 
 from typing_extensions import TypedDict  # pydantic (Studio's schemas) needs it on Python < 3.12
 
-Status = Literal["running", "passed", "failed", "accepted"]
-"""Status "accepted": the tests did not all pass, but a human reviewer accepted the best attempt."""
+Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget"]
+"""Status "accepted": the tests did not all pass, but a human reviewer accepted the best
+attempt. "stuck": a fresh start failed the same way as the two attempts before it. "budget":
+the run's token budget (Context.max_tokens) could not pay for the next model call."""
 
 
 class Frame(TypedDict):
@@ -49,6 +51,8 @@ class Feedback(TypedDict):
     seconds: float
     """Sandbox wall time; for an attempt of several candidates, all of them together."""
     isolation: str
+    lint: NotRequired[list[str]]
+    """Static findings on a failed candidate (undefined names, ...): notes, never the verdict."""
 
 
 class Usage(TypedDict):
@@ -69,6 +73,8 @@ class Attempt(TypedDict):
     candidates_tested: NotRequired[int]
     """How many new candidates were tested for this attempt (testing stops at the first
     that passes); `code` is the best of them."""
+    fresh_start: NotRequired[bool]
+    """Written from the first attempt's prompt because the run was stuck."""
     summary: str
     passed_count: int
     total: int
@@ -120,6 +126,10 @@ class RunScratch(TypedDict, total=False):
     candidate on attempt 1, Context.retry_samples on later attempts)."""
     generation: Usage
     """What writing the latest candidates cost, all samples together."""
+    fresh_start: bool
+    """The latest candidates were written from the first attempt's prompt."""
+    stop_reason: Literal["budget"] | None
+    """Set by a node that could not afford its model call: the run finishes."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None

@@ -15,8 +15,8 @@ def test_drawn_graph_has_every_route_out_of_the_evaluator():
     drawn = edges(graph.get_graph())
     for target in ("reflector", "actor", "review", "finish"):
         assert drawn[("evaluator", target)] is True, target
-    assert drawn[("reflector", "actor")] is False
-    assert drawn[("actor", "evaluator")] is False
+    for conditional in [("reflector", "actor"), ("reflector", "finish"), ("actor", "evaluator"), ("actor", "finish")]:
+        assert drawn[conditional] is True, conditional
     assert drawn[("finish", "__end__")] is False
     assert drawn[("prepare", "actor")] is True and drawn[("prepare", "evaluator")] is True
     assert drawn[("review", "actor")] is True and drawn[("review", "finish")] is True
@@ -58,9 +58,10 @@ def test_router_without_runtime_uses_the_default_context():
 
 
 def test_final_status_and_attempt_limit():
-    assert final_status({"feedback": feedback(True)}) == "passed"
-    assert final_status({"feedback": feedback(False), "status": "accepted"}) == "accepted"
-    assert final_status({"feedback": feedback(False), "status": "running"}) == "failed"
+    assert final_status({"feedback": feedback(True)}, Context()) == "passed"
+    assert final_status({"feedback": feedback(False), "status": "accepted"}, Context()) == "accepted"
+    assert final_status({"feedback": feedback(False), "status": "running"}, Context()) == "failed"
+    assert final_status({"feedback": feedback(False), "stop_reason": "budget"}, Context()) == "budget"
     assert attempt_limit({}, Context(max_attempts=5)) == 5
     assert attempt_limit({"attempt_limit": 7}, Context(max_attempts=5)) == 7
 

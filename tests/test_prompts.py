@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codeheal.nodes.feedback import attempt_feedback
 from codeheal.nodes.prompts import (
-    MEMORY_SIZE, actor_messages, format_feedback, numbered_excerpt, reflector_messages,
+    actor_messages, format_feedback, numbered_excerpt, reflector_messages,
 )
 from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
 from codeheal.state import CheckFailure, Frame
@@ -23,6 +23,9 @@ def test_first_actor_prompt_has_task_tests_and_no_previous_attempt():
     assert "Task:\nAdd." in human.content and "assert add(1, 2) == 3" in human.content
     assert "The tests call `add`" in human.content
     assert "Lessons" not in human.content and "previous attempt" not in human.content
+
+
+MEMORY_SIZE = 5
 
 
 def test_retry_prompt_has_latest_lessons_and_the_last_failure():

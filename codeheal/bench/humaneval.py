@@ -1,10 +1,17 @@
-"""The HumanEval benchmark: one_shot, self_heal and raw_error on the same problems and model.
+"""The HumanEval benchmark: one_shot, resample, raw_error and self_heal on the same problems,
+model and token budget.
+
+- one_shot: one greedy attempt.
+- resample: later attempts are independent samples from the first attempt's prompt (no
+  feedback at all); the visible tests choose, exactly as in the healing conditions.
+- raw_error: later attempts see the failed checks, no reflector.
+- self_heal: the library's default loop (failure, reflections, fresh start when stuck).
 
 Visible tests (the prompt's own examples) drive the loop; HumanEval's `check` only scores the
-final code. The conditions run one after another, each with K problems at once. The first
-attempt is the same model call in every condition (same prompt, same temperature 0, same
-model), so it is made once, by one_shot; self_heal and raw_error start from that code: the
-graph re-tests it as their attempt 1 and heals from there.
+final code. Every setting but the condition's own is the library's default (what a user gets).
+The conditions run one after another, each with K problems at once. The first attempt is the
+same model call in every condition (same prompt, same temperature 0, same model), so it is made
+once, by one_shot; the others start from that code: the graph re-tests it as their attempt 1.
 """
 
 from __future__ import annotations
@@ -36,7 +43,6 @@ from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Attempt, Feedback
 
 RECORDS_FILE = "humaneval.jsonl"
-RETRY_TEMPERATURE = 0.7
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
 TASK_TEMPLATE = (
     "Complete the Python function `{entry_point}` below so that it does what its docstring "
@@ -56,21 +62,26 @@ class BenchConfig:
     concurrency: int = 1
     limit: int | None = None
     timeout_s: float = 10.0
-    retry_samples: int = 2
+    retry_samples: int | None = None
+    """None: the library's default."""
+    max_tokens: int | None = None
+    """Token budget of every run, all conditions alike; None: none."""
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
-    """The Context of one condition; all three share model, endpoint and temperatures."""
+    """The Context of one condition: the library's defaults, the benchmark's model, budget
+    and caps, and the condition's own switches."""
     return Context(
         model=config.model,
         base_url=config.base_url,
         temperature=0.0,
-        retry_temperature=RETRY_TEMPERATURE,
         max_attempts=1 if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
+        max_tokens=config.max_tokens,
         timeout_s=config.timeout_s,
         sandbox="local",
-        reflect=condition != "raw_error",
+        reflect=condition == "self_heal",
+        feedback=condition != "resample",
     )
 
 
@@ -94,10 +105,12 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
     records = read_records(path, contexts)
     asyncio.run(_run_all(config, problems, records, path, console))
+    defaults = condition_context("self_heal", config)
+    budget = f"a budget of {config.max_tokens} tokens per run" if config.max_tokens else "no token budget"
     settings = (
-        f"{config.retry_samples} candidates per retry (temperature {RETRY_TEMPERATURE:g}), the one passing most "
-        f"visible checks kept; {config.concurrency} problems at once; visible-test timeout "
-        f"{config.timeout_s:g} s."
+        f"{defaults.retry_samples} candidate(s) per retry (temperature {defaults.retry_temperature:g}), the one "
+        f"passing most visible checks kept; {budget}; {config.concurrency} problems at once; visible-test "
+        f"timeout {config.timeout_s:g} s."
     )
     if config.model == "local":
         settings += f" Local server slots: {os.environ[SLOTS_ENV]}."
@@ -182,6 +195,8 @@ async def run_problem(
         log[0] = {
             **log[0],
             "tokens": log[0]["tokens"] + seed_model["tokens"],
+            "prompt_tokens": log[0]["prompt_tokens"] + seed_model["prompt_tokens"],
+            "completion_tokens": log[0]["completion_tokens"] + seed_model["completion_tokens"],
             "seconds_model": round(log[0]["seconds_model"] + seed_model["seconds_model"], 3),
         }
     cap = context.max_attempts
@@ -196,7 +211,7 @@ async def run_problem(
         task_id=problem.task_id,
         model=config.model,
         run_max_attempts=config.max_attempts,
-        run_retry_samples=config.retry_samples,
+        run_retry_samples=context.retry_samples,
         context=asdict(context),
         visible_source=problem.visible_source,
         visible_count=problem.visible_count,
@@ -207,6 +222,8 @@ async def run_problem(
         hidden_by_attempt=[scored[code].passed for code in by_attempt],
         first_attempt="shared" if shared else "own",
         tokens=sum(a["tokens"] for a in log),
+        prompt_tokens=sum(a["prompt_tokens"] for a in log),
+        completion_tokens=sum(a["completion_tokens"] for a in log),
         seconds_model=round(seconds_model, 3),
         seconds_sandbox=round(seconds_sandbox, 3),
         seconds_rest=round(max(seconds_total - own_model - seconds_sandbox, 0.0), 3),
@@ -237,6 +254,8 @@ def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
         passed_count=attempt["passed_count"],
         total=attempt["total"],
         tokens=attempt["tokens"],
+        prompt_tokens=attempt.get("prompt_tokens", 0),
+        completion_tokens=attempt.get("completion_tokens", 0),
         seconds_model=round(max(attempt["seconds"] - seconds_sandbox, 0.0), 3),
         seconds_sandbox=round(seconds_sandbox, 3),
         code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],

@@ -9,8 +9,8 @@ from typing import Literal, TypedDict
 
 from codeheal.errors import ConfigError
 
-Condition = Literal["one_shot", "self_heal", "raw_error"]
-CONDITIONS: tuple[Condition, ...] = ("one_shot", "self_heal", "raw_error")
+Condition = Literal["one_shot", "resample", "raw_error", "self_heal"]
+CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal")
 AttemptKind = Literal["passed", "failed", "no_code", "syntax", "timeout", "crash"]
 
 
@@ -25,6 +25,8 @@ class AttemptRecord(TypedDict):
     passed_count: int
     total: int
     tokens: int
+    prompt_tokens: int
+    completion_tokens: int
     seconds_model: float
     seconds_sandbox: float
     code_sha: str
@@ -55,6 +57,8 @@ class ProblemRecord(TypedDict):
     first_attempt: Literal["own", "shared"]
     """"shared": attempt 1 is the one_shot run's code, re-evaluated (same prompt, temperature 0)."""
     tokens: int
+    prompt_tokens: int
+    completion_tokens: int
     seconds_model: float
     seconds_sandbox: float
     seconds_rest: float

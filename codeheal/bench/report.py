@@ -11,10 +11,13 @@ from codeheal.bench.problems import Problem
 from codeheal.bench.records import CONDITIONS, Condition, ProblemRecord
 
 JSON_FILE = "humaneval.json"
+BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
+"""Token budgets per problem at which the pass-rate-against-tokens curves are read."""
 OWN_ASSERT = "the tests could not be loaded: AssertionError"
 """The model put its own top-level asserts into the module and one failed on import."""
 MARKDOWN_FILE = "humaneval.md"
 PLOT_FILE = "humaneval.png"
+TOKENS_PLOT_FILE = "humaneval_tokens.png"
 
 
 def write_reports(
@@ -39,6 +42,7 @@ def write_reports(
         markdown(summary, analysis, problems, settings), encoding="utf-8"
     )
     plot(summary, out_dir / PLOT_FILE)
+    plot_tokens(summary, out_dir / TOKENS_PLOT_FILE)
     return summary
 
 
@@ -50,9 +54,15 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
     own_wall = wall_seconds(rows)
     # Attempt 1 of the healing conditions is one_shot's model call: its time is theirs too.
     wall = own_wall + (wall_seconds(by_condition["one_shot"]) if shared else 0.0)
+    completions = sorted(a.get("completion_tokens", 0) for r in rows for a in r["attempt_log"])
     return {
         "passed": sum(r["hidden_passed"] for r in rows),
         "pass_at_1": round(sum(r["hidden_passed"] for r in rows) / problems, 4) if problems else 0.0,
+        "slices": {name: slice_rate(rows, name) for name in ("tuning", "report")},
+        "prompt_tokens": sum(r.get("prompt_tokens", 0) for r in rows),
+        "completion_tokens": sum(r.get("completion_tokens", 0) for r in rows),
+        "median_completion_tokens_per_attempt": completions[len(completions) // 2] if completions else 0,
+        "hidden_pass_rate_by_budget": {str(b): pass_rate_within(rows, b, problems) for b in BUDGETS},
         "mean_attempts": round(sum(r["attempts"] for r in rows) / len(rows), 3) if rows else 0.0,
         "wall_s": round(wall, 1),
         "tokens": sum(r["tokens"] for r in rows),
@@ -67,6 +77,31 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
         "seconds_sandbox": round(sum(r["seconds_sandbox"] for r in rows), 1),
         "seconds_rest": round(sum(r["seconds_rest"] for r in rows), 1),
     }
+
+
+def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
+    """Hidden pass rate on the tuning slice (even task ids, where defaults are chosen) or the
+    report slice (odd task ids, untouched by those choices)."""
+    wanted = 0 if name == "tuning" else 1
+    chosen = [r for r in rows if int(r["task_id"].split("/")[1]) % 2 == wanted]
+    passed = sum(r["hidden_passed"] for r in chosen)
+    return {"problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0}
+
+
+def pass_rate_within(rows: list[ProblemRecord], budget: int, problems: int) -> float:
+    """Hidden pass rate had each run stopped before its tokens went over `budget`: the
+    code it would have returned after its last attempt that fit (nothing if none did)."""
+    passed = 0
+    for r in rows:
+        spent, fitting = 0, 0
+        for attempt in r["attempt_log"]:
+            spent += attempt["tokens"]
+            if spent > budget:
+                break
+            fitting += 1
+        if fitting:
+            passed += r["hidden_by_attempt"][min(fitting, len(r["hidden_by_attempt"])) - 1]
+    return round(passed / problems, 4) if problems else 0.0
 
 
 def wall_seconds(rows: list[ProblemRecord]) -> float:
@@ -149,27 +184,40 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     conditions = summary["conditions"]
     sources = Counter(p.visible_source for p in problems)
     lines = [
-        "# HumanEval: one shot vs self-healing",
+        "# HumanEval: one shot, resampling and self-healing",
         "",
         f"Model `{summary['model']}`, {n} problems, up to {summary['max_attempts']} attempts for "
         f"the healing conditions. {settings}".rstrip(),
         "",
         "Hidden = HumanEval's official `check`, run once on the final code and never shown to the "
         "loop. Visible = the prompt's own examples, the only tests the loop sees. `pass@1` is the "
-        "hidden pass rate (a fraction). Attempt 1 is one model call shared by all three conditions "
-        "(same prompt, temperature 0): self_heal and raw_error re-test one_shot's code as their "
-        "attempt 1, and their `wall s` includes one_shot's wall time.",
+        "hidden pass rate (a fraction). Attempt 1 is one model call shared by all conditions "
+        "(same prompt, temperature 0): the others re-test one_shot's code as their attempt 1, and "
+        "their `wall s` includes one_shot's wall time. Tuning slice: even task ids (where defaults "
+        "are chosen); report slice: odd task ids.",
         "",
-        "| condition | hidden passed | pass@1 | visible passed | mean attempts | wall s | tokens "
-        "| model s | sandbox s | rest of graph s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| condition | hidden passed | pass@1 | tuning | report | visible passed | mean attempts | tokens "
+        "(prompt + completion) | median completion / attempt | wall s | model s | sandbox s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, c in conditions.items():
+        tuning, report = c["slices"]["tuning"], c["slices"]["report"]
         lines.append(
-            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {c['visible_passed']}/{n} "
-            f"| {c['mean_attempts']:.2f} | {c['wall_s']:.0f} | {c['tokens']} | {c['seconds_model']:.0f} "
-            f"| {c['seconds_sandbox']:.0f} | {c['seconds_rest']:.0f} |"
+            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {tuning['rate']:.3f} | {report['rate']:.3f} "
+            f"| {c['visible_passed']}/{n} | {c['mean_attempts']:.2f} | {c['tokens']} ({c['prompt_tokens']} + "
+            f"{c['completion_tokens']}) | {c['median_completion_tokens_per_attempt']} | {c['wall_s']:.0f} "
+            f"| {c['seconds_model']:.0f} | {c['seconds_sandbox']:.0f} |"
         )
+    lines += [
+        "",
+        "Hidden pass rate at equal token budgets per problem (a run stopped before its tokens "
+        "went over the budget returns its best attempt so far; see humaneval_tokens.png):",
+        "",
+        "| condition | " + " | ".join(f"{b} tok" for b in BUDGETS) + " |",
+        "|---|" + "---|" * len(BUDGETS),
+    ]
+    for name, c in conditions.items():
+        lines.append(f"| {name} | " + " | ".join(f"{c['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in BUDGETS) + " |")
     lines += ["", *headline(conditions, analysis)]
     cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
     lines += [
@@ -208,7 +256,7 @@ def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -
     """One line per healing condition: its gain over one shot and where it came from."""
     base = conditions["one_shot"]
     lines = []
-    for name in ("self_heal", "raw_error"):
+    for name in ("resample", "raw_error", "self_heal"):
         c, a = conditions[name], analysis[name]
         points = 100 * (c["pass_at_1"] - base["pass_at_1"])
         lines.append(
@@ -239,6 +287,27 @@ def plot(summary: dict, path: Path) -> None:
     axes.set_ylabel("hidden pass rate, %")
     axes.set_xticks(range(1, cap + 1))
     axes.set_title(f"HumanEval ({summary['problems']} problems), {summary['model']}")
+    axes.grid(alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def plot_tokens(summary: dict, path: Path) -> None:
+    """Hidden pass rate against the token budget per problem, one curve per condition."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for name, c in summary["conditions"].items():
+        rates = [100 * c["hidden_pass_rate_by_budget"][str(b)] for b in BUDGETS]
+        axes.plot(BUDGETS, rates, marker="o", label=name)
+    axes.set_xlabel("token budget per problem (prompt + completion)")
+    axes.set_ylabel("hidden pass rate, %")
+    axes.set_title(f"HumanEval ({summary['problems']} problems): pass rate at equal budgets")
     axes.grid(alpha=0.3)
     axes.legend()
     figure.tight_layout()

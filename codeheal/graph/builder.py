@@ -8,7 +8,9 @@ from langgraph.types import RetryPolicy
 
 from codeheal.context import Context
 from codeheal.errors import is_transient
-from codeheal.graph.routers import route_after_evaluation, route_after_review, route_start
+from codeheal.graph.routers import (
+    route_after_actor, route_after_evaluation, route_after_reflector, route_after_review, route_start,
+)
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.evaluator import make_evaluator
 from codeheal.nodes.finish import make_finish
@@ -39,9 +41,9 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder.add_node("finish", node(make_finish(sandbox), "finish"), retry_policy=TRANSPORT_RETRY)
     builder.add_edge(START, "prepare")
     builder.add_conditional_edges("prepare", route_start)
-    builder.add_edge("actor", "evaluator")
+    builder.add_conditional_edges("actor", route_after_actor)
     builder.add_conditional_edges("evaluator", route_after_evaluation)
-    builder.add_edge("reflector", "actor")
+    builder.add_conditional_edges("reflector", route_after_reflector)
     builder.add_conditional_edges("review", route_after_review)
     builder.add_edge("finish", END)
     return builder

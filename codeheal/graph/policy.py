@@ -1,5 +1,6 @@
-"""Loop policy: which attempt is best, how many attempts a run may use, where the loop goes
-after an evaluation, and how a run ends. Nodes do their one job; these rules decide the run."""
+"""Loop policy: which attempt is best, how many attempts and tokens a run may use, when a
+run is stuck, where the loop goes after each step, and how a run ends. Nodes do their one
+job; these rules decide the run."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from codeheal.context import Context
 from codeheal.state import Attempt, State, Status
 
 AfterEvaluation = Literal["reflector", "actor", "review", "finish"]
+MIN_COMPLETION_TOKENS = 32
+"""A call that could not be allowed even this many completion tokens is not made."""
 
 
 def attempt_limit(state: State, context: Context) -> int:
@@ -22,21 +25,72 @@ def best_attempt(history: list[Attempt]) -> Attempt:
     return max(reversed(history), key=lambda a: (a["passed_count"], bool(a["code"].strip())))
 
 
+def tokens_spent(state: State) -> int:
+    """Model tokens this run has used so far, prompts and completions."""
+    return sum(attempt["tokens"] for attempt in state.get("history") or [])
+
+
+def completion_allowance(state: State, context: Context, *, prompt_tokens: int, requests: int,
+                         samples: int, wanted: int) -> int:
+    """Completion tokens each of `samples` replies may use so that the next call (made as
+    `requests` requests of `prompt_tokens` each) keeps the run within `Context.max_tokens`;
+    0 when not even MIN_COMPLETION_TOKENS fit (the call must not be made)."""
+    if context.max_tokens is None:
+        return wanted
+    left = context.max_tokens - tokens_spent(state) - prompt_tokens * requests
+    per_sample = min(wanted, left // samples)
+    return per_sample if per_sample >= MIN_COMPLETION_TOKENS else 0
+
+
+def needs_fresh_start(state: State, context: Context) -> bool:
+    """Two attempts in a row failed the same way: the next attempt starts over from the
+    first attempt's prompt (when the Context allows fresh starts)."""
+    history = state.get("history") or []
+    return (
+        context.fresh_start and context.feedback and len(history) >= 2
+        and not history[-1].get("fresh_start", False)
+        and history[-1]["summary"] == history[-2]["summary"]
+    )
+
+
+def is_stuck(state: State, context: Context) -> bool:
+    """A fresh start (after two equal failures) failed the same way as the attempts before it."""
+    history = state.get("history") or []
+    return context.fresh_start and context.feedback and len(history) >= 2 and bool(history[-1].get("fresh_start")) and (
+        history[-1]["summary"] == history[-2]["summary"]
+    )
+
+
 def after_evaluation(state: State, context: Context) -> AfterEvaluation:
-    """Passed: finish. Attempts used up: finish, or human review when the Context asks for
-    it. Otherwise try again, through the reflector when the Context reflects."""
+    """Passed, stuck, or attempts used up: finish (or human review when the Context asks for
+    it). Two equal failures in a row: a fresh start. Otherwise try again, through the
+    reflector when the Context reflects and shows feedback."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "finish"
     if (state.get("attempts") or 0) >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
-    return "reflector" if context.reflect else "actor"
+    if is_stuck(state, context):
+        return "finish"
+    if needs_fresh_start(state, context):
+        return "actor"
+    return "reflector" if context.reflect and context.feedback else "actor"
 
 
-def final_status(state: State) -> Status:
-    """How the run ended: passed when the last evaluation passed, "accepted" when a
-    reviewer accepted the best attempt, failed otherwise."""
+def after_model_step(state: State) -> Literal["go on", "finish"]:
+    """A node that could not afford its model call within the budget ends the run."""
+    return "finish" if state.get("stop_reason") == "budget" else "go on"
+
+
+def final_status(state: State, context: Context) -> Status:
+    """How the run ended: passed when the last evaluation passed, "accepted" when a reviewer
+    accepted the best attempt, "budget" when the token budget ran out, "stuck" when a fresh
+    start failed like the attempts before it, failed otherwise."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "passed"
-    return "accepted" if state.get("status") == "accepted" else "failed"
+    if state.get("status") == "accepted":
+        return "accepted"
+    if state.get("stop_reason") == "budget":
+        return "budget"
+    return "stuck" if is_stuck(state, context) else "failed"

@@ -24,6 +24,16 @@ def route_after_evaluation(
     return policy.after_evaluation(state, resolve_context(runtime.context if runtime else None))
 
 
+def route_after_actor(state: State) -> Literal["evaluator", "finish"]:
+    """The actor's candidates are tested, unless the budget stopped it from writing any."""
+    return "finish" if policy.after_model_step(state) == "finish" else "evaluator"
+
+
+def route_after_reflector(state: State) -> Literal["actor", "finish"]:
+    """The next attempt follows the lesson, unless the budget stopped the reflector."""
+    return "finish" if policy.after_model_step(state) == "finish" else "actor"
+
+
 def route_after_review(state: State) -> Literal["actor", "finish"]:
     """A reviewer's retry goes back to the actor; accept and abort finish the run."""
     return "actor" if state.get("status") == "running" else "finish"

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
-from codeheal.graph.policy import attempt_limit
+from codeheal.graph.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.llm import chat_model
-from codeheal.llm.factory import completions_per_request, is_local
+from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
 from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.model_call import total_usage
+from codeheal.nodes.model_call import estimate_prompt_tokens, total_usage
 from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import AttemptStarted, emit
@@ -23,36 +23,48 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
 
     def actor(state: State) -> Steps[dict]:
         context = current_context()
-        emit(AttemptStarted(
-            kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
-            max_attempts=attempt_limit(state, context),
-        ))
         retry = bool(state.get("attempts"))
+        # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
+        # of this run (plain resampling, or a run that was stuck).
+        fresh = retry and (not context.feedback or needs_fresh_start(state, context))
         model = llm or chat_model(context, context.retry_temperature if retry else context.temperature)
         history = state.get("history") or []
-        last_code = None  # None: no attempt yet; "": one failed, its code is not shown
-        if history:
+        last_code = None  # None: no failure shown; "": one failed, its code is not shown
+        if history and not fresh:
             last_code = history[-1]["code"] if context.show_failed_code else ""
         prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
         messages = actor_messages(
             task=state["task"],
             tests=state["tests"],
             entry_point=state.get("entry_point"),
-            reflections=state.get("reflections") or [],
+            reflections=[] if fresh else state.get("reflections") or [],
+            memory=context.memory,
             last_code=last_code,
-            last_feedback=state.get("feedback"),
+            last_feedback=None if fresh else state.get("feedback"),
             prefill=prefill,
         )
+        samples = context.retry_samples if retry else 1
+        per_call = 1 if llm else completions_per_request(context)
+        allowance = completion_allowance(
+            state, context, prompt_tokens=estimate_prompt_tokens(messages),
+            requests=-(-samples // per_call), samples=samples, wanted=MAX_TOKENS,
+        )
+        if not allowance:
+            return {"candidates": [], "stop_reason": "budget"}
+        emit(AttemptStarted(
+            kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
+            max_attempts=attempt_limit(state, context),
+        ))
         replies = yield ModelCall(
-            model, messages, stop=(CLOSING_FENCE,) if prefill else (),
-            samples=context.retry_samples if retry else 1,
-            per_call=1 if llm else completions_per_request(context),
+            model, messages, stop=(CLOSING_FENCE,) if prefill else (), samples=samples, per_call=per_call,
+            max_tokens=allowance if context.max_tokens is not None else None,
         )
         # A reply without code becomes an empty candidate: the evaluator reports it as a
         # failed attempt ("no code in reply") instead of the run crashing.
         return {
             "candidates": [extract_code(reply) or "" for reply, _ in replies],
             "generation": total_usage([usage for _, usage in replies]),
+            "fresh_start": fresh,
         }
 
     return actor

@@ -11,6 +11,7 @@ from pathlib import Path
 from codeheal.context import current_context
 from codeheal.nodes.checks import TEST_MODULE, build_test_module, check_names, parse_tests
 from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
+from codeheal.nodes.lint import lint_notes
 from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
@@ -61,7 +62,8 @@ def evaluation_steps(
     if feedback is not None:
         return feedback
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
-    return _from_run(result, tests)
+    feedback = _from_run(result, tests)
+    return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
 
 
 def evaluate_candidate(
@@ -149,6 +151,7 @@ def _record(state: State, choice: Choice) -> dict:
         attempt=attempts,
         code=choice.code,
         candidates_tested=choice.tested,
+        fresh_start=bool(state.get("fresh_start")),
         summary=summarize(feedback),
         passed_count=feedback["passed_count"],
         total=feedback["total"],

@@ -108,7 +108,7 @@ def run_feedback(result: RunResult, expected: Collection[str]) -> Feedback:
                 line=None, frames=[], expected=None, actual=None,
             ))
     elif collect_errors:
-        error = "the tests could not be loaded: " + failures[0]["exception"] + ": " + failures[0]["message"]
+        error = _load_error(failures[0])
     elif not finished:
         error = _crash_description(result)
     elif total == 0:
@@ -158,6 +158,14 @@ def _top_name(nodeid: str) -> str:
     """`test_solution.py::TestX::test_y[1]` -> `TestX`: the name a test has in the tests."""
     parts = nodeid.split("::")
     return (parts[1] if len(parts) > 1 else parts[0]).split("[")[0]
+
+
+def _load_error(failure: CheckFailure) -> str:
+    """Why the tests could not be loaded: most often the candidate crashed on import."""
+    cause = f"{failure['exception']}: {failure['message']}"
+    if failure["line"] is not None:
+        return f"solution.py crashed on import at line {failure['line']}: {cause}"
+    return f"the tests could not be loaded: {cause}"
 
 
 def summarize(feedback: Feedback) -> str:

@@ -18,11 +18,12 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
     """The finish node's body; `sandbox` overrides the one named in the run's Context."""
 
     def finish(state: State) -> Steps[dict]:
+        context = current_context()
         session = state.get("sandbox_session")
-        chosen = sandbox or sandbox_for(current_context())
+        chosen = sandbox or sandbox_for(context)
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
-        status = final_status(state)
+        status = final_status(state, context)
         attempts = state.get("attempts") or 0
         emit(RunStatus(kind="status", status=status, attempts=attempts))
         history = state.get("history") or []

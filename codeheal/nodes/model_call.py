@@ -20,26 +20,34 @@ Reply = tuple[str, Usage]
 """A reply's text (a prefilled reply starts with its prefill) and what it cost."""
 
 
+def estimate_prompt_tokens(messages: list[BaseMessage]) -> int:
+    """A generous estimate of a prompt's tokens, for budgeting before the call: a token per
+    3 bytes of text (code and English average 3.5 to 4.5 with the Qwen and GPT tokenizers)
+    and 8 per message for the chat template."""
+    return sum(len(reply_text(m).encode("utf-8")) // 3 + 8 for m in messages)
+
+
 def invoke_model(
     model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
-    per_call: int = 1,
+    per_call: int = 1, max_tokens: int | None = None,
 ) -> list[Reply]:
     """`samples` replies to one prompt, asking for up to `per_call` of them in each request
     (one prompt prefill shared by several completions). A final assistant message in
-    `messages` is a prefill the model continues; generation stops at any of `stop`."""
+    `messages` is a prefill the model continues; generation stops at any of `stop`, and
+    after `max_tokens` completion tokens per reply when given."""
     replies: list[Reply] = []
     while len(replies) < samples:
         started = time.perf_counter()
         n = min(per_call, samples - len(replies))
         with _translated_errors(model):
-            result = model.generate([messages], **_call_options(stop, n))
+            result = model.generate([messages], **_call_options(stop, n, max_tokens))
         replies += _replies(result, messages, started)
     return replies[:samples]
 
 
 async def ainvoke_model(
     model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
-    per_call: int = 1,
+    per_call: int = 1, max_tokens: int | None = None,
 ) -> list[Reply]:
     """invoke_model without blocking the event loop."""
     replies: list[Reply] = []
@@ -47,12 +55,12 @@ async def ainvoke_model(
         started = time.perf_counter()
         n = min(per_call, samples - len(replies))
         with _translated_errors(model):
-            result = await model.agenerate([messages], **_call_options(stop, n))
+            result = await model.agenerate([messages], **_call_options(stop, n, max_tokens))
         replies += _replies(result, messages, started)
     return replies[:samples]
 
 
-def _call_options(stop: Sequence[str], n: int) -> dict:
+def _call_options(stop: Sequence[str], n: int, max_tokens: int | None) -> dict:
     # What `invoke` passes on: the graph run's callbacks, tags and metadata.
     config = ensure_config()
     options = {
@@ -61,7 +69,11 @@ def _call_options(stop: Sequence[str], n: int) -> dict:
         "tags": config.get("tags"),
         "metadata": config.get("metadata"),
     }
-    return {**options, "n": n} if n > 1 else options
+    if n > 1:
+        options["n"] = n
+    if max_tokens is not None:
+        options["max_tokens"] = max_tokens
+    return options
 
 
 def _replies(result: LLMResult, messages: list[BaseMessage], started: float) -> list[Reply]:

@@ -44,4 +44,6 @@ def prepare(state: State) -> dict:
         "sandbox_session": None,
         "candidates": [starting_code] if starting_code.strip() else [],
         "generation": NO_USAGE,
+        "fresh_start": False,
+        "stop_reason": None,
     }

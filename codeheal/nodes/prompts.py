@@ -9,8 +9,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codeheal.state import Feedback
 
-MEMORY_SIZE = 5
-"""How many of the latest reflections the actor sees."""
 EXCERPT_CONTEXT = 3
 
 ACTOR_SYSTEM = (
@@ -40,9 +38,11 @@ def actor_messages(
     reflections: list[str],
     last_code: str | None,
     last_feedback: Feedback | None,
+    memory: int = 5,
     prefill: bool = False,
 ) -> list[BaseMessage]:
-    """The actor's prompt: task, tests, lessons so far, and the last attempt's failure.
+    """The actor's prompt: task, tests, the `memory` latest lessons, and the last attempt's
+    failure.
 
     With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
     server continues): the code fence, and the task's function stub when it shows one, so
@@ -51,8 +51,8 @@ def actor_messages(
     if entry_point:
         parts.append(f"The tests call `{entry_point}`; define it at module level.")
     parts.append(f"Tests (the module is imported as `solution`):\n```python\n{tests.strip()}\n```")
-    if reflections:
-        lessons = "\n".join(f"- {r.strip()}" for r in reflections[-MEMORY_SIZE:])
+    if reflections and memory:
+        lessons = "\n".join(f"- {r.strip()}" for r in reflections[-memory:])
         parts.append(f"Lessons from earlier failed attempts:\n{lessons}")
     if last_code is not None and last_feedback is not None:
         # Small models copy a previous attempt shown to them unless told plainly that it is
@@ -119,6 +119,8 @@ def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
             out.append(f"  expected {failure['expected']}, got {failure['actual']}")
         for frame in failure["frames"]:
             out.append(f"  at {frame['file']} line {frame['line']} in {frame['function']}: {frame['source']}")
+    for note in feedback.get("lint", []):
+        out.append(f"- static check, solution.py {note}")
     hidden = len(feedback["failures"]) - max_failures
     if hidden > 0:
         out.append(f"... and {hidden} more failed checks.")

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
+from codeheal.graph.policy import completion_allowance
 from codeheal.llm import chat_model
+from codeheal.nodes.model_call import estimate_prompt_tokens
 from codeheal.nodes.prompts import reflector_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import ReflectionWritten, emit
@@ -30,7 +32,13 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
         messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
-        ((reply, usage),) = yield ModelCall(model, messages)
+        allowance = completion_allowance(
+            state, context, prompt_tokens=estimate_prompt_tokens(messages), requests=1, samples=1,
+            wanted=LESSON_MAX_TOKENS,
+        )
+        if not allowance:
+            return {"stop_reason": "budget"}
+        ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance)
         lesson = condense_lesson(reply)
         last = {
             **last,

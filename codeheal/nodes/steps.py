@@ -33,6 +33,7 @@ class ModelCall:
     stop: tuple[str, ...] = ()
     samples: int = 1
     per_call: int = 1
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,8 @@ def _advance(steps: Steps[T], value: Any) -> tuple[bool, Any]:
 
 def _perform(call: Call) -> Any:
     if isinstance(call, ModelCall):
-        return invoke_model(call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call)
+        return invoke_model(call.model, call.messages, stop=call.stop, samples=call.samples,
+                            per_call=call.per_call, max_tokens=call.max_tokens)
     if isinstance(call, SandboxRun):
         return call.sandbox.run(call.job)
     return call.sandbox.close_session(call.session)
@@ -107,7 +109,8 @@ def _perform(call: Call) -> Any:
 async def _aperform(call: Call) -> Any:
     if isinstance(call, ModelCall):
         return await ainvoke_model(
-            call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call
+            call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call,
+            max_tokens=call.max_tokens,
         )
     if isinstance(call, SandboxRun):
         return await call.sandbox.arun(call.job)

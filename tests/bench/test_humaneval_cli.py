@@ -42,39 +42,45 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         assert set(summary) == {"problems", "model", "max_attempts", "conditions"}
         assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
         conditions = summary["conditions"]
-        assert list(conditions) == ["one_shot", "self_heal", "raw_error"]
+        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal"]
         for result in conditions.values():
-            assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens"} <= set(result)
+            assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens", "prompt_tokens",
+                    "completion_tokens", "slices", "hidden_pass_rate_by_budget"} <= set(result)
             assert result["tokens"] > 0 and result["wall_s"] > 0
-        # HumanEval/2's first answer is wrong: one shot keeps it, both healing loops fix it
-        # from the visible doctest alone.
+            assert result["tokens"] == result["prompt_tokens"] + result["completion_tokens"]
+        # HumanEval/2's first answer is wrong: one shot keeps it, the other loops fix it
+        # with a second sample (resample) or from the visible doctest.
         assert conditions["one_shot"]["passed"] == 4
         assert conditions["one_shot"]["hidden_pass_rate_by_attempt"] == [0.8]
-        for healing in ("self_heal", "raw_error"):
+        for healing in ("resample", "raw_error", "self_heal"):
             assert conditions[healing]["passed"] == 5
             assert conditions[healing]["mean_attempts"] == 1.2
             assert conditions[healing]["hidden_pass_rate_by_attempt"] == [0.8, 1.0, 1.0]
             assert conditions[healing]["first_attempt_shared"] == 5
 
         records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
-        assert len(records) == 15
+        assert len(records) == 20
+        assert all(r["context"]["max_attempts"] == (1 if r["condition"] == "one_shot" else 3) for r in records)
         healed = next(r for r in records if r["condition"] == "self_heal" and r["task_id"] == "HumanEval/2")
         assert [a["kind"] for a in healed["attempt_log"]] == ["failed", "passed"]
         assert len(healed["reflections"]) == 1
         ablated = next(r for r in records if r["condition"] == "raw_error" and r["task_id"] == "HumanEval/2")
         assert ablated["reflections"] == [] and ablated["status"] == "passed"
-        # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 a reflection and
-        # 2 retry samples (self_heal) and 2 retry samples (raw_error). The samples are equal
-        # here, so each retry tests one candidate.
-        assert calls_first_run == 5 + (1 + 2) + 2
+        resampled = next(r for r in records if r["condition"] == "resample" and r["task_id"] == "HumanEval/2")
+        assert resampled["reflections"] == [] and resampled["status"] == "passed"
+        # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 one retry sample each
+        # (the library's default) in resample and raw_error, and a reflection and a retry in
+        # self_heal.
+        assert calls_first_run == 5 + 1 + 1 + (1 + 1)
         assert healed["attempt_log"][1]["candidates_tested"] == 1
 
         report = (tmp_path / "humaneval.md").read_text()
         assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
         assert (tmp_path / "humaneval.png").read_bytes().startswith(b"\x89PNG")
+        assert (tmp_path / "humaneval_tokens.png").read_bytes().startswith(b"\x89PNG")
 
         # A rerun resumes: everything is recorded, so no model call and no new record.
         assert main(argv) == 0
         assert len(fake.requests) == calls_first_run
-        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 15
+        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 20
     assert capsys.readouterr().out.strip().endswith("humaneval.json")

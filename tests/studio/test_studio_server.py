@@ -97,11 +97,11 @@ def test_served_graph_has_the_loop_and_its_conditional_edges(client, assistant_i
     nodes = {node["id"] for node in drawing["nodes"]}
     assert {"prepare", "actor", "evaluator", "reflector", "review", "finish"} <= nodes
     edges = {(e["source"], e["target"]): e.get("conditional", False) for e in drawing["edges"]}
-    assert edges[("actor", "evaluator")] is False
-    assert edges[("reflector", "actor")] is False
+    assert edges[("finish", "__end__")] is False
     for conditional in [("evaluator", "reflector"), ("evaluator", "actor"), ("evaluator", "finish"),
                         ("evaluator", "review"), ("prepare", "actor"), ("prepare", "evaluator"),
-                        ("review", "actor"), ("review", "finish")]:
+                        ("review", "actor"), ("review", "finish"), ("actor", "evaluator"),
+                        ("actor", "finish"), ("reflector", "actor"), ("reflector", "finish")]:
         assert edges[conditional] is True, conditional
 
 
