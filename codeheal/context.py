@@ -189,14 +189,20 @@ def _unset_value(name: str, default: object) -> object:
     return default if env_value is None else _parse_env(name, env_value)
 
 
-def _parse_env(name: str, value: str) -> object:
-    """An environment variable's text as the field's type (the first of bool, int, float
-    its annotation names, else text); "none" unsets a field that may be None."""
+def value_kind(name: str) -> type:
+    """The plain type of Context field `name`: the first of bool, int and float its
+    annotation names, else str."""
     hint = get_type_hints(Context)[name]
     kinds = get_args(hint) or (hint,)
-    if type(None) in kinds and value.strip().lower() == "none":
+    return next((k for k in (bool, int, float) if k in kinds), str)
+
+
+def _parse_env(name: str, value: str) -> object:
+    """An environment variable's text as the field's type; "none" unsets a field that may
+    be None."""
+    if fallback(name) is None and value.strip().lower() == "none":
         return None
-    kind = next((k for k in (bool, int, float) if k in kinds), str)
+    kind = value_kind(name)
     try:
         return _BOOLEANS[value.strip().lower()] if kind is bool else kind(value)
     except (KeyError, ValueError):

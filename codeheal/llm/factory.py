@@ -11,13 +11,14 @@ from langchain_openai import ChatOpenAI
 from codeheal.context import Context
 from codeheal.errors import ConfigError
 
-LOCAL_MODEL = "local"
+LOCAL_NAMES = ("local", "local-1.5b")
+"""The embedded models (codeheal.llm.weights.LOCAL_MODELS), named without importing it."""
 MAX_TOKENS = 1024
 
 
 def is_local(context: Context) -> bool:
     """Whether the run's model is served by codeheal itself (llama.cpp)."""
-    return context.model == LOCAL_MODEL or context.model.endswith(".gguf")
+    return context.model in LOCAL_NAMES or context.model.endswith(".gguf")
 
 
 def completions_per_request(context: Context) -> int:
@@ -38,10 +39,10 @@ def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKEN
 
 @functools.lru_cache(maxsize=32)
 def _cached_model(model: str, base_url: str | None, temperature: float, max_tokens: int) -> BaseChatModel:
-    if model == LOCAL_MODEL or model.endswith(".gguf"):  # is_local
+    if model in LOCAL_NAMES or model.endswith(".gguf"):  # is_local
         from codeheal.llm.server import ensure_server
 
-        endpoint = ensure_server(None if model == LOCAL_MODEL else model)
+        endpoint = ensure_server(model)
         return ChatOpenAI(
             model=endpoint.model_name,
             base_url=endpoint.base_url,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.errors import ConfigError, ModelError
-from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
+from codeheal.llm.weights import LOCAL_MODELS, ensure_model
 
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
 THREADS_ENV = "CODEHEAL_LOCAL_THREADS"
@@ -41,6 +41,18 @@ class ServerStats:
     running: int
 
 
+@dataclass(frozen=True)
+class ServerSettings:
+    """How a local server runs: CPU threads, parallel slots, batch sizes and llama.cpp's
+    speculative decoding type (a `common_speculative_type` name, e.g. "NGRAM_SIMPLE")."""
+
+    threads: int
+    slots: int
+    batch: int = 2048
+    ubatch: int = 512
+    speculative: str = "NONE"
+
+
 @dataclass
 class _Running:
     server: object
@@ -55,13 +67,15 @@ _starts = 0
 def ensure_server(gguf_path: str | None = None) -> Endpoint:
     """The endpoint of the server for a GGUF file, starting it on first use.
 
-    `None` serves the embedded model (assembled into the cache on first use). Parallel slots
+    `None` serves the embedded model, an embedded model's name ("local", "local-1.5b") that
+    model (assembled into the cache on first use), anything else is the path of a GGUF file. Parallel slots
     come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context; CPU threads
     from CODEHEAL_LOCAL_THREADS (default: all cores).
     """
     global _starts
-    if gguf_path is None:
-        path, name = ensure_model(), QWEN_CODER_0_5B.name
+    if gguf_path is None or gguf_path in LOCAL_MODELS:
+        spec = LOCAL_MODELS[gguf_path or "local"]
+        path, name = ensure_model(spec=spec), spec.name
     else:
         path = Path(gguf_path).expanduser().resolve()
         name = path.stem
@@ -70,7 +84,7 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     with _lock:
         running = _servers.get(path)
         if running is None:
-            running = _start(path, name, local_slots(), local_threads())
+            running = start(path, name, ServerSettings(threads=local_threads(), slots=local_slots()))
             _servers[path] = running
             _starts += 1
         return running.endpoint
@@ -111,7 +125,9 @@ def _positive_int_env(name: str, default: int, meaning: str) -> int:
     return value
 
 
-def _start(path: Path, name: str, slots: int, threads: int) -> _Running:
+def start(path: Path, name: str, settings: ServerSettings) -> _Running:
+    """Start a server for the GGUF at `path` (also used by benchmarks/server_settings.py to
+    compare settings); it stops when the returned object is released."""
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -119,12 +135,17 @@ def _start(path: Path, name: str, slots: int, threads: int) -> _Running:
     params.model_alias = {name}
     params.hostnames = ["127.0.0.1"]
     params.port = 0  # the server binds a free port and reports it
-    params.n_parallel = slots
-    params.n_ctx = SLOT_CONTEXT * slots
+    params.n_parallel = settings.slots
+    params.n_ctx = SLOT_CONTEXT * settings.slots
+    params.n_batch = settings.batch
+    params.n_ubatch = settings.ubatch
+    if settings.speculative != "NONE":
+        kind = getattr(xllamacpp.common_speculative_type, f"COMMON_SPECULATIVE_TYPE_{settings.speculative}")
+        params.speculative.types = [kind]
     # Fewer threads than cores pays off only on a busy machine: llama.cpp's threads wait for
     # each other at every step, so one descheduled thread stalls them all.
-    params.cpuparams.n_threads = threads
-    params.cpuparams_batch.n_threads = threads
+    params.cpuparams.n_threads = settings.threads
+    params.cpuparams_batch.n_threads = settings.threads
     params.use_jinja = True
     params.verbosity = 0
     try:

@@ -151,3 +151,23 @@ def test_a_missing_part_package_names_the_install_command(
     with pytest.raises(ModelError, match=r"pip install --force-reinstall codeheal-no-such-part==9\.9"):
         ensure_model(tmp_path / "cache", spec=broken)
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_missing_optional_model_names_the_command_that_gets_it(tmp_path: Path) -> None:
+    optional = ModelSpec(
+        name="optional", filename="optional.gguf", size=1, sha256="0" * 64,
+        parts=(ModelPart(distribution="codeheal-no-such-part", version="9.9", package="codeheal_no_such_part",
+                         resource="data/part01.bin", sha256="0" * 64),),
+        get_command="codeheal model --get local-1.5b",
+    )
+    with pytest.raises(ModelError, match=r"not installed: run `codeheal model --get local-1\.5b`"):
+        ensure_model(tmp_path / "cache", spec=optional)
+
+
+def test_the_optional_model_is_named_in_the_registry_with_its_pinned_checksum() -> None:
+    from codeheal.llm.weights import LOCAL_MODELS
+
+    spec = LOCAL_MODELS["local-1.5b"]
+    assert len(spec.parts) == 22 and spec.size == 1_117_320_768
+    assert spec.sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+    assert spec.get_command == "codeheal model --get local-1.5b"
