@@ -9,11 +9,15 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import current_context
 from codeheal.graph.policy import attempt_limit
 from codeheal.llm import chat_model
+from codeheal.llm.factory import MAX_TOKENS
 from codeheal.nodes.extraction import extract_code
+from codeheal.nodes.fix_prompts import project_actor_messages
 from codeheal.nodes.model_call import total_usage
+from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import actor_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import AttemptStarted, emit
+from codeheal.project.edits import canonical_reply
 from codeheal.state import State
 
 
@@ -32,22 +36,26 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         last_code = None  # None: no attempt yet; "": one failed, its code is not shown
         if history:
             last_code = history[-1]["code"] if context.show_failed_code else ""
-        messages = actor_messages(
-            task=state["task"],
-            tests=state["tests"],
-            entry_point=state.get("entry_point"),
-            reflections=state.get("reflections") or [],
-            last_code=last_code,
-            last_feedback=state.get("feedback"),
-        )
+        if is_project(state):
+            messages, extract = project_actor_messages(state, context, MAX_TOKENS), canonical_reply
+        else:
+            messages, extract = actor_messages(
+                task=state["task"],
+                tests=state["tests"],
+                entry_point=state.get("entry_point"),
+                reflections=state.get("reflections") or [],
+                last_code=last_code,
+                last_feedback=state.get("feedback"),
+            ), extract_code
         replies = []
         # One after another, not at once: a local server then reuses the cached prompt.
         for _ in range(context.retry_samples if retry else 1):
             replies.append((yield ModelCall(model, messages)))
         # A reply without code becomes an empty candidate: the evaluator reports it as a
-        # failed attempt ("no code in reply") instead of the run crashing.
+        # failed attempt ("no code in reply") instead of the run crashing. (The project form
+        # keeps a reply without code: apply_reply refuses it, saying why.)
         return {
-            "candidates": [extract_code(reply) or "" for reply, _ in replies],
+            "candidates": [extract(reply) or "" for reply, _ in replies],
             "generation": total_usage([usage for _, usage in replies]),
         }
 

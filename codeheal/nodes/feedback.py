@@ -54,14 +54,15 @@ def syntax_feedback(code: str) -> Feedback | None:
     return None
 
 
-def run_feedback(result: RunResult, report_text: str) -> Feedback:
-    """Feedback from a sandbox run and the JSON-lines report the plugin wrote."""
+def run_feedback(result: RunResult, report_text: str, *, project: bool = False) -> Feedback:
+    """Feedback from a sandbox run and the JSON-lines report the plugin wrote. `project`:
+    the run tested a project, whose frames are already in its own terms (paths and lines)."""
     events = _parse_events(report_text)
     results = [e for e in events if e.get("event") == "result"]
     collect_errors = [e for e in events if e.get("event") == "collect_error"]
     finished = any(e.get("event") == "finish" for e in events)
 
-    failures = [_failure(e) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    failures = [_failure(e, project) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     call_results = [e for e in results if e.get("when") == "call"]
     passed_count = sum(1 for e in call_results if e["outcome"] == "passed")
     tests_seen = {e["test"] for e in results}
@@ -130,13 +131,13 @@ def _parse_events(report_text: str) -> list[dict]:
     return events
 
 
-def _failure(event: dict) -> CheckFailure:
-    frames = [_in_user_terms(Frame(**f)) for f in event.get("frames", [])]
+def _failure(event: dict, project: bool) -> CheckFailure:
+    frames = [Frame(**f) if project else _in_user_terms(Frame(**f)) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("when") in ("setup", "teardown"):
         test = f"{test} ({event['when']})"
-    return CheckFailure(
+    failure = CheckFailure(
         test=test,
         exception=event.get("exception", "Error"),
         message=strip_ansi(event.get("message", "")),
@@ -145,6 +146,9 @@ def _failure(event: dict) -> CheckFailure:
         expected=event.get("expected"),
         actual=event.get("actual"),
     )
+    if isinstance(event.get("inputs"), dict):
+        failure["inputs"] = {str(k): str(v) for k, v in event["inputs"].items()}
+    return failure
 
 
 def _in_user_terms(frame: Frame) -> Frame:

@@ -3,11 +3,15 @@ report.jsonl as the run goes, so a run killed at its deadline still says which c
 finished and which one hung. Standard library and pytest only: it runs inside the sandbox."""
 
 import json
+import os
 
 import pytest
 
 REPORT = "report.jsonl"
-OWN_FILES = ("solution.py", "test_solution.py")
+WORKSPACE = os.getcwd() + os.sep
+"""Frames are kept for files under the workspace (where the job starts), by relative path:
+the candidate and the tests, or a project's modules and tests; never the plugin's own."""
+EXPLANATION_LINES = 6
 _comparison = {}
 
 
@@ -20,9 +24,9 @@ def _frames(excinfo):
     frames = []
     for entry in excinfo.traceback:
         path = str(entry.path)
-        name = path.rsplit("/", 1)[-1]
-        if name not in OWN_FILES:
+        if not path.startswith(WORKSPACE) or path == __file__:
             continue
+        name = path[len(WORKSPACE):]
         try:
             source = str(entry.statement).strip()
         except Exception:
@@ -34,7 +38,10 @@ def _frames(excinfo):
 def _describe(excinfo):
     message = str(excinfo.value)
     if isinstance(excinfo.value, AssertionError):
-        message = message.split("\n")[0] if message else "assert failed"
+        # the assert and pytest's "+  where" lines: what each side was computed from
+        lines = message.split("\n")
+        kept = [lines[0]] + [line for line in lines[1:] if line.lstrip().split()[:2] in (["+", "where"], ["+", "and"])]
+        message = "\n".join(kept[:EXPLANATION_LINES]) if message else "assert failed"
     return {"exception": excinfo.typename, "message": message[:2000], "frames": _frames(excinfo)}
 
 
@@ -69,6 +76,9 @@ def pytest_runtest_makereport(item, call):
                   "outcome": report.outcome}
         if report.failed and call.excinfo is not None:
             record.update(_describe(call.excinfo))
+            params = getattr(getattr(item, "callspec", None), "params", None)
+            if params:
+                record["inputs"] = {name: _short_repr(value) for name, value in params.items()}
             if _comparison.get("op") == "==":
                 record.update(expected=_comparison["expected"], actual=_comparison["actual"])
         _emit(record)

@@ -9,6 +9,8 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
 from codeheal.llm import chat_model
+from codeheal.nodes.fix_prompts import project_reflector_messages
+from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import reflector_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import ReflectionWritten, emit
@@ -29,7 +31,10 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         context = current_context()
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
-        messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
+        if is_project(state):
+            messages = project_reflector_messages(state, context, LESSON_MAX_TOKENS)
+        else:
+            messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
         reply, usage = yield ModelCall(model, messages)
         lesson = condense_lesson(reply)
         last = {

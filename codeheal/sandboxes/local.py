@@ -101,19 +101,19 @@ class LocalSandbox:
                 "set TMPDIR to a writable folder"
             ) from exc
         try:
-            uid = job_uid() if isolation == "bwrap" or self._can_drop_root() else None
+            uid = job_uid() if isolation == "bwrap" or self._can_drop_root(job.python or self.python) else None
             _prepare_workspace(Path(workspace_handle.name), job.files, uid)
         except BaseException:
             workspace_handle.cleanup()
             raise
         return isolation, workspace_handle, uid
 
-    def _can_drop_root(self) -> bool:
+    def _can_drop_root(self, python: str) -> bool:
         """Basic isolation runs the interpreter directly, so a job uid must be able to reach it;
         an interpreter under root's home is not, and the job then keeps root (without a
         process limit: one more reason to install bubblewrap)."""
-        prefixes = bwrap.python_prefixes(self.python)
-        return all(readable_by_anyone(p) for p in (self.python, *prefixes))
+        prefixes = bwrap.python_prefixes(python)
+        return all(readable_by_anyone(p) for p in (python, *prefixes))
 
     def _find_bwrap(self) -> str | None:
         global _warned_basic
@@ -136,16 +136,17 @@ class LocalSandbox:
         self, job: Job, workspace: str, uid: int | None, limits: Limits
     ) -> tuple[list[str], dict[str, str], Callable[[], None]]:
         """argv, environment and pre-exec hook of the job's process."""
+        python = job.python or self.python
         if self._bwrap:
             env = {**_scrubbed_env(bwrap.WORKSPACE, "/tmp"), **job.env}
             argv = bwrap.bwrap_argv(
-                self._bwrap, workspace=workspace, python=self.python,
+                self._bwrap, workspace=workspace, python=python,
                 python_args=job.python_args, env=env, uid=uid,
             )
             outer_env = {"PATH": _scrubbed_env(workspace, workspace)["PATH"]}
             preexec = limits.apply
         else:
-            argv = [self.python, *job.python_args]
+            argv = [python, *job.python_args]
             outer_env = {**_scrubbed_env(workspace, workspace), **job.env}
             drop = drop_to(uid) if uid is not None else None
 
@@ -292,7 +293,10 @@ def _prepare_workspace(workspace: Path, files: Mapping[str, str], uid: int | Non
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(content, encoding="utf-8")
         if uid is not None:
-            os.chown(workspace, uid, uid)
+            # its subfolders too: a project's tests may write beside themselves
+            folders = {p for name in files for p in (workspace / name).parents if p.is_relative_to(workspace)}
+            for folder in folders | {workspace}:
+                os.chown(folder, uid, uid)
             workspace.chmod(0o711)
     except OSError as exc:
         raise SandboxError(f"local sandbox: the workspace {workspace} is not writable: {exc}") from exc
