@@ -17,10 +17,11 @@ from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.prepare import is_project
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
+from codeheal.project.edits import ChangedDefinition as ChangedEdit
 from codeheal.project.edits import EditResult, Target, apply_reply
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
-from codeheal.project.repair_context import is_test_file
+from codeheal.project.repair_context import is_test_file, repair_scope
 from codeheal.project.task import UNCHANGED, pytest_args
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
@@ -101,7 +102,7 @@ def project_evaluation_steps(
     if candidate != UNCHANGED:
         try:
             edit = apply_reply(workspace, candidate, hints=repair_hints(state))
-            _refuse_test_edits(edit)
+            _check_scope(edit, state)
         except EditRejected as exc:
             return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
         if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
@@ -135,12 +136,28 @@ def lint_feedback(findings: list[LintFinding]) -> Feedback:
     ])
 
 
-def _refuse_test_edits(edit: EditResult) -> None:
+def _check_scope(edit: EditResult, state: State) -> None:
+    """Refuse an edit of the tests, or of a function the failing tests do not reach."""
     touched = sorted({c.file for c in edit.changed if is_test_file(c.file)})
     if touched:
         raise EditRejected(
             f"the reply changes {', '.join(touched)}, part of the tests: fix the code under test, never the tests"
         )
+    scope = repair_scope(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
+    if scope is None:
+        return
+    outside = [f"{c.file}::{c.name}" for c in edit.changed if not _in_scope(c, scope)]
+    if outside:
+        raise EditRejected(
+            f"the reply changes {', '.join(outside)}, which the failing tests do not reach: change "
+            "only the functions on the failing path"
+        )
+
+
+def _in_scope(change: ChangedEdit, scope: set[tuple[str, str]]) -> bool:
+    if change.kind in ("function", "method"):
+        return (change.file, change.name.rsplit(".", 1)[-1]) in scope
+    return change.file in {file for file, _ in scope}  # an import, or a small file rewritten whole
 
 
 def evaluate_candidate(

@@ -90,6 +90,21 @@ def repair_context(
     return _fit(sections, budget_tokens)
 
 
+def repair_scope(
+    failures: Sequence[CheckFailure], files: Mapping[str, str], *, targets: Sequence[Target] = ()
+) -> set[tuple[str, str]] | None:
+    """The (path, function name) pairs a repair may change: the targets, the project functions
+    on the failing traceback and those the failing tests call, as `repair_context` shows them.
+    None when the failures reach no project function (a crash at import, a collection error):
+    then the scope is not known, and nothing is ruled out."""
+    tests, code = _frames_by_kind(failures, files)
+    functions = _functions_to_show(code, targets, files)
+    shown = {(f.file, f.node.lineno) for f in functions}
+    scope = {(f.file, f.node.name) for f in functions}
+    scope |= {(path, node.name) for path, node in _called_functions(tests, files, shown)}
+    return scope or None
+
+
 def _fit(sections: list[_Section], budget_tokens: int) -> str:
     level = [0] * len(sections)
 
