@@ -160,6 +160,25 @@ def _parser() -> argparse.ArgumentParser:
     humaneval.add_argument("--out", default="benchmarks/results", metavar="DIR",
                            help="results directory (default benchmarks/results)")
     humaneval.set_defaults(handler=_bench_humaneval)
+    quixbugs = benchmarks.add_parser(
+        "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
+        description="Run `codeheal fix` on each QuixBugs program (../shared/data/quixbugs, or "
+        "$CODEHEAL_QUIXBUGS_DIR) with its test file as the test command. Per-program results are "
+        "appended to OUT/quixbugs.jsonl as they arrive and a rerun skips the finished ones; then "
+        "OUT/quixbugs.json, .md (the table) and .diff (every diff) are written.",
+    )
+    quixbugs.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these programs")
+    quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
+    quixbugs.add_argument("--max-attempts", type=int, default=4, metavar="N",
+                          help="attempts per program, attempt 1 testing it as it is (default 4)")
+    quixbugs.add_argument("--model", default="local", metavar="M",
+                          help='"local" (default, offline) or a model served at --base-url')
+    quixbugs.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    quixbugs.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                          help="wall-clock limit of one test run, seconds (default 10)")
+    quixbugs.add_argument("--out", default="benchmarks/results", metavar="DIR",
+                          help="results directory (default benchmarks/results)")
+    quixbugs.set_defaults(handler=_bench_quixbugs)
     return parser
 
 
@@ -384,6 +403,21 @@ def _bench_humaneval(args: argparse.Namespace) -> int:
                      f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
                      f"wall {result['wall_s']:.0f} s")
     print(Path(args.out) / "humaneval.json")
+    return EXIT_PASSED
+
+
+def _bench_quixbugs(args: argparse.Namespace) -> int:
+    from codeheal.bench.quixbugs_run import QuixConfig, run_quixbugs
+
+    config = QuixConfig(
+        out_dir=Path(args.out), model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
+        timeout_s=args.timeout, data_dir=Path(args.data) if args.data else None, only=tuple(args.only),
+    )
+    summary = run_quixbugs(config, stderr)
+    stderr.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "
+                 f"{summary['median_changed_lines_healed']} changed lines, only the program touched in "
+                 f"{summary['only_program_touched']}/{summary['programs']}")
+    print(Path(args.out) / "quixbugs.json")
     return EXIT_PASSED
 
 
