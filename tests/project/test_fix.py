@@ -182,3 +182,43 @@ def test_cli_refuses_bad_input_with_exit_2(shop: Path, capsys, args: list[str], 
 def test_cli_refuses_a_missing_folder(tmp_path: Path, capsys) -> None:
     code, _, err = run_cli(capsys, "fix", str(tmp_path / "nowhere"), "--test", TEST)
     assert code == 2 and "not a folder" in " ".join(err.split())
+
+
+def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop: Path, tmp_path: Path, capsys) -> None:
+    import http.server
+    import threading
+
+    class TooSmall(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802
+            body = json.dumps({"error": {"code": 400, "type": "exceed_context_size_error",
+                                         "message": "the request exceeds the available context size (4096 tokens)"}}).encode()
+            self.send_response(400)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TooSmall)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        code, _, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect",
+            "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
+        )
+    finally:
+        server.shutdown()
+    assert code == 2
+    assert "the prompt is larger than the model's context" in " ".join(err.split())
+
+
+def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
+    from codeheal.errors import PromptTooLargeError
+
+    with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
+        build_graph(llm=scripted(FIXED)).compile().invoke(
+            {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False),
+        )
