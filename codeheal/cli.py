@@ -152,13 +152,7 @@ def _parser() -> argparse.ArgumentParser:
                            help="attempt cap of self_heal and raw_error (default 3)")
     humaneval.add_argument("--retry-samples", type=int, default=2, metavar="K",
                            help="candidates per retry in self_heal and raw_error (default 2)")
-    humaneval.add_argument("--model", default="local", metavar="M",
-                           help='"local" (default, offline) or a model served at --base-url')
-    humaneval.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    humaneval.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                           help="wall-clock limit of one visible-test run, seconds (default 10)")
-    humaneval.add_argument("--out", default="benchmarks/results", metavar="DIR",
-                           help="results directory (default benchmarks/results)")
+    _add_bench_flags(humaneval, "one visible-test run")
     humaneval.set_defaults(handler=_bench_humaneval)
     quixbugs = benchmarks.add_parser(
         "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
@@ -171,15 +165,20 @@ def _parser() -> argparse.ArgumentParser:
     quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
     quixbugs.add_argument("--max-attempts", type=int, default=4, metavar="N",
                           help="attempts per program, attempt 1 testing it as it is (default 4)")
-    quixbugs.add_argument("--model", default="local", metavar="M",
-                          help='"local" (default, offline) or a model served at --base-url')
-    quixbugs.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    quixbugs.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                          help="wall-clock limit of one test run, seconds (default 10)")
-    quixbugs.add_argument("--out", default="benchmarks/results", metavar="DIR",
-                          help="results directory (default benchmarks/results)")
+    _add_bench_flags(quixbugs, "one test run")
     quixbugs.set_defaults(handler=_bench_quixbugs)
     return parser
+
+
+def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
+    """The flags every benchmark takes: the model, its endpoint, the test time limit, the output."""
+    parser.add_argument("--model", default="local", metavar="M",
+                        help='"local" (default, offline) or a model served at --base-url')
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help=f"wall-clock limit of {timed}, seconds (default 10)")
+    parser.add_argument("--out", default="benchmarks/results", metavar="DIR",
+                        help="results directory (default benchmarks/results)")
 
 
 def _solve(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from doubles import scripted
+from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
@@ -135,8 +136,6 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: Path, capsys) -> None:
-    from scripted_openai import ScriptedServer
-
     def script(body: dict) -> str:
         return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
 
@@ -154,8 +153,6 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
 
 
 def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
-    from scripted_openai import ScriptedServer
-
     with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
@@ -185,32 +182,12 @@ def test_cli_refuses_a_missing_folder(tmp_path: Path, capsys) -> None:
 
 
 def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop: Path, tmp_path: Path, capsys) -> None:
-    import http.server
-    import threading
-
-    class TooSmall(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
-            body = json.dumps({"error": {"code": 400, "type": "exceed_context_size_error",
-                                         "message": "the request exceeds the available context size (4096 tokens)"}}).encode()
-            self.send_response(400)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), TooSmall)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    too_long = (400, "the request exceeds the available context size (4096 tokens)")
+    with ScriptedServer(error=too_long) as server:
         code, _, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect",
-            "--base-url", f"http://127.0.0.1:{server.server_address[1]}/v1",
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect", "--base-url", server.url,
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
         )
-    finally:
-        server.shutdown()
     assert code == 2
     assert "the prompt is larger than the model's context" in " ".join(err.split())
 
