@@ -16,13 +16,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/codeheal model --verify
 	touch $(STAMP)
 
-# System packages: bubblewrap isolates the local sandbox. Installed when we are root on
-# Debian/Ubuntu; otherwise we say how to get it (codeheal falls back to basic isolation).
+# System packages: bubblewrap isolates the local sandbox (prlimit and setpriv come with
+# util-linux). Installed when we are root on Debian/Ubuntu; otherwise we say how to get it
+# (without it codeheal refuses to run candidates unless told --isolation basic).
 system:
 	@if command -v bwrap >/dev/null 2>&1; then echo "bubblewrap: present"; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
-	else echo "bubblewrap not installed: run 'sudo apt-get install bubblewrap' (or your distribution's package) for full isolation"; fi
+	else echo "bubblewrap not installed: run 'sudo apt-get install bubblewrap' (or your distribution's package)"; fi
 
 demo: setup
 	$(BIN)/codeheal solve @examples/fizzbuzz/task.md --tests examples/fizzbuzz/tests.py --max-attempts 5

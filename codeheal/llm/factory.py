@@ -15,6 +15,22 @@ LOCAL_MODEL = "local"
 MAX_TOKENS = 1024
 
 
+def is_local(context: Context) -> bool:
+    """Whether the run's model is served by codeheal itself (llama.cpp)."""
+    return context.model == LOCAL_MODEL or context.model.endswith(".gguf")
+
+
+def completions_per_request(context: Context) -> int:
+    """How many completions of one prompt a request may ask for (`n`): the embedded
+    server's parallel slots, OpenAI's own API any number, other servers one (not every
+    OpenAI-compatible server honours `n`)."""
+    if is_local(context):
+        from codeheal.llm.server import local_slots
+
+        return local_slots()
+    return 1 if context.base_url or os.environ.get("OPENAI_BASE_URL") else 8
+
+
 def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKENS) -> BaseChatModel:
     """The chat model a run uses at a given temperature (cached: one client per setting)."""
     return _cached_model(context.model, context.base_url, temperature, max_tokens)
@@ -22,7 +38,7 @@ def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKEN
 
 @functools.lru_cache(maxsize=32)
 def _cached_model(model: str, base_url: str | None, temperature: float, max_tokens: int) -> BaseChatModel:
-    if model == LOCAL_MODEL or model.endswith(".gguf"):
+    if model == LOCAL_MODEL or model.endswith(".gguf"):  # is_local
         from codeheal.llm.server import ensure_server
 
         endpoint = ensure_server(None if model == LOCAL_MODEL else model)

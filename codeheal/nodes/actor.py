@@ -9,12 +9,12 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import current_context
 from codeheal.graph.policy import attempt_limit
 from codeheal.llm import chat_model
-from codeheal.llm.factory import MAX_TOKENS
+from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
 from codeheal.nodes.extraction import extract_code
 from codeheal.nodes.fix_prompts import project_actor_messages
 from codeheal.nodes.model_call import total_usage
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.prompts import actor_messages
+from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import AttemptStarted, emit
 from codeheal.project.edits import canonical_reply
@@ -37,8 +37,10 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         if history:
             last_code = history[-1]["code"] if context.show_failed_code else ""
         if is_project(state):
+            prefill = False
             messages, extract = project_actor_messages(state, context, MAX_TOKENS), canonical_reply
         else:
+            prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
             messages, extract = actor_messages(
                 task=state["task"],
                 tests=state["tests"],
@@ -46,11 +48,13 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
                 reflections=state.get("reflections") or [],
                 last_code=last_code,
                 last_feedback=state.get("feedback"),
+                prefill=prefill,
             ), extract_code
-        replies = []
-        # One after another, not at once: a local server then reuses the cached prompt.
-        for _ in range(context.retry_samples if retry else 1):
-            replies.append((yield ModelCall(model, messages)))
+        replies = yield ModelCall(
+            model, messages, stop=(CLOSING_FENCE,) if prefill else (),
+            samples=context.retry_samples if retry else 1,
+            per_call=1 if llm else completions_per_request(context),
+        )
         # A reply without code becomes an empty candidate: the evaluator reports it as a
         # failed attempt ("no code in reply") instead of the run crashing. (The project form
         # keeps a reply without code: apply_reply refuses it, saying why.)

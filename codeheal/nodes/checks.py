@@ -6,7 +6,10 @@ import ast
 
 from codeheal.errors import InputError
 
-PRELUDE = "from solution import *  # noqa: F401,F403  (added by codeheal)\n"
+PRELUDE = (
+    'globals().update({k: v for k, v in vars(__import__("solution")).items() if not k.startswith("__")})'
+    "  # every name of the candidate, _private ones too (added by codeheal)\n"
+)
 PRELUDE_LINES = 1
 TEST_MODULE = "test_solution.py"
 
@@ -24,6 +27,18 @@ def parse_tests(tests: str) -> ast.Module:
 def count_checks(module: ast.Module) -> int:
     """Test functions plus plain top-level asserts."""
     return sum(1 for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert))
+
+
+def check_names(module: ast.Module) -> frozenset[str]:
+    """The names the tests' checks have in the generated module: test functions and classes,
+    and `test_line_N` for each plain top-level assert build_test_module wraps."""
+    names = set()
+    for index, node in enumerate(module.body):
+        if _is_test_function(node):
+            names.add(node.name)
+        elif isinstance(node, ast.Assert) and _alone_on_its_lines(module.body, index):
+            names.add(f"test_line_{node.lineno}")
+    return frozenset(names)
 
 
 def calls_name(module: ast.Module, name: str) -> bool:

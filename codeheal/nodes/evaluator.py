@@ -10,15 +10,15 @@ from pathlib import Path
 
 from codeheal.context import Context, current_context
 from codeheal.errors import EditRejected
-from codeheal.nodes.checks import TEST_MODULE, build_test_module
-from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback
+from codeheal.nodes.checks import TEST_MODULE, build_test_module, check_names, parse_tests
+from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
 from codeheal.nodes.fix_prompts import project_targets, run_failures
 from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.prepare import is_project
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
 from codeheal.project.edits import ChangedDefinition as ChangedEdit
-from codeheal.project.edits import EditResult, Target, apply_reply
+from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
@@ -29,7 +29,6 @@ from codeheal.state import Attempt, ChangedDefinition, CheckFailure, Feedback, S
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
-REPORT_FILE = "report.jsonl"
 PYTEST_ARGS = (
     "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
@@ -50,7 +49,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         },
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
-        collect=(REPORT_FILE,),
+        report=True,
         env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         session=session,
     )
@@ -67,28 +66,30 @@ def project_job(
         files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE},
         python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
         timeout_s=timeout_s,
-        collect=(REPORT_FILE,),
+        report=True,
         session=session,
         python=python,
     )
 
 
-def feedback_without_running(candidate: str) -> Feedback | None:
-    """Feedback for a candidate that needs no sandbox to judge: none, or a SyntaxError."""
+def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
+    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
+    (with `tamper_scan`) code that reaches into the test harness."""
     if not candidate.strip():
         return attempt_feedback(error=NO_CODE)
-    return syntax_feedback(candidate)
+    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
 
 
 def evaluation_steps(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Steps[Feedback]:
     """The feedback on one candidate: judged without running when it can be, else tested."""
-    feedback = feedback_without_running(candidate)
+    feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
-    return _from_run(result)
+    return _from_run(result, tests)
 
 
 def project_evaluation_steps(
@@ -96,7 +97,8 @@ def project_evaluation_steps(
 ) -> Steps[tuple[Feedback, EditResult | None]]:
     """The feedback on one project-form candidate, and the edit it made: the reply applied
     to the project's files (a reply that cannot be applied, or that touches the tests, is a
-    failed attempt saying why), the linter stage, then the test command in the sandbox."""
+    failed attempt saying why), the tamper scan of what the model wrote, the linter stage,
+    then the test command in the sandbox."""
     workspace = state["workspace"]
     edit = None
     if candidate != UNCHANGED:
@@ -105,12 +107,14 @@ def project_evaluation_steps(
             _check_scope(edit, state)
         except EditRejected as exc:
             return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
+        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)))):
+            return tampering, edit
         if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
             return lint_feedback(findings), edit
     files = {**workspace, **(edit.files if edit else {})}
     job = project_job(files, pytest_args(state["test_command"]), context.timeout_s, session, state.get("interpreter"))
     result = yield SandboxRun(sandbox, job)
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""), project=True), edit
+    return run_feedback(result, None, project=True), edit
 
 
 def repair_hints(state: State) -> list[Target]:
@@ -161,17 +165,20 @@ def _in_scope(change: ChangedEdit, scope: set[tuple[str, str]]) -> bool:
 
 
 def evaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
-    """The feedback on one candidate (blocking)."""
-    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
+    """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
+    not run it."""
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
 
 
 async def aevaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session))
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
 
 
 def make_evaluator(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]]:
@@ -191,7 +198,9 @@ def make_evaluator(sandbox: Sandbox | None = None) -> Callable[[State], Steps[di
                 if candidate == UNCHANGED:
                     update["repair_failures"] = run_failures(feedback)
             else:
-                feedback = yield from evaluation_steps(chosen, candidate, state["tests"], context.timeout_s, session)
+                feedback = yield from evaluation_steps(
+                    chosen, candidate, state["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
+                )
             if choice.add(candidate, feedback, edit):
                 break
         return {**_record(state, choice), **update}
@@ -236,8 +245,8 @@ class Choice:
         return {**self.feedback, "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _from_run(result: RunResult) -> Feedback:
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""))
+def _from_run(result: RunResult, tests: str) -> Feedback:
+    return run_feedback(result, check_names(parse_tests(tests)))
 
 
 def _record(state: State, choice: Choice) -> dict:

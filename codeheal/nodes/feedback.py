@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 
+from codeheal.errors import SandboxError
+from codeheal.nodes import tamper_scan
 from codeheal.nodes.checks import PRELUDE_LINES, TEST_MODULE
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
@@ -54,18 +57,44 @@ def syntax_feedback(code: str) -> Feedback | None:
     return None
 
 
-def run_feedback(result: RunResult, report_text: str, *, project: bool = False) -> Feedback:
-    """Feedback from a sandbox run and the JSON-lines report the plugin wrote. `project`:
-    the run tested a project, whose frames are already in its own terms (paths and lines)."""
-    events = _parse_events(report_text)
+def tamper_feedback(code: str) -> Feedback | None:
+    """The tamper scan's findings in the candidate as feedback, or None if it found none."""
+    findings = tamper_scan.scan(code)
+    if not findings:
+        return None
+    failures = [
+        CheckFailure(test="<tamper scan>", exception="HarnessTampering", message=f.what, line=f.line,
+                     frames=[], expected=None, actual=None)
+        for f in findings
+    ]
+    return attempt_feedback(error=tamper_scan.describe(findings), failures=failures)
+
+
+def run_feedback(result: RunResult, expected: Collection[str] | None, *, project: bool = False) -> Feedback:
+    """Feedback from a sandbox run and the JSON-lines report the plugin wrote to its report
+    channel. The report is evidence, not the verdict: a pass needs a report consistent with
+    what the host knows (a result for each of the `expected` test names parsed from the tests
+    and for no other, one finish event agreeing with the results and with the exit code).
+    `project`: the run tested a project (`codeheal fix`), whose test names are not known
+    before it runs (`expected` is None) and whose frames are in its own terms already.
+
+    Raises SandboxError when the report shows that pytest never started: the sandbox, not
+    the candidate, failed (the candidate is imported only after the session started)."""
+    events = _parse_events(result.report)
+    if not result.timed_out and not any(e.get("event") == "start" for e in events):
+        raise SandboxError(
+            f"the sandbox ({result.isolation}) did not start pytest (exit code {result.exit_code}): "
+            + (_tail(result.stderr).strip()[-500:] or "no output")
+        )
     results = [e for e in events if e.get("event") == "result"]
     collect_errors = [e for e in events if e.get("event") == "collect_error"]
-    finished = any(e.get("event") == "finish" for e in events)
+    finishes = [e for e in events if e.get("event") == "finish"]
+    finished = bool(finishes)
 
     failures = [_failure(e, project) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     call_results = [e for e in results if e.get("when") == "call"]
     passed_count = sum(1 for e in call_results if e["outcome"] == "passed")
-    tests_seen = {e["test"] for e in results}
+    tests_seen = {e["test"] for e in results if e.get("outcome") != "skipped"}
     total = len(tests_seen)
 
     error = None
@@ -86,9 +115,11 @@ def run_feedback(result: RunResult, report_text: str, *, project: bool = False) 
         error = _crash_description(result)
     elif total == 0:
         error = "no tests were collected"
+    else:
+        error = _inconsistency(result, events, finishes, failures, expected)
 
     return Feedback(
-        passed=finished and not failures and total > 0 and passed_count == total and result.exit_code == 0,
+        passed=error is None and not failures and passed_count == total,
         total=total,
         passed_count=passed_count,
         failures=failures,
@@ -100,6 +131,35 @@ def run_feedback(result: RunResult, report_text: str, *, project: bool = False) 
         seconds=result.seconds,
         isolation=result.isolation,
     )
+
+
+def _inconsistency(
+    result: RunResult, events: list[dict], finishes: list[dict], failures: list[CheckFailure],
+    expected: Collection[str] | None,
+) -> str | None:
+    """What in a finished run's report disagrees with what the host knows; None if nothing."""
+    problems = []
+    reported = {_top_name(e["test"]) for e in events if e.get("event") == "result" and "test" in e}
+    if expected is not None and (missing := sorted(set(expected) - reported)):
+        problems.append(f"no result for {', '.join(missing[:5])}")
+    if expected is not None and (extra := sorted(reported - set(expected))):
+        problems.append(f"results for tests that are not in the tests: {', '.join(extra[:5])}")
+    if len(finishes) != 1 or sum(1 for e in events if e.get("event") == "start") != 1:
+        problems.append("more than one start or finish event")
+    status = finishes[-1].get("exitstatus")
+    if (status == 0) == bool(failures):
+        problems.append(f"pytest's exit status {status} disagrees with {len(failures)} failure(s)")
+    if status != result.exit_code:
+        problems.append(f"pytest finished with status {status} but the process exited with {result.exit_code}")
+    if not problems:
+        return None
+    return "the run's report is inconsistent, so it is not a pass: " + "; ".join(problems)
+
+
+def _top_name(nodeid: str) -> str:
+    """`test_solution.py::TestX::test_y[1]` -> `TestX`: the name a test has in the tests."""
+    parts = nodeid.split("::")
+    return (parts[1] if len(parts) > 1 else parts[0]).split("[")[0]
 
 
 def summarize(feedback: Feedback) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import LLMResult
+from langchain_core.runnables import ensure_config
 
 from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
 from codeheal.state import Usage
@@ -19,20 +21,68 @@ CONTEXT_EXCEEDED = re.compile(r"context (size|length|window)|context_length_exce
 size"), vLLM ("maximum context length"), OpenAI ("context_length_exceeded")."""
 
 
-def invoke_model(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[str, Usage]:
-    """The reply text and what it cost."""
-    started = time.perf_counter()
-    with _translated_errors(model):
-        reply = model.invoke(messages)
-    return reply_text(reply), usage_of(reply, started)
+Reply = tuple[str, Usage]
+"""A reply's text (a prefilled reply starts with its prefill) and what it cost."""
 
 
-async def ainvoke_model(model: BaseChatModel, messages: list[BaseMessage]) -> tuple[str, Usage]:
-    """The reply text and what it cost, without blocking the event loop."""
-    started = time.perf_counter()
-    with _translated_errors(model):
-        reply = await model.ainvoke(messages)
-    return reply_text(reply), usage_of(reply, started)
+def invoke_model(
+    model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
+    per_call: int = 1,
+) -> list[Reply]:
+    """`samples` replies to one prompt, asking for up to `per_call` of them in each request
+    (one prompt prefill shared by several completions). A final assistant message in
+    `messages` is a prefill the model continues; generation stops at any of `stop`."""
+    replies: list[Reply] = []
+    while len(replies) < samples:
+        started = time.perf_counter()
+        n = min(per_call, samples - len(replies))
+        with _translated_errors(model):
+            result = model.generate([messages], **_call_options(stop, n))
+        replies += _replies(result, messages, started)
+    return replies[:samples]
+
+
+async def ainvoke_model(
+    model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
+    per_call: int = 1,
+) -> list[Reply]:
+    """invoke_model without blocking the event loop."""
+    replies: list[Reply] = []
+    while len(replies) < samples:
+        started = time.perf_counter()
+        n = min(per_call, samples - len(replies))
+        with _translated_errors(model):
+            result = await model.agenerate([messages], **_call_options(stop, n))
+        replies += _replies(result, messages, started)
+    return replies[:samples]
+
+
+def _call_options(stop: Sequence[str], n: int) -> dict:
+    # What `invoke` passes on: the graph run's callbacks, tags and metadata.
+    config = ensure_config()
+    options = {
+        "stop": list(stop) or None,
+        "callbacks": config.get("callbacks"),
+        "tags": config.get("tags"),
+        "metadata": config.get("metadata"),
+    }
+    return {**options, "n": n} if n > 1 else options
+
+
+def _replies(result: LLMResult, messages: list[BaseMessage], started: float) -> list[Reply]:
+    """Every completion of one request. The request's cost (one prompt, all completions)
+    is the first reply's; a prefill is put back in front of a continuation that lacks it."""
+    last = messages[-1]
+    prefill = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
+    replies = []
+    for index, generation in enumerate(result.generations[0]):
+        message = generation.message  # type: ignore[attr-defined]
+        text = reply_text(message)
+        if prefill and not text.startswith(prefill):
+            text = prefill + text
+        usage = usage_of(message, started) if index == 0 else NO_USAGE
+        replies.append((text, usage))
+    return replies
 
 
 def usage_of(reply: BaseMessage, started: float) -> Usage:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+import ast
+import re
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.state import Feedback
 
@@ -16,6 +19,10 @@ ACTOR_SYSTEM = (
     "containing the module (imports, helper functions and the solution). Do not include "
     "the tests, example usage or explanations inside the code block."
 )
+CODE_FENCE = "```python\n"
+CLOSING_FENCE = "\n```"
+"""A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
+PYTHON_BLOCK = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 
 REFLECTOR_SYSTEM = (
     "You are reviewing a failed attempt at a programming task. From the test results and "
@@ -33,8 +40,13 @@ def actor_messages(
     reflections: list[str],
     last_code: str | None,
     last_feedback: Feedback | None,
+    prefill: bool = False,
 ) -> list[BaseMessage]:
-    """The actor's prompt: task, tests, lessons so far, and the last attempt's failure."""
+    """The actor's prompt: task, tests, lessons so far, and the last attempt's failure.
+
+    With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
+    server continues): the code fence, and the task's function stub when it shows one, so
+    the model writes only the body instead of copying the signature and docstring back."""
     parts = [f"Task:\n{task.strip()}"]
     if entry_point:
         parts.append(f"The tests call `{entry_point}`; define it at module level.")
@@ -52,7 +64,39 @@ def actor_messages(
             "Write a new, corrected module that passes every check. Change the logic that "
             "produced the wrong results above: the same code fails the same way again."
         )
-    return [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
+    messages: list[BaseMessage] = [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
+    if prefill:
+        messages.append(AIMessage(CODE_FENCE + (function_stub(task) or "")))
+    return messages
+
+
+def function_stub(task: str) -> str | None:
+    """The code a task shows up to the end of its last function's docstring, when that
+    function has no body yet (only a docstring, `pass` or `...`); else None."""
+    for block in reversed(PYTHON_BLOCK.findall(task)):
+        try:
+            module = ast.parse(block)
+        except SyntaxError:
+            continue
+        functions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        if not functions or functions[-1] is not module.body[-1]:
+            continue
+        body = functions[-1].body
+        if not all(_is_placeholder(statement) for statement in body):
+            continue
+        docstring = body[0] if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str) else None
+        end = docstring.end_lineno if docstring else body[0].lineno - 1
+        return "\n".join(block.splitlines()[:end]) + "\n"
+    return None
+
+
+def _is_placeholder(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) and (
+        statement.value.value is Ellipsis or isinstance(statement.value.value, str)
+    )
 
 
 def reflector_messages(*, task: str, code: str, feedback: Feedback) -> list[BaseMessage]:

@@ -1,23 +1,26 @@
 """A pytest plugin copied into each sandbox workspace. It writes one JSON line per event to
-report.jsonl as the run goes, so a run killed at its deadline still says which checks
-finished and which one hung. Standard library and pytest only: it runs inside the sandbox."""
+the report channel the host opened (a descriptor named by CODEHEAL_REPORT_FD, taken out of
+the environment before the candidate is imported) as the run goes, so a run killed at its
+deadline still says which checks finished and which one hung. Only the user's tests are
+collected: functions and classes of the candidate are not, whatever their names. Standard
+library and pytest only: it runs inside the sandbox."""
 
 import json
 import os
 
 import pytest
 
-REPORT = "report.jsonl"
 WORKSPACE = os.getcwd() + os.sep
 """Frames are kept for files under the workspace (where the job starts), by relative path:
 the candidate and the tests, or a project's modules and tests; never the plugin's own."""
 EXPLANATION_LINES = 6
+CANDIDATE_MODULE = "solution"
+_report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "w", encoding="utf-8", buffering=1)
 _comparison = {}
 
 
 def _emit(record):
-    with open(REPORT, "a", encoding="utf-8") as out:
-        out.write(json.dumps(record) + "\n")
+    _report.write(json.dumps(record) + "\n")
 
 
 def _frames(excinfo):
@@ -71,7 +74,7 @@ def _short_repr(value):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if report.when == "call" or report.failed:
+    if report.when == "call" or report.failed or report.skipped:
         record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
                   "outcome": report.outcome}
         if report.failed and call.excinfo is not None:
@@ -82,6 +85,12 @@ def pytest_runtest_makereport(item, call):
             if _comparison.get("op") == "==":
                 record.update(expected=_comparison["expected"], actual=_comparison["actual"])
         _emit(record)
+
+
+def pytest_pycollect_makeitem(collector, name, obj):
+    if getattr(obj, "__module__", None) == CANDIDATE_MODULE:
+        return []  # the candidate's own test_* function is code under test, not a test
+    return None
 
 
 def pytest_exception_interact(node, call, report):

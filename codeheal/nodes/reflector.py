@@ -35,7 +35,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
             messages = project_reflector_messages(state, context, LESSON_MAX_TOKENS)
         else:
             messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
-        reply, usage = yield ModelCall(model, messages)
+        ((reply, usage),) = yield ModelCall(model, messages)
         lesson = condense_lesson(reply)
         last = {
             **last,

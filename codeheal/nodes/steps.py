@@ -25,10 +25,14 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class ModelCall:
-    """Ask `model`; the body receives ``(reply_text, Usage)``."""
+    """Ask `model` for `samples` replies to `messages`, up to `per_call` per request; the
+    body receives a list of ``(reply_text, Usage)``. See `model_call.invoke_model`."""
 
     model: BaseChatModel
     messages: list[BaseMessage]
+    stop: tuple[str, ...] = ()
+    samples: int = 1
+    per_call: int = 1
 
 
 @dataclass(frozen=True)
@@ -94,7 +98,7 @@ def _advance(steps: Steps[T], value: Any) -> tuple[bool, Any]:
 
 def _perform(call: Call) -> Any:
     if isinstance(call, ModelCall):
-        return invoke_model(call.model, call.messages)
+        return invoke_model(call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call)
     if isinstance(call, SandboxRun):
         return call.sandbox.run(call.job)
     return call.sandbox.close_session(call.session)
@@ -102,7 +106,9 @@ def _perform(call: Call) -> Any:
 
 async def _aperform(call: Call) -> Any:
     if isinstance(call, ModelCall):
-        return await ainvoke_model(call.model, call.messages)
+        return await ainvoke_model(
+            call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call
+        )
     if isinstance(call, SandboxRun):
         return await call.sandbox.arun(call.job)
     return await call.sandbox.aclose_session(call.session)

@@ -64,7 +64,9 @@ def window_tokens(context: Context) -> int:
     (asked once per endpoint), else DEFAULT_WINDOW."""
     if context.context_size:
         return context.context_size
-    if context.model == "local" or context.model.endswith(".gguf"):
+    from codeheal.llm.factory import is_local
+
+    if is_local(context):
         from codeheal.llm.server import SLOT_CONTEXT
 
         return SLOT_CONTEXT

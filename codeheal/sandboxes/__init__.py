@@ -6,7 +6,7 @@ import functools
 
 from codeheal.context import Context
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
-from codeheal.sandboxes.local import LocalSandbox
+from codeheal.sandboxes.local import Isolation, LocalSandbox
 
 __all__ = ["Job", "LocalSandbox", "RunResult", "Sandbox", "sandbox_for"]
 
@@ -17,9 +17,9 @@ def sandbox_for(context: Context) -> Sandbox:
         from codeheal.sandboxes.e2b import E2BSandbox
 
         return E2BSandbox.from_context(context)
-    return _local_sandbox(context.require_isolation)
+    return _local_sandbox(context.isolation)
 
 
 @functools.cache
-def _local_sandbox(require_isolation: bool) -> LocalSandbox:
-    return LocalSandbox(require_isolation=require_isolation)
+def _local_sandbox(isolation: Isolation) -> LocalSandbox:
+    return LocalSandbox(isolation=isolation)

@@ -13,6 +13,10 @@ T = TypeVar("T")
 
 OUTPUT_CAP_BYTES = 64 * 1024
 """How much of each of stdout and stderr a sandbox keeps; the rest is cut and flagged."""
+REPORT_CAP_BYTES = 4 * 1024 * 1024
+"""How much of a job's report channel a sandbox keeps; the rest is dropped."""
+REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
+"""The environment variable naming the report channel's descriptor inside the job."""
 
 
 @dataclass(frozen=True)
@@ -22,8 +26,10 @@ class Job:
     files: Mapping[str, str]
     python_args: Sequence[str]
     timeout_s: float
-    collect: Sequence[str] = ()
-    """Workspace files to read back after the run (missing ones are left out)."""
+    report: bool = False
+    """Give the job a report channel: a descriptor the host opened, named by the
+    REPORT_FD_ENV variable (not a workspace file, so listing the workspace does not find
+    it); what the job writes there comes back as RunResult.report."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra environment variables; the sandbox passes no host variables of its own."""
     session: str | None = None
@@ -32,7 +38,8 @@ class Job:
     the job's own."""
     python: str | None = None
     """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
-    local sandbox shows its installation read-only inside the sandbox. E2B runs its own."""
+    local sandbox puts everything installed beside its pytest on the import path, read-only
+    (runtime.project_runtime). E2B runs its own Python."""
 
     def __post_init__(self) -> None:
         for name in self.files:
@@ -54,7 +61,8 @@ class RunResult:
     seconds: float
     isolation: str
     """How the run was contained, e.g. "bwrap", "basic" or "e2b"."""
-    collected: Mapping[str, str] = field(default_factory=dict)
+    report: str = ""
+    """What the job wrote to its report channel (at most REPORT_CAP_BYTES)."""
 
 
 @runtime_checkable

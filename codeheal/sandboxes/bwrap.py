@@ -1,126 +1,129 @@
 """The bubblewrap command line that isolates one job.
 
-Inside: the host filesystem read-only, a private /tmp holding the workspace (the only
-writable place), the home directories and the project directory hidden except for the
-interpreter and virtualenv (re-exposed read-only), no network, own pid/ipc/uts namespaces,
-an empty environment, a new session, and death with the parent."""
+Inside: the host filesystem read-only; size-limited tmpfs over /tmp (the workspace, the only
+writable place), /run (no host sockets) and /dev/shm; the home directories, the project
+directory and the virtualenv hidden, the interpreter's installation re-exposed read-only;
+pytest and its requirements (only they) under SITE; no network, own pid/ipc/uts namespaces,
+an empty environment, a new session, and death with the parent. The job's files are copied in
+from descriptors, so nothing of the job lives on the host's disk."""
 
 from __future__ import annotations
 
 import functools
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
+from codeheal.sandboxes.runtime import Runtime
 
 WORKSPACE = "/tmp/workspace"
 """Where the job's workspace appears inside the sandbox."""
+SITE = "/run/codeheal/site"
+"""Where pytest and its requirements appear inside the sandbox (the job's PYTHONPATH)."""
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap'; "
-    "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root"
+    "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root; "
+    'or accept basic isolation explicitly (isolation="basic", CLI --isolation basic)'
 )
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/tmp", "/var")
+SMALL_TMPFS_MB = 8
+"""Size of the tmpfs mounts other than /tmp (masks, /run, /dev/shm)."""
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/tmp", "/var", "/proc", "/dev", "/sys")
 
 
 def find_bwrap() -> str:
-    """The path of a bubblewrap that can start a sandbox here.
+    """The path of bubblewrap (and of the util-linux tools the job's command uses).
 
-    Raises SandboxError naming the cause (not installed, or installed but
-    unable to create namespaces) and what to do."""
+    Raises SandboxError naming what is missing and how to install it."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError(f"bubblewrap (bwrap) is not on PATH: {INSTALL_HINT}")
-    if os.geteuid() == 0 and shutil.which("setpriv") is None:
-        raise SandboxError(
-            "setpriv (util-linux) is not on PATH: codeheal needs it to drop root inside bubblewrap; "
-            "install util-linux"
-        )
-    _probe(bwrap)
+    tools = ("prlimit", "setpriv") if os.geteuid() == 0 else ("prlimit",)
+    for tool in tools:
+        if shutil.which(tool) is None:
+            raise SandboxError(f"{tool} (util-linux) is not on PATH: codeheal needs it inside bubblewrap; install util-linux")
     return bwrap
-
-
-@functools.cache
-def _probe(bwrap: str) -> None:
-    probe = subprocess.run(
-        [bwrap, *_namespace_args(), "--ro-bind", "/", "/", "--", "/bin/true"],
-        capture_output=True, text=True, timeout=10,
-    )
-    if probe.returncode != 0:
-        raise SandboxError(
-            f"{bwrap} cannot create a sandbox here ({probe.stderr.strip() or probe.returncode}): "
-            "unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1 "
-            "or apparmor_restrict_unprivileged_userns=0), or run codeheal as root"
-        )
 
 
 def bwrap_argv(
     bwrap: str,
     *,
-    workspace: str,
-    python: str,
-    python_args: Sequence[str],
+    runtime: Runtime,
+    files: Mapping[str, int],
     env: Mapping[str, str],
-    uid: int | None,
+    status_fd: int,
+    disk_mb: int,
+    as_root: bool,
 ) -> list[str]:
-    """The full argv: bwrap, its options, then (as root) setpriv down to `uid`, then python."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/run"]
-    keep = python_prefixes(python)
-    argv += _hide_private_dirs(keep)
-    argv += ["--perms", "1777", *_masked("/tmp", keep), "--bind", workspace, WORKSPACE, "--chdir", WORKSPACE]
-    argv += [*_namespace_args(), "--die-with-parent", "--new-session", "--clearenv"]
+    """bwrap and its options, up to and including the `--` before the job's command.
+
+    `files` maps workspace names to descriptors to copy them from; `status_fd` receives
+    bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
+    command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it)."""
+    keep = runtime.base_prefixes
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
+    argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
+    if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
+        argv += _tmpfs("/var/run")
+    argv += _hide_private_dirs(runtime, keep)
+    argv += _masked("/tmp", keep, size_mb=disk_mb, mode="1777")
+    argv += ["--perms", "0777", "--dir", WORKSPACE]
+    for name, fd in files.items():
+        for parent in _parents_between(WORKSPACE, f"{WORKSPACE}/{name}"):
+            argv += ["--perms", "0777", "--dir", parent]
+        argv += ["--perms", "0666", "--file", str(fd), f"{WORKSPACE}/{name}"]
+    for name, path in runtime.packages:
+        argv += ["--ro-bind", path, f"{SITE}/{name}"]
+    argv += ["--chdir", WORKSPACE, *_namespace_args(as_root), "--die-with-parent", "--new-session", "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, value]
-    if uid is not None:
-        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--", "setpriv",
-                 "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
-                 "--inh-caps=-all", "--no-new-privs"]
-    return [*argv, "--", python, *python_args]
+    argv += ["--json-status-fd", str(status_fd)]
+    if as_root:
+        argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return [*argv, "--"]
 
 
-def _namespace_args() -> list[str]:
+def _namespace_args(as_root: bool) -> list[str]:
     # As root, a user namespace would map only uid 0 and forbid the drop to the job uid;
     # unprivileged bwrap needs one to create the others.
-    user = [] if os.geteuid() == 0 else ["--unshare-user"]
+    user = [] if as_root else ["--unshare-user"]
     return [*user, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
 
 
+def _tmpfs(path: str) -> list[str]:
+    return _masked(path, (), size_mb=SMALL_TMPFS_MB)
+
+
 @functools.cache
-def python_prefixes(python: str) -> tuple[str, ...]:
-    """The directories an interpreter needs: its installation and its virtualenv."""
-    if python == sys.executable:
-        found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    else:
-        out = subprocess.run(
-            [python, "-c", "import sys; print(sys.prefix, sys.base_prefix, sep='\\n')"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout
-        found = set(out.split())
-    found.add(str(Path(python).resolve().parent.parent))
-    return tuple(sorted(os.path.realpath(p) for p in found))
+def _hidden_dirs(runtime: Runtime) -> tuple[str, ...]:
+    """The folders to hide: home directories, the project directory, the virtualenv and
+    the folder codeheal is imported from (an editable install's checkout)."""
+    import codeheal
 
-
-def _hide_private_dirs(keep: Sequence[str]) -> list[str]:
-    """Empty tmpfs over the home directories and the project directory, with the
-    interpreter directories under them bound back read-only."""
-    candidates = {os.path.realpath(p) for p in (Path.home(), "/home", "/root", os.getcwd())}
+    candidates = {Path.home(), "/home", "/root", os.getcwd(), Path(codeheal.__file__).parent.parent}
+    if runtime.venv:
+        candidates.add(runtime.venv)
+    real = {os.path.realpath(p) for p in candidates}
     hidden = sorted(
-        p for p in candidates
-        if os.path.isdir(p) and p != "/"
-        and not any(_within(s, p) or _within(p, s) for s in _SYSTEM_DIRS)
-        and not any(_within(p, k) for k in keep)
+        p for p in real
+        if os.path.isdir(p)
+        and not any(_within(s, p) for s in _SYSTEM_DIRS)  # not "/" nor a parent of /usr ...
+        and not any(_within(p, s) for s in ("/tmp", "/proc", "/dev", "/sys", "/usr"))
     )
-    hidden = [p for p in hidden if not any(p != q and _within(p, q) for q in hidden)]
-    return [arg for mask in hidden for arg in _masked(mask, keep)]
+    return tuple(p for p in hidden if not any(p != q and _within(p, q) for q in hidden))
 
 
-def _masked(mask: str, keep: Sequence[str]) -> list[str]:
-    """An empty tmpfs over `mask`, with the `keep` directories under it bound back read-only
-    (a virtualenv may live under /tmp or a home directory)."""
-    argv = ["--tmpfs", mask]
+def _hide_private_dirs(runtime: Runtime, keep: Sequence[str]) -> list[str]:
+    """Empty tmpfs over the hidden folders, with the interpreter's folders under them bound
+    back read-only."""
+    return [arg for mask in _hidden_dirs(runtime) for arg in _masked(mask, keep, size_mb=SMALL_TMPFS_MB)]
+
+
+def _masked(mask: str, keep: Sequence[str], *, size_mb: int, mode: str = "0755") -> list[str]:
+    """A tmpfs of `size_mb` over `mask`, with the `keep` folders under it bound back
+    read-only (an interpreter may live under /tmp or a home directory)."""
+    argv = ["--perms", mode, "--size", str(size_mb * 2**20), "--tmpfs", mask]
     for prefix in keep:
         if _within(prefix, mask) and prefix != mask:
             for parent in _parents_between(mask, prefix):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 import time
 import uuid
@@ -10,7 +11,7 @@ import uuid
 from e2b import CommandExitException, NotFoundException
 from e2b_code_interpreter import AsyncSandbox
 
-from codeheal.sandboxes.base import OUTPUT_CAP_BYTES, Job, RunResult
+from codeheal.sandboxes.base import OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult
 
 WORKSPACES = "/home/user/codeheal"
 PYTHON = "python3"
@@ -18,7 +19,9 @@ REQUEST_TIMEOUT_S = 30.0
 """Bound on each control request (write, start, read); the job's own deadline is separate."""
 KILL_GRACE_S = 5.0
 """How long a killed job may take to report its end before codeheal stops listening."""
-COLLECT_CAP_CHARS = 4 * 1024 * 1024
+REPORTS = "/home/user/codeheal-reports"
+"""Where a job's report channel is kept: outside its workspace, under a name it is not told."""
+REPORT_FD = 3
 ENSURE_PYTEST = (
     f"{PYTHON} -c 'import pytest' 2>/dev/null || {PYTHON} -m pip install --quiet --disable-pip-version-check pytest"
 )
@@ -33,15 +36,22 @@ async def run_job(remote: AsyncSandbox, job: Job) -> RunResult:
     """Run `job` in a new workspace of `remote`. Test failures, crashes and timeouts of the
     user's code are results; SDK exceptions (infrastructure faults) propagate."""
     workspace = f"{WORKSPACES}/{uuid.uuid4().hex}"
+    report = f"{REPORTS}/{uuid.uuid4().hex}" if job.report else None
     await remote.files.write_files(
         [{"path": f"{workspace}/{name}", "data": content} for name, content in job.files.items()],
         request_timeout=REQUEST_TIMEOUT_S,
     )
+    command = shlex.join([PYTHON, *job.python_args])
+    env = dict(job.env)
+    if report:
+        relative = os.path.relpath(report, workspace)  # the command runs in the workspace
+        command = f"mkdir -p {shlex.quote(os.path.dirname(relative))} && exec {command} {REPORT_FD}>{shlex.quote(relative)}"
+        env[REPORT_FD_ENV] = str(REPORT_FD)
     handle = await remote.commands.run(
-        shlex.join([PYTHON, *job.python_args]),
+        command,
         background=True,
         cwd=workspace,
-        envs=dict(job.env),
+        envs=env,
         # E2B's own limit is only a backstop: codeheal's deadline below fires first.
         timeout=job.timeout_s + KILL_GRACE_S + REQUEST_TIMEOUT_S,
         request_timeout=REQUEST_TIMEOUT_S,
@@ -70,7 +80,7 @@ async def run_job(remote: AsyncSandbox, job: Job) -> RunResult:
         output_truncated=out_cut or err_cut,
         seconds=seconds,
         isolation="e2b",
-        collected=await _collect(remote, workspace, job.collect),
+        report=await _read_report(remote, report) if report else "",
     )
 
 
@@ -93,12 +103,10 @@ def _tail(text: str) -> tuple[str, bool]:
     return text[-OUTPUT_CAP_BYTES:], True
 
 
-async def _collect(remote: AsyncSandbox, workspace: str, names: tuple[str, ...] | list[str]) -> dict[str, str]:
-    collected = {}
-    for name in names:
-        try:
-            text = await remote.files.read(f"{workspace}/{name}", request_timeout=REQUEST_TIMEOUT_S)
-        except NotFoundException:
-            continue
-        collected[name] = text[:COLLECT_CAP_CHARS]
-    return collected
+async def _read_report(remote: AsyncSandbox, path: str) -> str:
+    """The job's report (its first REPORT_CAP_BYTES); "" when the job removed it."""
+    try:
+        text = await remote.files.read(path, request_timeout=REQUEST_TIMEOUT_S)
+    except NotFoundException:
+        return ""
+    return text[:REPORT_CAP_BYTES]

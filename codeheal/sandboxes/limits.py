@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import math
 import os
-import resource
 import secrets
 import signal
 import stat
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 JOB_UID_BASE = 1_600_000_000
 JOB_UID_SPAN = 1 << 24
 """Job uids are drawn from [BASE, BASE + SPAN): far above human, system and subuid ranges."""
 SWEEP_WAIT_S = 1.0
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -28,24 +27,26 @@ class Limits:
 
     timeout_s: float
     memory_mb: int = 2048
-    """Address space of each process (RLIMIT_AS)."""
+    """Address space of each process (RLIMIT_AS); also the whole job's memory where a
+    memory cgroup can be had (see cgroups.py)."""
     processes: int = 64
     """Processes and threads of the job (RLIMIT_NPROC; needs a job uid or a user namespace)."""
     file_mb: int = 16
+    disk_mb: int = 64
+    """The job's private /tmp, workspace included (bubblewrap only: a size-limited tmpfs)."""
     open_files: int = 256
 
-    def apply(self) -> None:
-        """Set the limits on the calling process (children inherit them)."""
+    def prlimit_argv(self) -> list[str]:
+        """`prlimit` (util-linux) setting these limits, to go before the job's command.
+
+        It runs inside the sandbox once its namespaces exist, so RLIMIT_NPROC counts only the
+        job's processes (a user namespace of its own, or the job uid), not every process the
+        user runs: set on bubblewrap itself it stopped the namespace from being created."""
         cpu_s = math.ceil(self.timeout_s) + 1
-        for limit, value in (
-            (resource.RLIMIT_CPU, cpu_s),
-            (resource.RLIMIT_AS, self.memory_mb * 1024 * 1024),
-            (resource.RLIMIT_FSIZE, self.file_mb * 1024 * 1024),
-            (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_NPROC, self.processes),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            resource.setrlimit(limit, (value, value))
+        return [
+            "prlimit", f"--cpu={cpu_s}", f"--as={self.memory_mb * MB}", f"--fsize={self.file_mb * MB}",
+            f"--nofile={self.open_files}", f"--nproc={self.processes}", "--core=0", "--",
+        ]
 
 
 def job_uid() -> int | None:
@@ -70,17 +71,6 @@ def readable_by_anyone(path: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def drop_to(uid: int) -> Callable[[], None]:
-    """A preexec step that switches the child to `uid` (group too, no supplementary groups)."""
-
-    def drop() -> None:
-        os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
-
-    return drop
 
 
 def processes_of(uid: int) -> list[int]:
@@ -113,3 +103,10 @@ def kill_uid(uid: int) -> bool:
                 pass
         time.sleep(0.01)
     return True
+
+
+def drop_argv(uid: int) -> list[str]:
+    """`setpriv` (util-linux) switching to `uid` (its group too, no supplementary groups, no
+    capabilities, no way back), to go before the job's command."""
+    return ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups",
+            "--inh-caps=-all", "--no-new-privs", "--"]

@@ -1,9 +1,11 @@
-"""The local sandbox: one subprocess per job in a fresh temporary workspace, inside bubblewrap
-when it is available ("bwrap" isolation), else a plain child process ("basic" isolation).
+"""The local sandbox: one process tree per job, inside bubblewrap ("bwrap" isolation, the
+default) or, when the user chose it, as a plain child process ("basic" isolation).
 
-Both levels: rlimits (CPU, address space, file size, open files, processes), a throw-away uid
-when running as root (so the process limit holds and leftovers can be swept), a scrubbed
-environment, a wall-clock deadline that kills the whole tree, and capped output."""
+Both levels: rlimits set inside the job by prlimit (CPU, address space, file size, open
+files, processes), a cgroup bounding the whole job's memory and processes where one can be
+had, a throw-away uid when running as root, the standard library and pytest only on the
+import path, a scrubbed environment, a wall-clock deadline that kills the whole tree, capped
+output, and the report on a pipe the host opened (nothing is read back from the workspace)."""
 
 from __future__ import annotations
 
@@ -15,46 +17,63 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
+from codeheal.context import Isolation
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
-from codeheal.sandboxes.base import OUTPUT_CAP_BYTES, Job, RunResult, run_coroutine_sync
-from codeheal.sandboxes.limits import Limits, drop_to, job_uid, kill_uid, readable_by_anyone
+from codeheal.sandboxes.base import (
+    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, run_coroutine_sync,
+)
+from codeheal.sandboxes.cgroups import job_group
+from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
+from codeheal.sandboxes.runtime import Runtime, project_runtime, runtime_of
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""
 DRAIN_GRACE_S = 1.0
+PROBE_TIMEOUT_S = 30.0
 _warned_basic = False
 
 
 class IsolationWarning(UserWarning):
-    """Candidates run with basic isolation only, because bubblewrap is unavailable."""
+    """Candidates run with basic isolation only, because the user chose it."""
+
+
+@dataclass
+class _Launch:
+    """One job's process, ready to start: its argv and environment, the descriptors it
+    inherits, and what to release once it is over."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    report_fd: int
+    status_fd: int | None
+    uid: int | None
+    child_side: _ChildSide
+    """The job's ends of its pipes and its file descriptors: closed here once it started."""
+    cleanup: ExitStack
+    """Everything else to release when the job is over."""
 
 
 class LocalSandbox:
-    """Runs jobs as child processes of this one, isolated by bubblewrap when present.
+    """Runs jobs as child process trees of this one.
 
-    `require_isolation` turns a missing or unusable bubblewrap into a SandboxError
-    instead of a fallback to basic isolation."""
+    `isolation` "bwrap" (the default) needs bubblewrap and raises SandboxError, naming the
+    install command, where it is missing or cannot start; "basic" runs without it."""
 
     def __init__(
-        self, *, python: str = sys.executable, memory_mb: int = 2048, require_isolation: bool = False
+        self, *, python: str = sys.executable, memory_mb: int = 2048, isolation: Isolation = "bwrap"
     ) -> None:
         self.python = python
         self.memory_mb = memory_mb
-        self.require_isolation = require_isolation
+        self.isolation = isolation
         self._bwrap: str | None = None
-        self._checked = False
-
-    @property
-    def isolation(self) -> str:
-        """How this sandbox contains its jobs: "bwrap" or "basic" (checked once)."""
-        if not self._checked:
-            self._bwrap = self._find_bwrap()
-            self._checked = True
-        return "bwrap" if self._bwrap else "basic"
+        self._ready = False
 
     def run(self, job: Job) -> RunResult:
         return run_coroutine_sync(self.arun(job))
@@ -62,23 +81,60 @@ class LocalSandbox:
     async def arun(self, job: Job) -> RunResult:
         # File-system work runs in a worker thread: the event loop may be serving other runs
         # (LangGraph server, solve_many) and must never block on it.
-        isolation, workspace_handle, uid = await asyncio.to_thread(self._set_up, job)
-        workspace = workspace_handle.name
+        if not self._ready:
+            await asyncio.to_thread(self._check)
+        return await self._execute(job)
+
+    def _check(self) -> None:
+        """Make sure a job can start here at all (once): a sandbox that cannot start is an
+        infrastructure fault, reported before any attempt with what to do about it."""
+        global _warned_basic
+        if self.isolation == "bwrap":
+            self._bwrap = bwrap.find_bwrap()
+        elif not _warned_basic:
+            _warned_basic = True
+            warnings.warn(
+                "codeheal runs candidates with basic isolation only (isolation=\"basic\"): "
+                "no filesystem, network or pid isolation. Install bubblewrap for full isolation.",
+                IsolationWarning, stacklevel=5,
+            )
+        runtime_of(self.python)
+        probe = asyncio.run(self._execute(Job(files={}, python_args=("-c", "import pytest"), timeout_s=PROBE_TIMEOUT_S)))
+        if probe.exit_code != 0:
+            raise SandboxError(
+                f"local sandbox ({self.isolation}) cannot run Python: exit code {probe.exit_code}: "
+                f"{probe.stderr.strip()[-500:]}"
+                + (f"; {bwrap.INSTALL_HINT}" if self.isolation == "bwrap" else "")
+            )
+        self._ready = True
+
+    async def _execute(self, job: Job) -> RunResult:
+        limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
+        launch = await asyncio.to_thread(self._prepare, job, limits)
+        report = _Pipe(launch.report_fd, REPORT_CAP_BYTES)
+        status = _Pipe(launch.status_fd, 64 * 1024) if launch.status_fd is not None else None
         try:
-            limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
-            argv, env, preexec = await asyncio.to_thread(self._command, job, workspace, uid, limits)
             started = time.perf_counter()
-            proc = await _spawn(argv, workspace, env, preexec)
+            with launch.child_side:
+                proc = await _spawn(launch)
 
             async def sweep() -> None:
-                if uid is not None:  # e.g. a child in a session of its own
-                    await asyncio.to_thread(kill_uid, uid)
+                if launch.uid is not None:  # e.g. a child in a session of its own
+                    await asyncio.to_thread(kill_uid, launch.uid)
 
             outcome = await _supervise(proc, job.timeout_s, sweep)
             seconds = time.perf_counter() - started
-            collected = await asyncio.to_thread(_collect, Path(workspace), job.collect)
+            report_text = await report.text()
+            if status is not None and '"child-pid"' not in await status.text():
+                raise SandboxError(
+                    f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}"
+                )
         finally:
-            await asyncio.to_thread(workspace_handle.cleanup)
+            for pipe in (report, status):
+                if pipe is not None:
+                    pipe.close()
+            # removing the cgroup and the workspace touches the file system: off the event loop
+            await asyncio.to_thread(launch.cleanup.close)
         return RunResult(
             exit_code=outcome.exit_code,
             stdout=outcome.stdout,
@@ -86,96 +142,155 @@ class LocalSandbox:
             timed_out=outcome.timed_out,
             output_truncated=outcome.truncated,
             seconds=seconds,
-            isolation=isolation,
-            collected=collected,
+            isolation=self.isolation,
+            report=report_text if job.report else "",
         )
 
-    def _set_up(self, job: Job) -> tuple[str, tempfile.TemporaryDirectory, int | None]:
-        """Isolation level, a fresh workspace holding the job's files, and the job's uid."""
-        isolation = self.isolation
+    def _prepare(self, job: Job, limits: Limits) -> _Launch:
+        """The job's command, descriptors, cgroup and (basic isolation) workspace."""
+        runtime = project_runtime(job.python) if job.python else runtime_of(self.python)
+        stack, child_side = ExitStack(), _ChildSide()
         try:
-            workspace_handle = tempfile.TemporaryDirectory(prefix="codeheal-")
-        except OSError as exc:
-            raise SandboxError(
-                f"local sandbox: cannot create a workspace in {tempfile.gettempdir()}: {exc}; "
-                "set TMPDIR to a writable folder"
-            ) from exc
-        try:
-            uid = job_uid() if isolation == "bwrap" or self._can_drop_root(job.python or self.python) else None
-            _prepare_workspace(Path(workspace_handle.name), job.files, uid)
-        except BaseException:
-            workspace_handle.cleanup()
+            report_read, report_write = child_side.pipe(stack)
+            env = {**_scrubbed_env(runtime, self.isolation), **job.env, REPORT_FD_ENV: str(report_write)}
+            as_root = os.geteuid() == 0
+            uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
+            command = [*limits.prlimit_argv(), *(drop_argv(uid) if uid is not None else ()),
+                       runtime.executable, "-S", *job.python_args]
+            status_fd = None
+            if self.isolation == "bwrap":
+                assert self._bwrap is not None
+                status_read, status_write = child_side.pipe(stack)
+                files = {name: child_side.memfd(content) for name, content in job.files.items()}
+                argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
+                                          status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root),
+                        *command]
+                cwd, outer_env = "/", {"PATH": env["PATH"]}
+                status_fd = status_read
+            else:
+                cwd = _basic_workspace(job.files, uid, stack)
+                argv, outer_env = command, {**env, "HOME": cwd, "TMPDIR": cwd}
+            group = job_group(limits.memory_mb, limits.processes)
+            if group is not None:
+                stack.callback(group.remove)
+                argv = [*group.enter_argv(), *argv]
+        except BaseException as exc:
+            child_side.close()
+            stack.close()
+            if isinstance(exc, OSError):
+                raise SandboxError(f"local sandbox: cannot prepare the job: {exc}") from exc
             raise
-        return isolation, workspace_handle, uid
+        return _Launch(argv=argv, env=outer_env, cwd=cwd, report_fd=report_read, status_fd=status_fd,
+                       uid=uid, child_side=child_side, cleanup=stack)
 
-    def _can_drop_root(self, python: str) -> bool:
+    def _can_drop_root(self, runtime: Runtime) -> bool:
         """Basic isolation runs the interpreter directly, so a job uid must be able to reach it;
         an interpreter under root's home is not, and the job then keeps root (without a
-        process limit: one more reason to install bubblewrap)."""
-        prefixes = bwrap.python_prefixes(python)
-        return all(readable_by_anyone(p) for p in (python, *prefixes))
+        process limit: one more reason to use bubblewrap)."""
+        if os.geteuid() != 0:
+            return False
+        paths = (runtime.executable, *runtime.base_prefixes, *(p for _, p in runtime.packages))
+        return all(readable_by_anyone(p) for p in paths)
 
-    def _find_bwrap(self) -> str | None:
-        global _warned_basic
+
+class _ChildSide(ExitStack):
+    """Descriptors the job inherits: closed in the host once the job has started."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fds: list[int] = []
+
+    def pipe(self, host: ExitStack) -> tuple[int, int]:
+        """A pipe: the host's read end (closed with `host`) and the job's write end."""
+        read, write = os.pipe()
+        host.callback(os.close, read)
+        self._keep(write)
+        return read, write
+
+    def memfd(self, content: str) -> int:
+        """An in-memory file holding `content`, from which bubblewrap copies a workspace file."""
+        fd = os.memfd_create("codeheal-file", os.MFD_CLOEXEC)
+        self._keep(fd)
+        os.write(fd, content.encode("utf-8"))
+        os.lseek(fd, 0, os.SEEK_SET)
+        return fd
+
+    def _keep(self, fd: int) -> None:
+        self.callback(os.close, fd)
+        self.fds.append(fd)
+
+
+def _basic_workspace(files: Mapping[str, str], uid: int | None, stack: ExitStack) -> str:
+    """A fresh host folder holding the job's files (basic isolation), removed with `stack`;
+    handed to the job uid (0711: bubblewrap, root without its capabilities, must still be able
+    to enter it)."""
+    try:
+        handle = tempfile.TemporaryDirectory(prefix="codeheal-")
+    except OSError as exc:
+        raise SandboxError(
+            f"local sandbox: cannot create a workspace in {tempfile.gettempdir()}: {exc}; "
+            "set TMPDIR to a writable folder"
+        ) from exc
+    stack.callback(handle.cleanup)
+    workspace = Path(handle.name)
+    for name, content in files.items():
+        path = workspace / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    if uid is not None:
+        for path in (workspace, *workspace.rglob("*")):
+            os.chown(path, uid, uid, follow_symlinks=False)
+        workspace.chmod(0o711)
+    return handle.name
+
+
+class _Pipe:
+    """The host's end of a pipe the job writes to, read as the data comes (so the job never
+    blocks on a full pipe); the first `cap` bytes are kept."""
+
+    def __init__(self, fd: int, cap: int) -> None:
+        self._file = os.fdopen(os.dup(fd), "rb", buffering=0)
+        self._cap = cap
+        self._kept = bytearray()
+        self._task = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), self._file)
         try:
-            return bwrap.find_bwrap()
-        except SandboxError as exc:
-            if self.require_isolation:
-                raise SandboxError(f"isolation is required (require_isolation) but {exc}") from exc
-            if not _warned_basic:
-                _warned_basic = True
-                warnings.warn(
-                    f"codeheal runs candidates with basic isolation only: {exc}. "
-                    "Set require_isolation to make this an error.",
-                    IsolationWarning,
-                    stacklevel=4,
-                )
-            return None
+            while chunk := await reader.read(65536):
+                self._kept += chunk[: max(self._cap - len(self._kept), 0)]
+        finally:
+            transport.close()
 
-    def _command(
-        self, job: Job, workspace: str, uid: int | None, limits: Limits
-    ) -> tuple[list[str], dict[str, str], Callable[[], None]]:
-        """argv, environment and pre-exec hook of the job's process."""
-        python = job.python or self.python
-        if self._bwrap:
-            env = {**_scrubbed_env(bwrap.WORKSPACE, "/tmp"), **job.env}
-            argv = bwrap.bwrap_argv(
-                self._bwrap, workspace=workspace, python=python,
-                python_args=job.python_args, env=env, uid=uid,
-            )
-            outer_env = {"PATH": _scrubbed_env(workspace, workspace)["PATH"]}
-            preexec = limits.apply
-        else:
-            argv = [python, *job.python_args]
-            outer_env = {**_scrubbed_env(workspace, workspace), **job.env}
-            drop = drop_to(uid) if uid is not None else None
+    async def text(self) -> str:
+        """What came, once the writers closed the pipe (or DRAIN_GRACE_S passed)."""
+        await asyncio.wait({self._task}, timeout=DRAIN_GRACE_S)
+        self.close()
+        return self._kept.decode("utf-8", "replace")
 
-            def preexec() -> None:
-                limits.apply()
-                if drop:
-                    drop()
-
-        return argv, outer_env, preexec
+    def close(self) -> None:
+        """Stop reading (on the event loop that reads it); the pipe closes once the reader
+        has let go of it."""
+        self._task.cancel()
+        self._task.add_done_callback(lambda _: self._file.close())
 
 
-async def _spawn(
-    argv: list[str], workspace: str, env: dict[str, str], preexec: Callable[[], None]
-) -> asyncio.subprocess.Process:
+async def _spawn(launch: _Launch) -> asyncio.subprocess.Process:
     try:
         return await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=workspace,
-            env=env,
+            *launch.argv,
+            cwd=launch.cwd,
+            env=launch.env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=preexec,
+            pass_fds=launch.child_side.fds,
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        raise SandboxError(f"local sandbox: cannot start {argv[0]}: {exc}") from exc
-
-
+        raise SandboxError(f"local sandbox: cannot start {launch.argv[0]}: {exc}") from exc
 class _Outcome:
     def __init__(self) -> None:
         self.exit_code: int | None = None
@@ -272,40 +387,15 @@ def _kill_group(pgid: int) -> None:
         pass
 
 
-def _scrubbed_env(home: str, tmp: str) -> dict[str, str]:
-    """No host secrets: only what Python needs to start."""
+def _scrubbed_env(runtime: Runtime, isolation: Isolation) -> dict[str, str]:
+    """No host secrets: only what Python needs to start, and pytest on the import path."""
+    site = bwrap.SITE if isolation == "bwrap" else os.pathsep.join(runtime.site_dirs)
     return {
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": home,
+        "HOME": bwrap.WORKSPACE,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
-        "TMPDIR": tmp,
+        "PYTHONPATH": site,
+        "TMPDIR": "/tmp",
     }
-
-
-def _prepare_workspace(workspace: Path, files: Mapping[str, str], uid: int | None) -> None:
-    """Write the job's files; hand the folder to the job uid (0711: bubblewrap, root without
-    its capabilities, must still be able to enter it)."""
-    try:
-        for name, content in files.items():
-            path = workspace / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(content, encoding="utf-8")
-        if uid is not None:
-            # its subfolders too: a project's tests may write beside themselves
-            folders = {p for name in files for p in (workspace / name).parents if p.is_relative_to(workspace)}
-            for folder in folders | {workspace}:
-                os.chown(folder, uid, uid)
-            workspace.chmod(0o711)
-    except OSError as exc:
-        raise SandboxError(f"local sandbox: the workspace {workspace} is not writable: {exc}") from exc
-
-
-def _collect(workspace: Path, names: Sequence[str]) -> dict[str, str]:
-    collected = {}
-    for name in names:
-        path = workspace / name
-        if path.is_file():
-            collected[name] = path.read_text(encoding="utf-8", errors="replace")[:4 * 1024 * 1024]
-    return collected

@@ -57,6 +57,13 @@ def test_hidden_check_passes_the_reference_and_fails_a_wrong_answer():
     assert not wrong.passed and "AssertionError" in wrong.error
 
 
+def test_hidden_check_fails_code_that_exits_before_the_check_ends():
+    problem = PROBLEMS["HumanEval/2"]
+    wrong = "import sys\ndef truncate_number(number):\n    return 0.5\nsys.exit(0)\n"
+    verdict = asyncio.run(hidden_verdict(LocalSandbox(), problem, wrong))
+    assert not verdict.passed and verdict.error == "exited before the check ran to its end"
+
+
 def test_wall_time_is_the_union_of_the_runs_intervals():
     rows = [{"started_at": 0.0, "finished_at": 2.0}, {"started_at": 1.0, "finished_at": 3.0},
             {"started_at": 10.0, "finished_at": 11.0}]

@@ -7,8 +7,7 @@ import os
 
 import pytest
 
-from codeheal.nodes.evaluator import REPORT_FILE, make_job
-from codeheal.nodes.feedback import run_feedback
+from codeheal.nodes.evaluator import _from_run, make_job
 from codeheal.sandboxes.e2b import E2BSandbox
 
 pytestmark = pytest.mark.skipif(not os.environ.get("E2B_API_KEY"), reason="E2B_API_KEY is not set")
@@ -22,7 +21,7 @@ def test_real_e2b_runs_a_session_and_reports_feedback():
         good = sandbox.run(make_job("def add(a, b):\n    return a + b\n", tests, 60, session="cloud"))
     finally:
         sandbox.close_session("cloud")
-    bad_feedback = run_feedback(bad, bad.collected.get(REPORT_FILE, ""))
-    good_feedback = run_feedback(good, good.collected.get(REPORT_FILE, ""))
+    bad_feedback = _from_run(bad, tests)
+    good_feedback = _from_run(good, tests)
     assert (bad_feedback["passed_count"], bad_feedback["total"]) == (1, 2)
     assert good_feedback["passed"] and good_feedback["isolation"] == "e2b"

@@ -12,8 +12,8 @@ from fake_server import FakeE2B
 
 from codeheal import Context
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
-from codeheal.nodes.evaluator import REPORT_FILE, make_job
-from codeheal.nodes.feedback import run_feedback, strip_ansi
+from codeheal.nodes.evaluator import _from_run, make_job
+from codeheal.nodes.feedback import strip_ansi
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 from codeheal.sandboxes.e2b import E2BSandbox
@@ -24,7 +24,7 @@ TESTS = "def test_small():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    a
 
 
 def feedback(result: RunResult) -> dict:
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""))
+    return _from_run(result, TESTS)
 
 
 def comparable(fb: dict) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from codeheal.nodes.evaluator import REPORT_FILE, project_job
+from codeheal.nodes.evaluator import project_job
 from codeheal.nodes.feedback import run_feedback
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
@@ -15,4 +15,4 @@ from codeheal.state import Feedback
 def run_project_tests(files: Mapping[str, str], test_args: list[str], timeout_s: float = 60) -> Feedback:
     """Run `python -m pytest *test_args` on `files` in the local sandbox and return the Feedback."""
     result = LocalSandbox().run(project_job(files, test_args, timeout_s))
-    return run_feedback(result, result.collected.get(REPORT_FILE, ""), project=True)
+    return run_feedback(result, None, project=True)

@@ -199,3 +199,18 @@ def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -
         build_graph(llm=scripted(FIXED)).compile().invoke(
             {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False),
         )
+
+
+def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
+    import sys
+
+    from codeheal.nodes.evaluator import project_job
+    from codeheal.nodes.feedback import run_feedback
+    from codeheal.sandboxes import LocalSandbox
+
+    files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
+    sandbox = LocalSandbox()
+    bare = run_feedback(sandbox.run(project_job(files, ["-q"], 60)), None, project=True)
+    assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
+    venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
+    assert venv["passed"], venv

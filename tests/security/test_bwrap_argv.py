@@ -1,28 +1,39 @@
-"""The bubblewrap command line: what is hidden, and what is bound back for the interpreter."""
+"""The bubblewrap command line: what is hidden, what is size-limited, what is bound back."""
 
 from __future__ import annotations
 
-import pytest
-
 from codeheal.sandboxes import bwrap
+from codeheal.sandboxes.runtime import Runtime
 
 
-def argv_for(monkeypatch: pytest.MonkeyPatch, prefixes: tuple[str, ...]) -> list[str]:
-    monkeypatch.setattr(bwrap, "python_prefixes", lambda python: prefixes)
-    return bwrap.bwrap_argv("bwrap", workspace="/tmp/codeheal-x", python="/py", python_args=["-V"],
-                            env={}, uid=None)
+def argv_for(base: str, venv: str | None = None) -> list[str]:
+    runtime = Runtime(executable=f"{base}/bin/python3", base_prefixes=(base,), venv=venv,
+                      packages=(("pytest", f"{venv or base}/site-packages/pytest"),))
+    return bwrap.bwrap_argv("bwrap", runtime=runtime, files={"solution.py": 7}, env={},
+                            status_fd=9, disk_mb=64, as_root=False)
 
 
-def test_a_virtualenv_under_tmp_is_bound_back_after_the_private_tmp(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interpreter_under_tmp_is_bound_back_after_the_private_tmp() -> None:
     # CI may clone the project (and its .venv) under /tmp, which the sandbox replaces.
-    argv = argv_for(monkeypatch, ("/tmp/clone/.venv", "/usr"))
+    argv = argv_for("/tmp/clone/python")
     private_tmp = argv.index("/tmp", argv.index("--tmpfs"))
-    bind = argv.index("/tmp/clone/.venv")
+    bind = argv.index("/tmp/clone/python")
     assert argv[bind - 1] == "--ro-bind" and bind > private_tmp
     assert argv[argv.index("/tmp/clone") - 1] == "--dir"  # traversable by the job uid
     assert argv.index(bwrap.WORKSPACE) > bind
 
 
-def test_the_private_tmp_binds_nothing_back_for_an_interpreter_elsewhere(monkeypatch: pytest.MonkeyPatch) -> None:
-    argv = argv_for(monkeypatch, ("/usr",))
-    assert [a for a in argv if a.startswith("/tmp")] == ["/tmp", "/tmp/codeheal-x", bwrap.WORKSPACE, bwrap.WORKSPACE]
+def test_every_tmpfs_has_a_size_and_host_run_is_hidden() -> None:
+    argv = argv_for("/usr")
+    mounts = [i for i, a in enumerate(argv) if a == "--tmpfs"]
+    assert {argv[i + 1] for i in mounts} >= {"/tmp", "/run", "/dev/shm"}
+    assert all(argv[i - 2] == "--size" for i in mounts)
+    assert argv[argv.index("/tmp") - 1] == "--tmpfs" and argv[argv.index("/tmp") - 2] == str(64 * 2**20)
+
+
+def test_files_come_from_descriptors_and_only_pytest_is_on_the_site() -> None:
+    argv = argv_for("/usr", venv="/var/cache")
+    assert argv[argv.index(f"{bwrap.WORKSPACE}/solution.py") - 2:][:2] == ["--file", "7"]
+    assert argv[argv.index(f"{bwrap.SITE}/pytest") - 1] == "/var/cache/site-packages/pytest"
+    assert argv[argv.index("/var/cache") - 1] == "--tmpfs"  # the virtualenv itself is hidden
+    assert argv[-1] == "--" and argv[argv.index("--json-status-fd") + 1] == "9"

@@ -1,8 +1,9 @@
-"""Without bubblewrap: basic isolation with a warning, or an error when isolation is required."""
+"""Without bubblewrap: an error naming the install command, unless basic isolation was chosen (then a warning)."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 import uuid
 import warnings
@@ -16,7 +17,7 @@ from codeheal.errors import SandboxError
 from codeheal.nodes.evaluator import make_job
 from codeheal import sandboxes
 from codeheal.sandboxes import Job, LocalSandbox, local, sandbox_for
-from codeheal.sandboxes.limits import processes_of
+from codeheal.sandboxes.limits import processes_of, readable_by_anyone
 
 ADD_TESTS = "assert add(2, 3) == 5\n"
 GOOD_ADD = "def add(a, b):\n    return a + b\n"
@@ -34,15 +35,15 @@ def no_bwrap(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("no_bwrap")
-def test_missing_bwrap_falls_back_to_basic_with_one_warning() -> None:
-    sandbox = LocalSandbox()
-    with pytest.warns(local.IsolationWarning, match="bubblewrap"):
+def test_basic_isolation_when_chosen_runs_with_one_warning() -> None:
+    sandbox = LocalSandbox(isolation="basic")
+    with pytest.warns(local.IsolationWarning, match="basic isolation"):
         result = sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
     assert result.isolation == "basic"
     assert result.exit_code == 0
     with warnings.catch_warnings(record=True) as later:
         warnings.simplefilter("always")
-        LocalSandbox().run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+        LocalSandbox(isolation="basic").run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
     assert [w for w in later if w.category is local.IsolationWarning] == []
 
 
@@ -52,34 +53,34 @@ def test_basic_isolation_reaches_the_feedback() -> None:
     with pytest.warns(local.IsolationWarning):
         out = graph.invoke(
             {"task": "add", "tests": ADD_TESTS, "starting_code": GOOD_ADD},
-            context=Context(max_attempts=1, timeout_s=TIMEOUT_S),
+            context=Context(max_attempts=1, timeout_s=TIMEOUT_S, isolation="basic"),
         )
     assert out["status"] == "passed"
 
 
 @pytest.mark.usefixtures("no_bwrap")
-def test_required_isolation_without_bwrap_is_a_sandbox_error() -> None:
-    sandbox = sandbox_for(Context(require_isolation=True, sandbox="local"))
-    with pytest.raises(SandboxError, match="bubblewrap.*apt-get install bubblewrap"):
+def test_without_bwrap_the_default_isolation_is_a_sandbox_error_naming_the_install() -> None:
+    sandbox = sandbox_for(Context(sandbox="local"))
+    with pytest.raises(SandboxError, match="bubblewrap.*apt-get install bubblewrap.*isolation=.basic"):
         sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
 
 
 @pytest.mark.usefixtures("no_bwrap")
-def test_required_isolation_fails_the_run_not_an_attempt() -> None:
+def test_missing_bwrap_fails_the_run_not_an_attempt() -> None:
     graph = build_graph(llm=None).compile()
-    with pytest.raises(SandboxError, match="require_isolation"):
+    with pytest.raises(SandboxError, match="bubblewrap"):
         graph.invoke(
             {"task": "add", "tests": ADD_TESTS, "starting_code": GOOD_ADD},
-            context=Context(max_attempts=1, timeout_s=TIMEOUT_S, require_isolation=True),
+            context=Context(max_attempts=1, timeout_s=TIMEOUT_S),
         )
 
 
-SYSTEM_PYTHON = "/usr/bin/python3"
+VENV_PYTHON = sys.executable
 
 
 @pytest.mark.skipif(
-    os.geteuid() != 0 or not os.path.exists(SYSTEM_PYTHON),
-    reason="needs root (the job uid exists only then) and an interpreter outside root's home",
+    os.geteuid() != 0 or not all(readable_by_anyone(p) for p in (sys.executable, sys.base_prefix)),
+    reason="needs root (the job uid exists only then) and an interpreter any uid can read",
 )
 @pytest.mark.usefixtures("no_bwrap")
 def test_basic_isolation_as_root_drops_root_and_sweeps_escaped_children(job_uids: list[int]) -> None:
@@ -92,7 +93,7 @@ def test_basic_isolation_as_root_drops_root_and_sweeps_escaped_children(job_uids
     )
     job = Job(files={"main.py": script}, python_args=["main.py"], timeout_s=TIMEOUT_S)
     with pytest.warns(local.IsolationWarning):
-        result = LocalSandbox(python=SYSTEM_PYTHON).run(job)
+        result = LocalSandbox(python=VENV_PYTHON, isolation="basic").run(job)
     assert result.isolation == "basic"
     assert result.exit_code == 0
     assert result.stdout.split() == ["uid", str(job_uids[0])]
@@ -101,8 +102,11 @@ def test_basic_isolation_as_root_drops_root_and_sweeps_escaped_children(job_uids
     assert not running_with(token)
 
 
+@pytest.mark.usefixtures("no_bwrap")
 def test_unwritable_workspace_is_a_sandbox_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    missing = tmp_path / "no-such-folder"
-    monkeypatch.setattr(local.tempfile, "tempdir", str(missing))
+    sandbox = LocalSandbox(isolation="basic")
+    with pytest.warns(local.IsolationWarning):
+        sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+    monkeypatch.setattr(local.tempfile, "tempdir", str(tmp_path / "no-such-folder"))
     with pytest.raises(SandboxError, match="cannot create a workspace.*TMPDIR"):
-        LocalSandbox().run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))
+        sandbox.run(make_job(GOOD_ADD, ADD_TESTS, TIMEOUT_S))

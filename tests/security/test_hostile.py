@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.limits import processes_of
+from conftest import bwrap_usable
 
 from hostile_run import MARGIN_S, TIMEOUT_S, evaluate, running_with
 
 pytestmark = [
     pytest.mark.usefixtures("contained"),
-    pytest.mark.skipif(LocalSandbox().isolation != "bwrap", reason="bubblewrap is not usable here"),
+    pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here"),
 ]
 
 TESTS = "assert attack() == 'never'\n"

@@ -144,7 +144,7 @@ def test_run_wait_returns_the_output_schema(client, assistant_id):
     thread = client.threads.create()
     result = client.runs.wait(
         thread["thread_id"], assistant_id,
-        input={**TASK, "code": "def add(a, b):\n    return a + b\n"},
+        input={**TASK, "starting_code": "def add(a, b):\n    return a + b\n"},
     )
     assert result["status"] == "passed" and result["attempts"] == 1
     assert set(result) == {"code", "status", "attempts", "reflections", "history"}

@@ -1,0 +1,157 @@
+"""What separates our first attempt from the model card's HumanEval score? One row per factor,
+each measured on the same problems with one greedy attempt and scored by the hidden check.
+
+Variants (each changes one thing from the row above it):
+- `module_chat`: the old format: system prompt, the task, the whole module as the reply.
+- `fence_stop`: the reply is prefilled with the code fence and stops at the closing fence.
+- `stub_prefill`: the prefill also holds the task's function stub: the model writes the body.
+- `evalplus`: EvalPlus's instruct prompt and response prefix (how instruct models' HumanEval
+  scores are usually measured), whole module, stop at the closing fence.
+
+The tuning slice is the even task ids (choices are made there); the report slice is the odd
+ids. Records are appended to benchmarks/results/first_attempt.jsonl as they arrive (a rerun
+skips finished ones); the summary goes to benchmarks/results/first_attempt.json.
+
+    .venv/bin/python benchmarks/first_attempt.py [--slice tuning|report|all] [--variants a,b]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import time
+from pathlib import Path
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from codeheal.bench.hidden import hidden_verdict
+from codeheal.bench.humaneval import task_text
+from codeheal.bench.problems import Problem, load_problems
+from codeheal.context import Context
+from codeheal.llm import chat_model
+from codeheal.nodes.evaluator import aevaluate_candidate
+from codeheal.nodes.extraction import extract_code
+from codeheal.nodes.model_call import ainvoke_model
+from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
+from codeheal.sandboxes import LocalSandbox
+
+RESULTS = Path(__file__).parent / "results"
+RECORDS = RESULTS / "first_attempt.jsonl"
+VARIANTS = ("module_chat", "fence_stop", "stub_prefill", "evalplus")
+EVALPLUS_INSTRUCTION = (
+    "Please provide a self-contained Python script that solves the following problem in a "
+    "markdown code block:\n```\n{prompt}\n```\n"
+)
+EVALPLUS_PREFIX = (
+    "Below is a Python script with a self-contained function that solves the problem and "
+    "passes corresponding tests:\n```python\n"
+)
+
+
+def messages_for(variant: str, problem: Problem) -> tuple[list[BaseMessage], tuple[str, ...]]:
+    """The first attempt's prompt under `variant`, and its stop sequences."""
+    if variant == "evalplus":
+        prompt = EVALPLUS_INSTRUCTION.format(prompt=problem.prompt.strip())
+        return [HumanMessage(prompt), AIMessage(EVALPLUS_PREFIX)], (CLOSING_FENCE,)
+    base = actor_messages(
+        task=task_text(problem), tests=problem.visible_tests, entry_point=problem.entry_point,
+        reflections=[], last_code=None, last_feedback=None, prefill=variant != "module_chat",
+    )
+    if variant == "fence_stop":
+        base[-1] = AIMessage("```python\n")
+    return base, (() if variant == "module_chat" else (CLOSING_FENCE,))
+
+
+def in_slice(problem: Problem, name: str) -> bool:
+    number = int(problem.task_id.split("/")[1])
+    return name == "all" or (number % 2 == 0) == (name == "tuning")
+
+
+def read_done() -> dict[tuple[str, str], dict]:
+    if not RECORDS.exists():
+        return {}
+    done = {}
+    for line in RECORDS.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        done[(record["variant"], record["task_id"])] = record
+    return done
+
+
+async def one(sandbox: LocalSandbox, model, variant: str, problem: Problem) -> dict:
+    messages, stop = messages_for(variant, problem)
+    ((reply, usage),) = await ainvoke_model(model, messages, stop=stop)
+    code = extract_code(reply) or ""
+    visible = await aevaluate_candidate(sandbox, code, problem.visible_tests, 10.0)
+    hidden = await hidden_verdict(sandbox, problem, code)
+    return {
+        "variant": variant, "task_id": problem.task_id, "hidden_passed": hidden.passed,
+        "visible_passed": visible["passed"], "no_code": not code.strip(),
+        "prompt_tokens": usage["prompt_tokens"], "completion_tokens": usage["completion_tokens"],
+        "seconds": round(usage["seconds"], 2),
+    }
+
+
+def summarise(done: dict[tuple[str, str], dict], problems: list[Problem]) -> dict:
+    summary: dict = {}
+    for variant in VARIANTS:
+        for slice_name in ("tuning", "report", "all"):
+            rows = [done[(variant, p.task_id)] for p in problems
+                    if in_slice(p, slice_name) and (variant, p.task_id) in done]
+            if not rows:
+                continue
+            completions = sorted(r["completion_tokens"] for r in rows)
+            summary.setdefault(variant, {})[slice_name] = {
+                "problems": len(rows),
+                "hidden_pass_rate": round(sum(r["hidden_passed"] for r in rows) / len(rows), 4),
+                "visible_passed": sum(r["visible_passed"] for r in rows),
+                "no_code": sum(r["no_code"] for r in rows),
+                "median_completion_tokens": completions[len(completions) // 2],
+                "mean_prompt_tokens": round(sum(r["prompt_tokens"] for r in rows) / len(rows), 1),
+                "seconds": round(sum(r["seconds"] for r in rows), 1),
+            }
+    return summary
+
+
+async def main_async(slice_name: str, variants: list[str]) -> None:
+    problems = load_problems(None)
+    done = read_done()
+    model = chat_model(Context(model="local"), 0.0)
+    sandbox = LocalSandbox()
+    for variant in variants:
+        todo = [p for p in problems if in_slice(p, slice_name) and (variant, p.task_id) not in done]
+        started = time.perf_counter()
+        for index, problem in enumerate(todo, 1):
+            record = await one(sandbox, model, variant, problem)
+            done[(variant, problem.task_id)] = record
+            with RECORDS.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+            print(f"{variant} {index}/{len(todo)} {problem.task_id} hidden={record['hidden_passed']} "
+                  f"tokens={record['completion_tokens']} {time.perf_counter() - started:.0f}s", flush=True)
+    summary = {
+        "model": "local (Qwen2.5-Coder-0.5B-Instruct Q4_K_M)", "greedy": True,
+        "slices": {"tuning": "even task ids", "report": "odd task ids"},
+        "cpus": os.cpu_count(), "variants": summarise(done, problems),
+    }
+    (RESULTS / "first_attempt.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(summary["variants"], indent=2))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--slice", choices=["tuning", "report", "all"], default="tuning")
+    parser.add_argument("--variants", default=",".join(VARIANTS))
+    args = parser.parse_args()
+    variants = args.variants.split(",")
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
+    asyncio.run(main_async(args.slice, variants))
+
+
+if __name__ == "__main__":
+    main()
