@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,11 @@ from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
+from codeheal.errors import PromptTooLargeError
+from codeheal.nodes.evaluator import project_job
+from codeheal.nodes.feedback import run_feedback
 from codeheal.nodes.fix_prompts import FIX_SYSTEM
+from codeheal.sandboxes import LocalSandbox
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 FIXED = '''The tiers start at their threshold:
@@ -193,8 +198,6 @@ def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop:
 
 
 def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
-    from codeheal.errors import PromptTooLargeError
-
     with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
         build_graph(llm=scripted(FIXED)).compile().invoke(
             {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False),
@@ -202,12 +205,6 @@ def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -
 
 
 def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
-    import sys
-
-    from codeheal.nodes.evaluator import project_job
-    from codeheal.nodes.feedback import run_feedback
-    from codeheal.sandboxes import LocalSandbox
-
     files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
     sandbox = LocalSandbox()
     bare = run_feedback(sandbox.run(project_job(files, ["-q"], 60)), None, project=True)
