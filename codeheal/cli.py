@@ -1,5 +1,5 @@
-"""The `codeheal` command: solve a task, resume and inspect threads, draw the graph, prepare
-the local model."""
+"""The `codeheal` command: solve a task, heal a project (`fix`), resume and inspect threads,
+draw the graph, prepare the local model."""
 
 from __future__ import annotations
 
@@ -70,6 +70,35 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
     solve.set_defaults(handler=_solve)
 
+    fix = commands.add_parser(
+        "fix", help="heal a project's failing tests with a targeted change; print the diff",
+        description="Run TEST on a copy of the project in the sandbox; while tests fail, ask the "
+        "model for corrected definitions of the failing functions, apply them as targeted edits and "
+        "rerun, until the tests pass or the attempts run out (attempt 1 tests the project as it is). "
+        "Prints the change as a unified diff (stdout; progress on stderr); the project is written "
+        "only with --apply. See docs/fix.md.",
+        epilog="Exit codes: 0 the tests pass (healed, or passed already), 1 not healed (the best "
+        "attempt's diff is printed), 2 bad input (no such folder, over the size caps, bad --test "
+        "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
+    )
+    fix.add_argument("project", nargs="?", default=".", metavar="DIR", help="the project's folder (default: .)")
+    fix.add_argument("--test", required=True, metavar="CMD", dest="test_command",
+                     help='the test command, run from DIR without a shell: "python -m pytest ARGS" or "pytest ARGS"')
+    fix.add_argument("--task", metavar="TEXT", help="what the code should do, when the tests do not say it all "
+                     "(text, or @path to read it from a file)")
+    fix.add_argument("--target", metavar="FILE::FUNC",
+                     help="the function to repair, e.g. shop/pricing.py::bulk_discount (default: those on the failing path)")
+    fix.add_argument("--python", metavar="PATH", help="the interpreter the tests run on (default: the project's "
+                     ".venv or venv, else $VIRTUAL_ENV, else codeheal's own); the sandbox sees it read-only")
+    fix.add_argument("--apply", action="store_true", help="write the change into the project when the tests pass")
+    fix.add_argument("--force", action="store_true", help="with --apply: write even over uncommitted changes of the files to write")
+    _add_run_flags(fix)
+    fix.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory")
+    _add_checkpointer(fix)
+    fix.add_argument("--json", action="store_true",
+                     help="print one JSON object: status, attempts, diff, changed, files_written, thread")
+    fix.set_defaults(handler=_fix)
+
     resume = commands.add_parser(
         "resume", help="continue a run that was cut short (killed, crashed) from its last checkpoint",
         description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
@@ -134,15 +163,33 @@ def _parser() -> argparse.ArgumentParser:
                            help="candidates per retry (default: the library's, Context.retry_samples)")
     humaneval.add_argument("--max-tokens", type=int, metavar="N",
                            help="token budget of every run, the same for all conditions (default: none)")
-    humaneval.add_argument("--model", default="local", metavar="M",
-                           help='"local" (default, offline) or a model served at --base-url')
-    humaneval.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    humaneval.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                           help="wall-clock limit of one visible-test run, seconds (default 10)")
-    humaneval.add_argument("--out", default="benchmarks/results", metavar="DIR",
-                           help="results directory (default benchmarks/results)")
+    _add_bench_flags(humaneval, "one visible-test run")
     humaneval.set_defaults(handler=_bench_humaneval)
+    quixbugs = benchmarks.add_parser(
+        "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
+        description="Run `codeheal fix` on each QuixBugs program (../shared/data/quixbugs, or "
+        "$CODEHEAL_QUIXBUGS_DIR) with its test file as the test command. Per-program results are "
+        "appended to OUT/quixbugs.jsonl as they arrive and a rerun skips the finished ones; then "
+        "OUT/quixbugs.json, .md (the table) and .diff (every diff) are written.",
+    )
+    quixbugs.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these programs")
+    quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
+    quixbugs.add_argument("--max-attempts", type=int, default=4, metavar="N",
+                          help="attempts per program, attempt 1 testing it as it is (default 4)")
+    _add_bench_flags(quixbugs, "one test run")
+    quixbugs.set_defaults(handler=_bench_quixbugs)
     return parser
+
+
+def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
+    """The flags every benchmark takes: the model, its endpoint, the test time limit, the output."""
+    parser.add_argument("--model", default="local", metavar="M",
+                        help='"local" (default, offline) or a model served at --base-url')
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help=f"wall-clock limit of {timed}, seconds (default 10)")
+    parser.add_argument("--out", default="benchmarks/results", metavar="DIR",
+                        help="results directory (default benchmarks/results)")
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -160,6 +207,35 @@ def _solve(args: argparse.Namespace) -> int:
     settings = _typed_settings(args)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
+    return _report(args, result, thread_id)
+
+
+def _fix(args: argparse.Namespace) -> int:
+    from codeheal.project.diff import DirtyTreeError
+    from codeheal.project.task import load_project
+    from codeheal.runner import run_with_progress
+
+    if args.force and not args.apply:
+        raise InputError("--force only makes sense with --apply")
+    request = {
+        "project": str(Path(args.project).absolute()),
+        "test_command": args.test_command,
+        "target": args.target,
+        "python": args.python,
+        "apply": args.apply,
+        "force": args.force,
+    }
+    if args.task:
+        request["task"] = _read_task(args.task)
+    load_project(request["project"], args.test_command, target=args.target, python=args.python)
+    thread_id = args.thread or uuid.uuid4().hex[:12]
+    try:
+        result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)
+    except DirtyTreeError as exc:
+        raise DirtyTreeError(
+            f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
+            f"`codeheal resume {thread_id}` writes it"
+        ) from None
     return _report(args, result, thread_id)
 
 
@@ -217,6 +293,8 @@ def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
+    if "diff" in result:
+        return _report_fix(args, result, thread_id)
     if args.out:
         Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
     if args.json:
@@ -224,6 +302,25 @@ def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> in
     else:
         print(result["code"])
     return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
+
+
+def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
+    """A project-form result: the diff on stdout (or one JSON object), what happened on stderr."""
+    passed = result["status"] == "passed"
+    if args.json:
+        keys = ("status", "attempts", "diff", "changed", "files_written")
+        print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
+    else:
+        print(result["diff"], end="")
+    if passed and not result["diff"]:
+        stderr.print("the tests pass as the project is: nothing to change")
+    elif result["files_written"]:
+        stderr.print(f"wrote {', '.join(result['files_written'])}")
+    elif not passed:
+        last = result["history"][-1]["summary"] if result["history"] else ""
+        shown = "the best attempt's diff is above" if result["diff"] else "no change helped"
+        stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
+    return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
 def _threads(args: argparse.Namespace) -> int:
@@ -324,6 +421,21 @@ def _bench_humaneval(args: argparse.Namespace) -> int:
                      f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
                      f"wall {result['wall_s']:.0f} s")
     print(Path(args.out) / "humaneval.json")
+    return EXIT_PASSED
+
+
+def _bench_quixbugs(args: argparse.Namespace) -> int:
+    from codeheal.bench.quixbugs_run import QuixConfig, run_quixbugs
+
+    config = QuixConfig(
+        out_dir=Path(args.out), model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
+        timeout_s=args.timeout, data_dir=Path(args.data) if args.data else None, only=tuple(args.only),
+    )
+    summary = run_quixbugs(config, stderr)
+    stderr.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "
+                 f"{summary['median_changed_lines_healed']} changed lines, only the program touched in "
+                 f"{summary['only_program_touched']}/{summary['programs']}")
+    print(Path(args.out) / "quixbugs.json")
     return EXIT_PASSED
 
 

@@ -73,6 +73,12 @@ class Context:
         "the most checks: small models tend to copy a failed attempt, and several samples "
         "escape that at the price of more tokens.",
     )
+    context_size: int = setting(
+        0,
+        "The model's context window in tokens, which every prompt is fitted to. 0: ask the "
+        "server at base_url (llama.cpp, vLLM), else 4096 for the embedded model and 16384 "
+        "for others.",
+    )
     prefill: Literal["auto", "on", "off"] = setting(
         "auto",
         "Start the model's reply for it: the code fence, and the task's function stub when it "
@@ -142,6 +148,11 @@ class Context:
         "touches sys.modules, builtins, atexit, frame or trace hooks, exits at import). Turn "
         "off for code that legitimately needs one of these.",
     )
+    lint: bool = setting(
+        True,
+        "Project form (`codeheal fix`): check each change with ruff before the tests run; a "
+        "problem the change adds (an undefined name, an unused import) fails the attempt.",
+    )
     review_on_exhaustion: bool = setting(
         False,
         "When the attempts run out, pause for a human to accept the best "
@@ -174,6 +185,8 @@ class Context:
             raise ConfigError(f'isolation must be "bwrap" or "basic", got {self.isolation!r}')
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
             raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
+        if not isinstance(self.context_size, int) or self.context_size < 0:
+            raise ConfigError(f"context_size must be an integer >= 0 tokens, got {self.context_size!r}")
         if not self.model:
             raise ConfigError("model must not be empty")
         for name in ("temperature", "retry_temperature"):

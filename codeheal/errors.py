@@ -9,6 +9,16 @@ class InputError(CodehealError, ValueError):
     """The task, tests or entry point are unusable; raised before any model call."""
 
 
+class PromptTooLargeError(InputError):
+    """The task does not fit the model's context window, even with its tests, data and code
+    shown in part: a model with a larger context (or a smaller task) is needed."""
+
+
+class EditRejected(CodehealError):
+    """A model's reply cannot be applied as targeted edits of the project; the message says
+    why and what to send instead. An attempt outcome (the evaluator's feedback), not a fault."""
+
+
 class ConfigError(CodehealError, ValueError):
     """A setting (Context field, environment variable, CLI flag) is invalid."""
 

@@ -20,6 +20,7 @@ from codeheal.state import InputState, OutputState
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
 
 OUTPUT_KEYS = ("code", "status", "attempts", "reflections", "history")
+PROJECT_OUTPUT_KEYS = ("diff", "changed", "files_written")
 CONTEXT_KEY = "codeheal_context"
 """Checkpoint metadata key holding the run's Context as JSON, so a resumed run uses the
 settings the run started with."""
@@ -36,7 +37,7 @@ def run_with_progress(
     """Run one task on a thread, checkpointing every step, and narrate it on `console`.
 
     `request` None continues the thread's unfinished run; so does a request for the same
-    task and tests when the thread's last run was cut short (its finished attempts and
+    task and tests (project and test command) when the thread's last run was cut short (its finished attempts and
     reflections are kept, not redone). `settings` are the Context fields the user gave
     explicitly: they always win; a continued run takes the rest from the run it continues,
     and the environment fills what neither names. `checkpointer` is a
@@ -62,7 +63,8 @@ def run_with_progress(
                 for node, values in update.items():
                     narrator.on_update(node, values or {})
         values = graph.get_state(config).values
-    return OutputState(**{key: values[key] for key in OUTPUT_KEYS})
+    keys = OUTPUT_KEYS + (PROJECT_OUTPUT_KEYS if "diff" in values else ())
+    return OutputState(**{key: values[key] for key in keys})
 
 
 def saved_context(snapshot: StateSnapshot) -> dict:
@@ -92,12 +94,20 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if not unfinished:
         return False
     values = snapshot.values
-    if (values.get("task"), values.get("tests")) != (request["task"], request["tests"]):
+    if not _same_task(values, request):
         raise InputError(
             f"thread {thread_id} has an unfinished run of a different task: finish it with "
             f"`codeheal resume {thread_id}`, or use another --thread"
         )
     return True
+
+
+def _same_task(values: dict, request: InputState) -> bool:
+    """Whether a thread's unfinished run was asked the same task: the same task and tests, or
+    (project form) the same project and test command."""
+    if request.get("project"):
+        return (values.get("project"), values.get("test_command")) == (request["project"], request.get("test_command"))
+    return (values.get("task"), values.get("tests")) == (request.get("task"), request.get("tests"))
 
 
 def merged_context(saved: dict, given: dict[str, object]) -> Context:
@@ -130,7 +140,10 @@ class _Narrator:
 
     def on_update(self, node: str, values: dict) -> None:
         if node == "prepare":
-            self._running("testing the given code" if values.get("candidates") else "writing code")
+            if values.get("workspace"):
+                self._running(f"running the tests of the project as it is ({len(values['workspace'])} files)")
+            else:
+                self._running("testing the given code" if values.get("candidates") else "writing code")
         elif node == "actor":
             usage = values.get("generation") or {}
             tokens = ""

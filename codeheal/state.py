@@ -33,6 +33,8 @@ class CheckFailure(TypedDict):
     frames: list[Frame]
     expected: str | None
     actual: str | None
+    inputs: NotRequired[dict[str, str]]
+    """A parametrised test's arguments for this case (name -> repr), as pytest passed them."""
 
 
 class Feedback(TypedDict):
@@ -65,6 +67,14 @@ class Usage(TypedDict):
     seconds: float
 
 
+class ChangedDefinition(TypedDict):
+    """Project form: one function, method, import or file the healed change touches."""
+
+    file: str
+    name: str
+    kind: Literal["function", "method", "import", "file"]
+
+
 class Attempt(TypedDict):
     """One entry of `history`: an attempt from generation to reflection."""
 
@@ -84,16 +94,40 @@ class Attempt(TypedDict):
     prompt_tokens: NotRequired[int]
     completion_tokens: NotRequired[int]
     seconds: float
+    changes: NotRequired[dict[str, str]]
+    """Project form: the files this attempt changed (path -> full new text); `code` is then
+    the model's corrected definitions, as the evaluator applied them."""
+    changed: NotRequired[list[ChangedDefinition]]
+    """Project form: what the change touched."""
 
 
 class RunInput(TypedDict):
-    """What one run is asked to do. Kept on a thread only until the run ends."""
+    """What one run is asked to do. Kept on a thread only until the run ends.
 
-    task: str
-    tests: str
+    Two forms. The module form: `task` and `tests` (a new `solution.py` written against
+    them). The project form: `project` (a folder) and `test_command`, `task` optional: the
+    project's failing tests are healed by targeted edits of its functions."""
+
+    task: NotRequired[str]
+    """What the code should do; required in the module form."""
+    tests: NotRequired[str]
+    """Module form: pytest-style test_* functions or plain asserts."""
     entry_point: NotRequired[str | None]
     starting_code: NotRequired[str | None]
     """Code to test (and heal) before any model call, e.g. a user's failing draft."""
+    project: NotRequired[str | None]
+    """Project form: the project's folder. It is read once, never written unless `apply`."""
+    test_command: NotRequired[str | None]
+    """Project form: the test command, run from the project's root, e.g.
+    "python -m pytest -q tests/test_cart.py" (pytest, shell-free)."""
+    target: NotRequired[str | None]
+    """Project form: FILE::FUNC, the function to repair (else those on the failing traceback)."""
+    python: NotRequired[str | None]
+    """Project form: the interpreter the tests run on (default: the project's virtualenv)."""
+    apply: NotRequired[bool]
+    """Project form: write the healed change into the project when the tests pass."""
+    force: NotRequired[bool]
+    """Project form, with `apply`: write even over uncommitted changes of the touched files."""
 
 
 class InputState(RunInput):
@@ -109,6 +143,12 @@ class OutputState(TypedDict):
     attempts: int
     reflections: list[str]
     history: list[Attempt]
+    diff: NotRequired[str]
+    """Project form: the best attempt's change as a unified diff ("" when none was needed)."""
+    changed: NotRequired[list[ChangedDefinition]]
+    """Project form: what the diff changes."""
+    files_written: NotRequired[list[str]]
+    """Project form: the files `apply` wrote (none unless the tests passed)."""
 
 
 class ThreadMemory(TypedDict):
@@ -136,6 +176,12 @@ class RunScratch(TypedDict, total=False):
     """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
     sandbox_session: str | None
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
+    workspace: dict[str, str] | None
+    """Project form: the project's files as read at the start (path -> text)."""
+    interpreter: str | None
+    """Project form: the interpreter the tests run on; None: the sandbox's own."""
+    repair_failures: list[CheckFailure] | None
+    """Project form: the failures of the project as it is, which every repair prompt shows."""
 
 
 class RunOutcome(TypedDict, total=False):
@@ -145,6 +191,9 @@ class RunOutcome(TypedDict, total=False):
     status: Status
     attempts: int
     history: list[Attempt]
+    diff: str
+    changed: list[ChangedDefinition]
+    files_written: list[str]
 
 
 class State(RunInput, ThreadMemory, RunScratch, RunOutcome):

@@ -56,8 +56,13 @@ class ScriptedServer:
     or streamed replies). Records request bodies in `requests` and their messages in
     `calls`. Use as a context manager."""
 
-    def __init__(self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0) -> None:
+    def __init__(
+        self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0,
+        error: tuple[int, str] | None = None,
+    ) -> None:
         self.script = script
+        self.error = error
+        """(HTTP status, message) to answer every request with instead, as a failing server does."""
         self.delay = delay
         self.requests: list[dict] = []
         self.in_flight = 0
@@ -111,6 +116,10 @@ class ScriptedServer:
                     self.send_error(404)
                     return
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if server.error is not None:
+                    status, message = server.error
+                    self._send_json({"error": {"code": status, "message": message}}, status)
+                    return
                 text = server._answer(body)
                 head = {"id": f"chatcmpl-{len(server.requests)}", "created": int(time.time()),
                         "model": body.get("model", "scripted")}
@@ -127,9 +136,9 @@ class ScriptedServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client was killed while we were answering
 
-            def _send_json(self, payload: dict) -> None:
+            def _send_json(self, payload: dict, status: int = 200) -> None:
                 data = json.dumps(payload).encode()
-                self.send_response(200)
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()

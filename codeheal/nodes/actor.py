@@ -11,10 +11,13 @@ from codeheal.graph.policy import attempt_limit, completion_allowance, needs_fre
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
 from codeheal.nodes.extraction import extract_code
+from codeheal.nodes.fix_prompts import project_actor_messages
 from codeheal.nodes.model_call import estimate_prompt_tokens, total_usage
+from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import AttemptStarted, emit
+from codeheal.project.edits import canonical_reply
 from codeheal.state import State
 
 
@@ -32,17 +35,22 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
             last_code = history[-1]["code"] if context.show_failed_code else ""
-        prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
-        messages = actor_messages(
-            task=state["task"],
-            tests=state["tests"],
-            entry_point=state.get("entry_point"),
-            reflections=[] if fresh else state.get("reflections") or [],
-            memory=context.memory,
-            last_code=last_code,
-            last_feedback=None if fresh else state.get("feedback"),
-            prefill=prefill,
-        )
+        if is_project(state):
+            # Every project attempt repairs from the failing tests: no fresh start, no prefill.
+            fresh = prefill = False
+            messages, extract = project_actor_messages(state, context, MAX_TOKENS), canonical_reply
+        else:
+            prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
+            messages, extract = actor_messages(
+                task=state["task"],
+                tests=state["tests"],
+                entry_point=state.get("entry_point"),
+                reflections=[] if fresh else state.get("reflections") or [],
+                memory=context.memory,
+                last_code=last_code,
+                last_feedback=None if fresh else state.get("feedback"),
+                prefill=prefill,
+            ), extract_code
         samples = context.retry_samples if retry else 1
         per_call = 1 if llm else completions_per_request(context)
         allowance = completion_allowance(
@@ -60,9 +68,10 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             max_tokens=allowance if context.max_tokens is not None else None,
         )
         # A reply without code becomes an empty candidate: the evaluator reports it as a
-        # failed attempt ("no code in reply") instead of the run crashing.
+        # failed attempt ("no code in reply") instead of the run crashing. (The project form
+        # keeps a reply without code: apply_reply refuses it, saying why.)
         return {
-            "candidates": [extract_code(reply) or "" for reply, _ in replies],
+            "candidates": [extract(reply) or "" for reply, _ in replies],
             "generation": total_usage([usage for _, usage in replies]),
             "fresh_start": fresh,
         }

@@ -70,11 +70,13 @@ def tamper_feedback(code: str) -> Feedback | None:
     return attempt_feedback(error=tamper_scan.describe(findings), failures=failures)
 
 
-def run_feedback(result: RunResult, expected: Collection[str]) -> Feedback:
+def run_feedback(result: RunResult, expected: Collection[str] | None, *, project: bool = False) -> Feedback:
     """Feedback from a sandbox run and the JSON-lines report the plugin wrote to its report
     channel. The report is evidence, not the verdict: a pass needs a report consistent with
     what the host knows (a result for each of the `expected` test names parsed from the tests
     and for no other, one finish event agreeing with the results and with the exit code).
+    `project`: the run tested a project (`codeheal fix`), whose test names are not known
+    before it runs (`expected` is None) and whose frames are in its own terms already.
 
     Raises SandboxError when the report shows that pytest never started: the sandbox, not
     the candidate, failed (the candidate is imported only after the session started)."""
@@ -89,7 +91,7 @@ def run_feedback(result: RunResult, expected: Collection[str]) -> Feedback:
     finishes = [e for e in events if e.get("event") == "finish"]
     finished = bool(finishes)
 
-    failures = [_failure(e) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    failures = [_failure(e, project) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     call_results = [e for e in results if e.get("when") == "call"]
     passed_count = sum(1 for e in call_results if e["outcome"] == "passed")
     tests_seen = {e["test"] for e in results if e.get("outcome") != "skipped"}
@@ -133,14 +135,14 @@ def run_feedback(result: RunResult, expected: Collection[str]) -> Feedback:
 
 def _inconsistency(
     result: RunResult, events: list[dict], finishes: list[dict], failures: list[CheckFailure],
-    expected: Collection[str],
+    expected: Collection[str] | None,
 ) -> str | None:
     """What in a finished run's report disagrees with what the host knows; None if nothing."""
     problems = []
     reported = {_top_name(e["test"]) for e in events if e.get("event") == "result" and "test" in e}
-    if missing := sorted(set(expected) - reported):
+    if expected is not None and (missing := sorted(set(expected) - reported)):
         problems.append(f"no result for {', '.join(missing[:5])}")
-    if extra := sorted(reported - set(expected)):
+    if expected is not None and (extra := sorted(reported - set(expected))):
         problems.append(f"results for tests that are not in the tests: {', '.join(extra[:5])}")
     if len(finishes) != 1 or sum(1 for e in events if e.get("event") == "start") != 1:
         problems.append("more than one start or finish event")
@@ -197,13 +199,13 @@ def _parse_events(report_text: str) -> list[dict]:
     return events
 
 
-def _failure(event: dict) -> CheckFailure:
-    frames = [_in_user_terms(Frame(**f)) for f in event.get("frames", [])]
+def _failure(event: dict, project: bool) -> CheckFailure:
+    frames = [Frame(**f) if project else _in_user_terms(Frame(**f)) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("when") in ("setup", "teardown"):
         test = f"{test} ({event['when']})"
-    return CheckFailure(
+    failure = CheckFailure(
         test=test,
         exception=event.get("exception", "Error"),
         message=strip_ansi(event.get("message", "")),
@@ -212,6 +214,9 @@ def _failure(event: dict) -> CheckFailure:
         expected=event.get("expected"),
         actual=event.get("actual"),
     )
+    if isinstance(event.get("inputs"), dict):
+        failure["inputs"] = {str(k): str(v) for k, v in event["inputs"].items()}
+    return failure
 
 
 def _in_user_terms(frame: Frame) -> Frame:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -12,8 +13,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import ensure_config
 
-from codeheal.errors import ModelError, ModelUnavailableError
+from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
 from codeheal.state import Usage
+
+CONTEXT_EXCEEDED = re.compile(r"context (size|length|window)|context_length_exceeded|too many tokens", re.IGNORECASE)
+"""How servers word a prompt over the context: llama.cpp ("exceeds the available context
+size"), vLLM ("maximum context length"), OpenAI ("context_length_exceeded")."""
 
 
 Reply = tuple[str, Usage]
@@ -142,6 +147,14 @@ def _translated_errors(model: BaseChatModel) -> Iterator[None]:
         raise ModelError(f"the model endpoint {where} rejected the API key (401): check OPENAI_API_KEY") from exc
     except openai.NotFoundError as exc:
         raise ModelError(f"the model endpoint {where} does not know this model (404): {exc.message}") from exc
+    except openai.BadRequestError as exc:
+        if CONTEXT_EXCEEDED.search(str(exc.message)):
+            raise PromptTooLargeError(
+                f"the prompt is larger than the model's context at {where}: use a model with a larger "
+                "context, shorten the task or the tests, or set context_size (--context-size) to what "
+                f"the server allows so codeheal fits its prompts to it (the server said: {exc.message})"
+            ) from exc
+        raise
 
 
 def _describe(model: BaseChatModel) -> str:

@@ -5,11 +5,18 @@ from __future__ import annotations
 from codeheal.errors import InputError
 from codeheal.nodes.checks import calls_name, count_checks, parse_tests
 from codeheal.nodes.model_call import NO_USAGE
+from codeheal.project.task import DEFAULT_TASK, UNCHANGED, load_project
 from codeheal.state import State
 
 
+def is_project(state: State) -> bool:
+    """Whether the run heals a project (the project form) rather than writing a module."""
+    return bool(state.get("project"))
+
+
 def validate_input(state: State) -> None:
-    """Raise InputError for input no model call could fix."""
+    """Raise InputError for input no model call could fix (module form; the project form is
+    checked by `load_project`, which reads the project)."""
     task, tests = state.get("task"), state.get("tests")
     if not isinstance(task, str) or not task.strip():
         raise InputError("the task is empty: describe what the code should do")
@@ -31,10 +38,11 @@ def validate_input(state: State) -> None:
 
 def prepare(state: State) -> dict:
     """Validate the input and start a fresh run: every per-run field is reset. The
-    reflection memory is kept: on a thread it carries the lessons of earlier runs."""
-    validate_input(state)
-    starting_code = state.get("starting_code") or ""
-    return {
+    reflection memory is kept: on a thread it carries the lessons of earlier runs.
+
+    The project form reads the project once (its files travel in state, so that every
+    attempt edits the same snapshot) and tests it as it is before any model call."""
+    reset = {
         "attempts": 0,
         "attempt_limit": None,
         "status": "running",
@@ -42,8 +50,28 @@ def prepare(state: State) -> dict:
         "history": [],
         "feedback": None,
         "sandbox_session": None,
-        "candidates": [starting_code] if starting_code.strip() else [],
         "generation": NO_USAGE,
         "fresh_start": False,
         "stop_reason": None,
     }
+    if is_project(state):
+        task = state.get("task")
+        if task is not None and not isinstance(task, str):
+            raise InputError(f"task must be a string, got {type(task).__name__}")
+        project = load_project(
+            state["project"], state.get("test_command") or "", target=state.get("target"), python=state.get("python"),
+        )
+        return {
+            **reset,
+            "task": task if task and task.strip() else DEFAULT_TASK,
+            "workspace": project.snapshot.files,
+            "interpreter": project.interpreter,
+            "candidates": [UNCHANGED],
+            "repair_failures": None,
+            "diff": "",
+            "changed": [],
+            "files_written": [],
+        }
+    validate_input(state)
+    starting_code = state.get("starting_code") or ""
+    return {**reset, "candidates": [starting_code] if starting_code.strip() else []}

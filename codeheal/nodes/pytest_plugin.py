@@ -10,7 +10,10 @@ import os
 
 import pytest
 
-OWN_FILES = ("solution.py", "test_solution.py")
+WORKSPACE = os.getcwd() + os.sep
+"""Frames are kept for files under the workspace (where the job starts), by relative path:
+the candidate and the tests, or a project's modules and tests; never the plugin's own."""
+EXPLANATION_LINES = 6
 CANDIDATE_MODULE = "solution"
 _report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "w", encoding="utf-8", buffering=1)
 _comparison = {}
@@ -24,9 +27,9 @@ def _frames(excinfo):
     frames = []
     for entry in excinfo.traceback:
         path = str(entry.path)
-        name = path.rsplit("/", 1)[-1]
-        if name not in OWN_FILES:
+        if not path.startswith(WORKSPACE) or path == __file__:
             continue
+        name = path[len(WORKSPACE):]
         try:
             source = str(entry.statement).strip()
         except Exception:
@@ -38,7 +41,10 @@ def _frames(excinfo):
 def _describe(excinfo):
     message = str(excinfo.value)
     if isinstance(excinfo.value, AssertionError):
-        message = message.split("\n")[0] if message else "assert failed"
+        # the assert and pytest's "+  where" lines: what each side was computed from
+        lines = message.split("\n")
+        kept = [lines[0]] + [line for line in lines[1:] if line.lstrip().split()[:2] in (["+", "where"], ["+", "and"])]
+        message = "\n".join(kept[:EXPLANATION_LINES]) if message else "assert failed"
     return {"exception": excinfo.typename, "message": message[:2000], "frames": _frames(excinfo)}
 
 
@@ -73,6 +79,9 @@ def pytest_runtest_makereport(item, call):
                   "outcome": report.outcome}
         if report.failed and call.excinfo is not None:
             record.update(_describe(call.excinfo))
+            params = getattr(getattr(item, "callspec", None), "params", None)
+            if params:
+                record["inputs"] = {name: _short_repr(value) for name, value in params.items()}
             if _comparison.get("op") == "==":
                 record.update(expected=_comparison["expected"], actual=_comparison["actual"])
         _emit(record)

@@ -10,7 +10,9 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import current_context
 from codeheal.graph.policy import completion_allowance
 from codeheal.llm import chat_model
+from codeheal.nodes.fix_prompts import project_reflector_messages
 from codeheal.nodes.model_call import estimate_prompt_tokens
+from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import reflector_messages
 from codeheal.nodes.steps import ModelCall, Steps
 from codeheal.progress import ReflectionWritten, emit
@@ -31,7 +33,10 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         context = current_context()
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
-        messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
+        if is_project(state):
+            messages = project_reflector_messages(state, context, LESSON_MAX_TOKENS)
+        else:
+            messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
         allowance = completion_allowance(
             state, context, prompt_tokens=estimate_prompt_tokens(messages), requests=1, samples=1,
             wanted=LESSON_MAX_TOKENS,

@@ -31,7 +31,7 @@ from typing import Literal
 
 import libcst as cst
 
-from codeheal.errors import CodehealError, InputError
+from codeheal.errors import EditRejected, InputError
 from codeheal.nodes.extraction import FENCE, PYTHON_TAGS
 
 FULL_FILE_MAX_BYTES = 4000
@@ -42,11 +42,6 @@ PATH_LINE = re.compile(r"(?:^|\s)[*_#>`]*([\w./-]+\.py)`?[*_`]*:?\s*$")
 """A line before a fence that ends with a path: `shop/cart.py`, **cart.py**, In `cart.py`:"""
 
 Definition = cst.FunctionDef | cst.ClassDef
-
-
-class EditRejected(CodehealError):
-    """The reply cannot be applied as targeted edits; the message says why and what to send
-    instead. An attempt outcome (the evaluator's feedback), not an infrastructure fault."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +103,20 @@ def reply_blocks(reply: str) -> list[ReplyBlock]:
             header = PATH_LINE.search(before)
         blocks.append(ReplyBlock(code, header.group(1) if header else None))
     return blocks
+
+
+def canonical_reply(reply: str) -> str:
+    """A reply as a project-form candidate: its Python blocks, each headed by the path it
+    names (all apply_reply reads of a reply), or with none the reply itself, which apply_reply
+    refuses with the reason. Never empty: the empty candidate is the unchanged project."""
+    blocks = reply_blocks(reply)
+    if not blocks:
+        return reply.strip() or "(an empty reply)"
+    rendered = []
+    for block in blocks:
+        header = f"# {block.path}\n" if block.path else ""
+        rendered.append(f"```python\n{header}{block.code}```\n")
+    return "".join(rendered)
 
 
 def paths_named(named: str, files: Mapping[str, str]) -> list[str]:

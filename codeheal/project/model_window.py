@@ -11,11 +11,19 @@ OpenAI and servers that report neither: the caller's setting."""
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import urllib.error
 import urllib.request
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from codeheal.context import Context
 
 ASK_TIMEOUT_S = 5.0
+DEFAULT_WINDOW = 16384
+"""Tokens assumed for a model whose server does not say (OpenAI's models have far more)."""
 
 
 def context_size(base_url: str | None, *, default: int, model: str | None = None, api_key: str | None = None) -> int:
@@ -48,3 +56,23 @@ def _get_json(url: str, api_key: str | None) -> dict | None:
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return body if isinstance(body, dict) else None
+
+
+def window_tokens(context: Context) -> int:
+    """The context window of the run's model: Context.context_size when set, the embedded
+    server's slot context for the local model, else what the server at base_url reports
+    (asked once per endpoint), else DEFAULT_WINDOW."""
+    if context.context_size:
+        return context.context_size
+    from codeheal.llm.factory import is_local
+
+    if is_local(context):
+        from codeheal.llm.server import SLOT_CONTEXT
+
+        return SLOT_CONTEXT
+    return _asked(context.base_url or os.environ.get("OPENAI_BASE_URL"), context.model)
+
+
+@functools.lru_cache(maxsize=16)
+def _asked(base_url: str | None, model: str) -> int:
+    return context_size(base_url, default=DEFAULT_WINDOW, model=model, api_key=os.environ.get("OPENAI_API_KEY"))

@@ -3,10 +3,13 @@
 In reading order: the failing tests (a parametrised test's failures as one entry: a few inputs
 with expected and actual, and the count), the failing tests' source (their parametrize lists are
 the inputs), the project's functions on the failing path with line numbers (the traceback's
-project frames and the --target), and part of the test data the tests load.
+project frames and the --target), the project functions the failing tests call (directly or
+through each other: a failed assert's traceback stops in the test), and part of the test data
+the tests load.
 
 When the text is over budget it is trimmed in this order, each part as far as it goes before
-the next is touched: test data (20 lines, 5, none); the other failing tests (one example each,
+the next is touched: test data (20 lines, 5, none); functions the tests call, later ones
+first; the other failing tests (one example each,
 then their names only); callers on the traceback (around the failing line, then left out); the
 test source (around the failing line, then left out); the first failing test (one example); the
 function to fix (around the failing line). What is left then is the minimum: the first failing
@@ -25,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from codeheal.errors import CodehealError
+from codeheal.errors import PromptTooLargeError
 from codeheal.project.edits import Target, paths_named
 from codeheal.state import CheckFailure, Frame
 
@@ -39,12 +42,8 @@ LINE_CHARS = 300
 """A longer message, expected or actual value, or line of test data is cut to this."""
 DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", ".toml"})
 TEST_DIRS = frozenset({"tests", "test", "testing"})
-
-
-class PromptTooLargeError(CodehealError):
-    """Even the smallest repair context is larger than the model's budget.
-
-    Defined here rather than in codeheal.errors, which this package may not edit yet."""
+CALL_DEPTH = 3
+CALLED_SHOWN = 6
 
 
 @dataclass(frozen=True)
@@ -82,8 +81,28 @@ def repair_context(
         _Section(_function_levels(files, f.file, f.node, f.marks, droppable=not f.essential), 6 if f.essential else 3)
         for f in functions
     ]
+    shown = {(f.file, f.node.lineno) for f in functions}
+    sections += [
+        _Section(_function_levels(files, path, node, frozenset(), droppable=True), 2)
+        for path, node in _called_functions(tests, files, shown)
+    ]
     sections += [_Section(_data_levels(path, files[path]), 1) for path in _data_files(failures, files)]
     return _fit(sections, budget_tokens)
+
+
+def repair_scope(
+    failures: Sequence[CheckFailure], files: Mapping[str, str], *, targets: Sequence[Target] = ()
+) -> set[tuple[str, str]] | None:
+    """The (path, function name) pairs a repair may change: the targets, the project functions
+    on the failing traceback and those the failing tests call, as `repair_context` shows them.
+    None when the failures reach no project function (a crash at import, a collection error):
+    then the scope is not known, and nothing is ruled out."""
+    tests, code = _frames_by_kind(failures, files)
+    functions = _functions_to_show(code, targets, files)
+    shown = {(f.file, f.node.lineno) for f in functions}
+    scope = {(f.file, f.node.name) for f in functions}
+    scope |= {(path, node.name) for path, node in _called_functions(tests, files, shown)}
+    return scope or None
 
 
 def _fit(sections: list[_Section], budget_tokens: int) -> str:
@@ -117,7 +136,7 @@ def _group(failures: Sequence[CheckFailure]) -> list[tuple[str, list[CheckFailur
 
 
 def _group_section(name: str, group: list[CheckFailure], files: Mapping[str, str], *, first: bool) -> _Section:
-    where = next((f["file"] for c in group for f in c["frames"] if _is_test_file(f["file"])), None)
+    where = next((f["file"] for c in group for f in c["frames"] if is_test_file(f["file"])), None)
     head = f"- {name}" + (f" ({where})" if where else "")
     count = f" failed for {len(group)} inputs, e.g.:" if len(group) > 1 else " failed:"
     levels = [head + count + "".join(_example(c) for c in group[:shown]) for shown in (EXAMPLES_SHOWN, 1)]
@@ -132,6 +151,8 @@ def _group_section(name: str, group: list[CheckFailure], files: Mapping[str, str
 def _example(failure: CheckFailure) -> str:
     message = failure["message"].strip().splitlines()
     line = f"\n    {failure['test']}: {failure['exception']}" + (f": {_cut(message[0])}" if message else "")
+    if failure.get("inputs"):
+        line += "\n      inputs " + _cut(", ".join(f"{k}={v}" for k, v in failure["inputs"].items()))
     if failure["expected"] is not None:
         line += f"\n      expected {_cut(failure['expected'])}, got {_cut(failure['actual'] or '')}"
     return line
@@ -159,7 +180,7 @@ def _frames_by_kind(failures: Sequence[CheckFailure], files: Mapping[str, str]):
             if located is None:
                 continue
             path, node = located
-            bucket = tests if _is_test_file(path) else code
+            bucket = tests if is_test_file(path) else code
             key = (path, node.lineno)
             previous = bucket.get(key)
             marks = frozenset({frame["line"]}) | (previous.marks if previous else frozenset())
@@ -209,10 +230,58 @@ def _numbered(lines: list[str], numbers: Sequence[int], marks: frozenset[int]) -
     return "\n".join(out)
 
 
+def _called_functions(
+    tests: list[_Function], files: Mapping[str, str], shown: set[tuple[str, int]]
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Project functions the failing tests call, then the ones those call (CALL_DEPTH levels,
+    at most CALLED_SHOWN), matched by name: `line_total(...)` a function, `cart.total()` a
+    method, `Cart(...)` its `__init__`. Those in `shown` already are left out."""
+    by_name: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+    for path in sorted(p for p in files if p.endswith(".py") and not is_test_file(p)):
+        for owner, node in _project_functions(_parse(files[path])):
+            key = owner if node.name == "__init__" and owner else node.name
+            by_name.setdefault(key, []).append((path, node))
+    found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    seen = set(shown)
+    frontier: list[ast.AST] = [t.node for t in tests]
+    for _ in range(CALL_DEPTH):
+        called = [entry for node in frontier for name in _call_names(node) for entry in by_name.get(name, [])]
+        frontier = []
+        for path, node in called:
+            if (path, node.lineno) not in seen and len(found) < CALLED_SHOWN:
+                seen.add((path, node.lineno))
+                found.append((path, node))
+                frontier.append(node)
+    return found
+
+
+def _project_functions(module: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(class name or "", function) for top-level functions and methods of top-level classes."""
+    out = []
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.append(("", node))
+        elif isinstance(node, ast.ClassDef):
+            out += [(node.name, n) for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return out
+
+
+def _call_names(node: ast.AST) -> list[str]:
+    """The names called in `node`, in source order, once each."""
+    names = [
+        call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+        for call in sorted(
+            (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)),
+            key=lambda n: (n.lineno, n.col_offset),
+        )
+    ]
+    return list(dict.fromkeys(names))
+
+
 def _data_files(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[str]:
     """Data files the failing tests load: named (by file name or stem) in a failing test's
     module or in a conftest.py."""
-    readers = {f["file"] for c in failures for f in c["frames"] if _is_test_file(f["file"])}
+    readers = {f["file"] for c in failures for f in c["frames"] if is_test_file(f["file"])}
     sources = "\n".join(
         files[p] for p in files if p in readers or PurePosixPath(p).name == "conftest.py"
     )
@@ -233,7 +302,9 @@ def _data_levels(path: str, text: str) -> list[str]:
     return [*levels, ""]
 
 
-def _is_test_file(path: str) -> bool:
+def is_test_file(path: str) -> bool:
+    """Whether a workspace path is part of the tests: test_*.py, *_test.py, conftest.py, or
+    anything under a tests/ (test/, testing/) folder."""
     parts = PurePosixPath(path).parts
     name = parts[-1] if parts else path
     return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or bool(

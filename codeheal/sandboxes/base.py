@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 T = TypeVar("T")
@@ -35,6 +36,16 @@ class Job:
     """Jobs of one session may share a sandbox until the session is closed (E2B keeps one
     remote sandbox per session); each job still gets a fresh workspace. None: a sandbox of
     the job's own."""
+    python: str | None = None
+    """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
+    local sandbox puts everything installed beside its pytest on the import path, read-only
+    (runtime.project_runtime). E2B runs its own Python."""
+
+    def __post_init__(self) -> None:
+        for name in self.files:
+            path = PurePosixPath(name)
+            if path.is_absolute() or ".." in path.parts or not path.parts:
+                raise ValueError(f"job file {name!r}: give a relative path inside the workspace")
 
 
 @dataclass(frozen=True)

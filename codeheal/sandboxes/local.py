@@ -30,7 +30,7 @@ from codeheal.sandboxes.base import (
 )
 from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
-from codeheal.sandboxes.runtime import Runtime, runtime_of
+from codeheal.sandboxes.runtime import Runtime, project_runtime, runtime_of
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""
@@ -148,7 +148,7 @@ class LocalSandbox:
 
     def _prepare(self, job: Job, limits: Limits) -> _Launch:
         """The job's command, descriptors, cgroup and (basic isolation) workspace."""
-        runtime = runtime_of(self.python)
+        runtime = project_runtime(job.python) if job.python else runtime_of(self.python)
         stack, child_side = ExitStack(), _ChildSide()
         try:
             report_read, report_write = child_side.pipe(stack)

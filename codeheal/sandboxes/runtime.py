@@ -11,7 +11,7 @@ import functools
 import json
 import os
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from codeheal.errors import SandboxError
 
@@ -92,3 +92,19 @@ def runtime_of(python: str) -> Runtime:
         venv=None if venv in prefixes else venv,
         packages=tuple(sorted((name, os.path.realpath(path)) for name, path in found["packages"].items())),
     )
+
+
+@functools.cache
+def project_runtime(python: str) -> Runtime:
+    """A project's interpreter (`codeheal fix`: its virtualenv, or --python) as a Runtime with
+    everything installed beside its pytest on the import path (read-only inside bubblewrap),
+    so the project's imports and its pytest plugins work. The project form's addition to the
+    stdlib-and-pytest runtime: the user's own environment, for the user's own tests."""
+    base = runtime_of(python)
+    entries = {
+        name: os.path.join(folder, name)
+        for folder in base.site_dirs
+        for name in sorted(os.listdir(folder))
+        if name != "__pycache__" and not name.endswith(".pth")
+    }
+    return replace(base, packages=tuple(sorted(entries.items())))

@@ -59,7 +59,7 @@ def test_the_fixed_fixture_passes_its_own_tests(shop: dict[str, str], tmp_path: 
         capture_output=True, text=True, timeout=120,
     )
     assert run.returncode == 0, run.stdout
-    assert "11 passed" in run.stdout
+    assert "12 passed" in run.stdout
 
 
 def test_method_inside_its_class_keeps_the_class_and_other_methods(shop: dict[str, str]) -> None:

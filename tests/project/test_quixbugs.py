@@ -45,10 +45,10 @@ def test_every_import_of_the_tests_is_in_the_project(name: str) -> None:
 
 
 @pytest.mark.parametrize("name, failing", [("kth", 4), ("detect_cycle", 1), ("bucketsort", 6)])
-def test_the_loaded_files_are_enough_to_run_the_tests(name: str, failing: int, tmp_path: Path) -> None:
+def test_the_loaded_files_are_enough_to_run_the_tests(name: str, failing: int) -> None:
     problem = PROBLEMS[name]
     args = shlex.split(problem.test_command)[3:]
-    feedback = run_project_tests(problem.files, tmp_path, args)
+    feedback = run_project_tests(problem.files, args)
     assert feedback["error"] is None and feedback["total"] > failing
     assert len(feedback["failures"]) == failing
     context = repair_context(feedback["failures"], problem.files, 1500, targets=[parse_target(problem.target)])

@@ -1,0 +1,220 @@
+"""The QuixBugs benchmark: `codeheal fix` on each program, with its test file as the test command.
+
+Each program is written into a temporary folder of its own and healed through the graph, with the same input the CLI gives it (project, test command, task, target). One JSON
+line per program is appended to OUT/quixbugs.jsonl as it finishes, so a rerun skips the finished
+ones; then OUT/quixbugs.json (summary and rows), quixbugs.md (the table) and quixbugs.diff (every
+diff) are written. Scored against the targets the issue set for the embedded 0.5B model: at
+least 10 of the 20 healed, a median diff of at most 3 changed lines, no file other than the
+program touched."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TypedDict
+
+from langgraph.graph.state import CompiledStateGraph
+from rich.console import Console
+from rich.markup import escape
+
+from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
+from codeheal.context import Context
+from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
+from codeheal.graph import build_graph
+from codeheal.graph.policy import best_attempt
+from codeheal.project.diff import unified_diff
+from codeheal.project.edits import parse_target
+
+RECORDS_FILE = "quixbugs.jsonl"
+TARGET_HEALED = 10
+TARGET_MEDIAN_LINES = 3
+
+
+@dataclass(frozen=True)
+class QuixConfig:
+    """One benchmark invocation."""
+
+    out_dir: Path
+    model: str = "local"
+    base_url: str | None = None
+    max_attempts: int = 4
+    timeout_s: float = 10.0
+    data_dir: Path | None = None
+    only: tuple[str, ...] = ()
+
+
+class QuixRecord(TypedDict):
+    """One program's outcome."""
+
+    program: str
+    context: dict
+    status: str
+    healed: bool
+    attempts: int
+    changed_lines: int
+    files_changed: list[str]
+    only_program_touched: bool
+    tokens: int
+    seconds: float
+    error: str | None
+    summaries: list[str]
+    diff: str
+
+
+def bench_context(config: QuixConfig) -> Context:
+    """The Context every program runs with."""
+    return Context(
+        model=config.model, base_url=config.base_url, max_attempts=config.max_attempts,
+        timeout_s=config.timeout_s, sandbox="local",
+    )
+
+
+def run_quixbugs(config: QuixConfig, console: Console) -> dict:
+    """Heal every selected program not recorded yet, then write the summary, the table and the
+    diffs. Returns the summary."""
+    problems = load_quixbugs(config.data_dir)
+    if config.only:
+        unknown = sorted(set(config.only) - {p.name for p in problems})
+        if unknown:
+            raise ConfigError(f"no QuixBugs program named {', '.join(unknown)}")
+        problems = [p for p in problems if p.name in config.only]
+    context = bench_context(config)
+    path = config.out_dir / RECORDS_FILE
+    records = read_records(path, asdict(context))
+    graph = build_graph().compile(name="codeheal")
+    for problem in problems:
+        if problem.name in records:
+            continue
+        console.print(f"[dim]{problem.name} ...[/dim]")
+        try:
+            with tempfile.TemporaryDirectory(prefix=f"quixbugs-{problem.name}-") as folder:
+                record = run_program(graph, problem, context, Path(folder))
+        except PromptTooLargeError as exc:
+            record = _not_run(problem, context, f"{type(exc).__name__}: {exc}")
+        except CodehealError as exc:
+            # Infrastructure, not a result: left unrecorded, so a rerun retries it.
+            console.print(f"[yellow]{problem.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
+            continue
+        records[problem.name] = record
+        _append(path, record)
+        mark = "[green]healed[/green]" if record["healed"] else "[red]not healed[/red]"
+        console.print(f"{problem.name}: {mark}, {record['changed_lines']} changed lines, "
+                      f"{record['attempts']} attempts, {record['seconds']:.0f} s")
+    chosen = [records[p.name] for p in problems if p.name in records]
+    return write_reports(config.out_dir, chosen, context)
+
+
+def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Context, project: Path) -> QuixRecord:
+    """Write the program's project into the folder `project`, heal it, and score the result."""
+    for name, text in problem.files.items():
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text(text, encoding="utf-8")
+    request = {
+        "project": str(project), "test_command": problem.test_command,
+        "task": problem.task, "target": problem.target,
+    }
+    started = time.perf_counter()
+    result = graph.invoke(request, context=context)
+    seconds = time.perf_counter() - started
+    diff = unified_diff(problem.files, best_attempt(result["history"]).get("changes") or {})
+    program = parse_target(problem.target).file
+    return QuixRecord(
+        program=problem.name, context=asdict(context), status=result["status"],
+        healed=result["status"] == "passed", attempts=result["attempts"],
+        changed_lines=diff.changed_lines, files_changed=diff.files,
+        only_program_touched=set(diff.files) <= {program},
+        tokens=sum(a["tokens"] for a in result["history"]), seconds=round(seconds, 1), error=None,
+        summaries=[a["summary"] for a in result["history"]], diff=result["diff"],
+    )
+
+
+def _not_run(problem: QuixProblem, context: Context, error: str) -> QuixRecord:
+    return QuixRecord(
+        program=problem.name, context=asdict(context), status="failed", healed=False, attempts=0,
+        changed_lines=0, files_changed=[], only_program_touched=True, tokens=0, seconds=0.0,
+        error=error, summaries=[], diff="",
+    )
+
+
+def read_records(path: Path, context: dict) -> dict[str, QuixRecord]:
+    """The finished records by program; ConfigError for one run with other settings."""
+    records: dict[str, QuixRecord] = {}
+    if not path.exists():
+        return records
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the last line of a run killed mid-write
+        if record.get("context") != context:
+            raise ConfigError(
+                f"{path} line {number} ({record.get('program')}) was written with other settings: pass "
+                "--out with another directory, or delete the file to start over"
+            )
+        records[record["program"]] = record
+    return records
+
+
+def _append(path: Path, record: QuixRecord) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
+
+
+def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) -> dict:
+    """quixbugs.json, quixbugs.md and quixbugs.diff from the records; returns the summary."""
+    healed = [r for r in records if r["healed"]]
+    median = statistics.median(r["changed_lines"] for r in healed) if healed else None
+    summary = {
+        "model": context.model,
+        "max_attempts": context.max_attempts,
+        "timeout_s": context.timeout_s,
+        "programs": len(records),
+        "healed": len(healed),
+        "median_changed_lines_healed": median,
+        "only_program_touched": sum(r["only_program_touched"] for r in records),
+        "mean_attempts": round(statistics.mean(r["attempts"] for r in records), 2) if records else None,
+        "tokens": sum(r["tokens"] for r in records),
+        "seconds": round(sum(r["seconds"] for r in records), 1),
+        "targets_met": {
+            "healed": len(healed) >= TARGET_HEALED,
+            "median_changed_lines": median is not None and median <= TARGET_MEDIAN_LINES,
+            "only_program_touched": all(r["only_program_touched"] for r in records),
+        },
+        "rows": [{k: v for k, v in r.items() if k not in ("context", "diff")} for r in records],
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "quixbugs.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out_dir / "quixbugs.md").write_text(_table(summary), encoding="utf-8")
+    (out_dir / "quixbugs.diff").write_text(
+        "".join(f"# {r['program']}: {r['status']}\n{r['diff']}\n" for r in records), encoding="utf-8"
+    )
+    return summary
+
+
+def _table(summary: dict) -> str:
+    met = summary["targets_met"]
+    lines = [
+        f"# QuixBugs: `codeheal fix` with model {summary['model']}",
+        "",
+        f"Healed {summary['healed']} of {summary['programs']} (target {TARGET_HEALED}: "
+        f"{'met' if met['healed'] else 'not met'}); median diff of the healed "
+        f"{summary['median_changed_lines_healed']} changed lines (target at most {TARGET_MEDIAN_LINES}: "
+        f"{'met' if met['median_changed_lines'] else 'not met'}); only the program touched in "
+        f"{summary['only_program_touched']} of {summary['programs']}. Up to {summary['max_attempts']} "
+        f"attempts (attempt 1 runs the tests as the program is), test timeout {summary['timeout_s']:g} s; "
+        f"{summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all.",
+        "",
+        "| program | healed | changed lines | attempts | tokens | seconds | last outcome |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in summary["rows"]:
+        outcome = r["error"] or (r["summaries"][-1] if r["summaries"] else "")
+        outcome = outcome.replace("|", "\\|")[:100]
+        lines.append(f"| {r['program']} | {'yes' if r['healed'] else 'no'} | {r['changed_lines']} | "
+                     f"{r['attempts']} | {r['tokens']} | {r['seconds']:.1f} | {outcome} |")
+    return "\n".join(lines) + "\n"

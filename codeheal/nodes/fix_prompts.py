@@ -1,0 +1,160 @@
+"""The prompts of the project form (`codeheal fix`), fitted to the model's context window.
+
+The actor sees the failure of the project as it is (the failing tests with their inputs, the
+test source, the project functions on the failing path with line numbers, part of the test
+data: `repair_context`), the lessons so far and the last attempt's outcome, and answers with
+corrected definitions. Every prompt is budgeted: the window minus the reply's tokens, minus
+the fixed parts; what is left goes to the repair context, which trims itself to fit or raises
+PromptTooLargeError (a codeheal error, never the server's raw 400)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from codeheal.context import Context
+from codeheal.errors import PromptTooLargeError
+from codeheal.nodes.prompts import format_feedback
+from codeheal.project.edits import Target, parse_target
+from codeheal.project.model_window import window_tokens
+from codeheal.project.repair_context import CHARS_PER_TOKEN, estimate_tokens, repair_context
+from codeheal.project.task import UNCHANGED
+from codeheal.state import CheckFailure, Feedback, State
+
+FIX_SYSTEM = (
+    "You are an expert Python programmer fixing a bug in an existing project whose tests fail. "
+    "Find the defect in the project's code shown below and fix it with the smallest change. "
+    "Reply with one ```python block holding the corrected definition of each function you "
+    "change (the whole def; a method inside its class line), with the file's path as the "
+    "block's first line, e.g. `# shop/pricing.py`. Do not send unchanged functions, new "
+    "functions, tests or example usage; never edit the tests."
+)
+FIX_REFLECTOR_SYSTEM = (
+    "You are diagnosing a bug in a project whose tests fail. From the failing tests, the "
+    "project's code on the failing path and the change tried last (if any), explain in two "
+    "to four sentences what is wrong and what exactly to change. Be specific (name the "
+    "function, the line, the case). Do not write code."
+)
+MARGIN_TOKENS = 64
+"""Chat template and role markers around the messages."""
+LAST_OUTCOME_SHARE = 6
+"""The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
+
+
+def project_actor_messages(state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+    """The actor's prompt for a run of the project form."""
+    return fix_actor_messages(
+        task=state["task"],
+        test_command=state["test_command"],
+        failures=state.get("repair_failures") or [],
+        files=state["workspace"],
+        targets=project_targets(state),
+        reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
+        last_feedback=state.get("feedback") if (state.get("attempts") or 0) > 1 else None,
+        window=window_tokens(context),
+        reply_tokens=reply_tokens,
+    )
+
+
+def project_reflector_messages(state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+    """The reflector's prompt for a run of the project form."""
+    return fix_reflector_messages(
+        task=state["task"],
+        failures=state.get("repair_failures") or [],
+        files=state["workspace"],
+        targets=project_targets(state),
+        code=state["history"][-1]["code"],
+        feedback=state["feedback"],
+        window=window_tokens(context),
+        reply_tokens=reply_tokens,
+    )
+
+
+def project_targets(state: State) -> list[Target]:
+    """The --target of a project-form run, as a list (empty without one)."""
+    return [parse_target(state["target"])] if state.get("target") else []
+
+
+def fix_actor_messages(
+    *,
+    task: str,
+    test_command: str,
+    failures: Sequence[CheckFailure],
+    files: Mapping[str, str],
+    targets: Sequence[Target],
+    reflections: list[str],
+    last_feedback: Feedback | None,
+    window: int,
+    reply_tokens: int,
+) -> list[BaseMessage]:
+    """The actor's prompt in the project form, in at most `window` tokens with room for a
+    reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
+    outcome of the last change tried (None on the first repair)."""
+    tail = []
+    if reflections:
+        tail.append("Lessons from earlier failed attempts:\n" + "\n".join(f"- {r.strip()}" for r in reflections))
+    if last_feedback is not None:
+        outcome = _cut(format_feedback(last_feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
+        tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
+    tail.append(
+        "Reply with the corrected function(s) in one ```python block whose first line is the "
+        "file's path (`# path/to/file.py`)."
+    )
+    head = [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
+    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens)
+
+
+def fix_reflector_messages(
+    *,
+    task: str,
+    failures: Sequence[CheckFailure],
+    files: Mapping[str, str],
+    targets: Sequence[Target],
+    code: str,
+    feedback: Feedback,
+    window: int,
+    reply_tokens: int,
+) -> list[BaseMessage]:
+    """The reflector's prompt in the project form: the failure and code of the project as it
+    is, then the change tested and its outcome (none before the first repair)."""
+    if code.strip() and code != UNCHANGED:
+        outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
+        change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
+        tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
+    else:
+        tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
+    return _fitted(FIX_REFLECTOR_SYSTEM, [f"Task:\n{task.strip()}"], tail, failures, files, targets, window, reply_tokens)
+
+
+def _fitted(
+    system: str, head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
+    targets: Sequence[Target], window: int, reply_tokens: int,
+) -> list[BaseMessage]:
+    """System and user message: `head`, the repair context in what the window leaves, `tail`."""
+    fixed = estimate_tokens(system + "\n\n".join(head + tail)) + 2 * len(head + tail)
+    budget = window - reply_tokens - MARGIN_TOKENS - fixed
+    if budget <= 0:
+        raise PromptTooLargeError(
+            f"the task text and the last outcome need about {fixed:,} tokens, leaving nothing of the "
+            f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
+            "larger context (--context-size)"
+        )
+    context = repair_context(failures, files, budget, targets=targets)
+    return [SystemMessage(system), HumanMessage("\n\n".join([*head, context, *tail]))]
+
+
+def run_failures(feedback: Feedback) -> list[CheckFailure]:
+    """The failures a repair is shown: the feedback's, or its error as one (a crash or a
+    collection error of the whole run has no per-test failure)."""
+    if feedback["failures"]:
+        return list(feedback["failures"])
+    return [CheckFailure(
+        test="(the test run)", exception="Error", message=feedback["error"] or "the tests failed",
+        line=None, frames=[], expected=None, actual=None,
+    )]
+
+
+def _cut(text: str, tokens: int) -> str:
+    limit = max(int(tokens * CHARS_PER_TOKEN), 0)
+    return text if len(text) <= limit else text[:limit].rstrip() + "\n...[cut]"

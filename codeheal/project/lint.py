@@ -1,0 +1,80 @@
+"""The linter stage of `codeheal fix`: ruff's findings that a change adds, before the tests run.
+
+Each changed file is checked as it was and as the change leaves it, with the project's ruff
+configuration when it has one (ruff finds it from the file's path under the project root),
+else ruff's defaults (pyflakes and syntax: undefined names, unused imports and variables). A
+finding counts when the change adds it: the project's own findings are not the model's to fix.
+Ruff only reads source, so it runs on the host; without ruff the stage is skipped."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+RUFF_TIMEOUT_S = 30
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    """One problem ruff reports in a changed file."""
+
+    file: str
+    line: int
+    code: str
+    message: str
+
+
+def ruff_binary() -> str | None:
+    """The ruff executable: the `ruff` package's, else one on PATH; None when there is none."""
+    try:
+        from ruff.__main__ import find_ruff_bin
+
+        return str(find_ruff_bin())
+    except (ImportError, FileNotFoundError):
+        return shutil.which("ruff")
+
+
+def added_findings(
+    original: Mapping[str, str], changed: Mapping[str, str], project_root: str | Path
+) -> list[LintFinding]:
+    """The findings each changed Python file has and did not have before the change."""
+    ruff = ruff_binary()
+    if ruff is None:
+        return []
+    added = []
+    for path in sorted(p for p in changed if p.endswith(".py")):
+        before = Counter((f.code, f.message) for f in _check(ruff, path, original.get(path, ""), project_root))
+        for finding in _check(ruff, path, changed[path], project_root):
+            key = (finding.code, finding.message)
+            if before[key]:
+                before[key] -= 1
+            else:
+                added.append(finding)
+    return added
+
+
+def describe(findings: list[LintFinding]) -> str:
+    """The feedback line of a change the linter stage refused."""
+    listed = "; ".join(f"{f.file}:{f.line}: {f.code} {f.message}" for f in findings[:5])
+    more = f" (and {len(findings) - 5} more)" if len(findings) > 5 else ""
+    return f"ruff: the change adds {len(findings)} problem(s): {listed}{more}"
+
+
+def _check(ruff: str, path: str, text: str, project_root: str | Path) -> list[LintFinding]:
+    try:
+        run = subprocess.run(
+            [ruff, "check", "--no-cache", "--no-fix", "--output-format", "json", "--stdin-filename", path, "-"],
+            input=text, cwd=project_root, capture_output=True, text=True, timeout=RUFF_TIMEOUT_S,
+        )
+        reported = json.loads(run.stdout or "[]")
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return []  # a linter that cannot run is no reason to fail the attempt
+    return [
+        LintFinding(path, (item.get("location") or {}).get("row", 0), item.get("code") or "syntax", item.get("message", ""))
+        for item in reported if isinstance(item, dict)
+    ]

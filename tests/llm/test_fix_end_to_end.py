@@ -1,0 +1,33 @@
+"""`codeheal fix` end to end with the real embedded model: an obvious off-by-one healed from
+the CLI, by a change of the broken function only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RANGES = Path(__file__).resolve().parent.parent / "project" / "fixtures" / "ranges"
+
+
+@pytest.mark.model
+def test_the_embedded_model_fixes_an_off_by_one_in_a_project(tmp_path: Path) -> None:
+    project = tmp_path / "ranges"
+    shutil.copytree(RANGES, project)
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    done = subprocess.run(
+        [sys.executable, "-m", "codeheal.cli", "fix", str(project), "--test", "python -m pytest -q",
+         "--max-attempts", "4", "--json"],
+        capture_output=True, text=True, timeout=900, env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "passed"
+    assert [c["file"] for c in result["changed"]] == ["ranges/counting.py"]
+    assert "+++ b/ranges/counting.py" in result["diff"] and "sums.py" not in result["diff"]
+    assert {p: p.read_bytes() for p in before} == before, "the project is written only with --apply"

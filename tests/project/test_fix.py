@@ -1,0 +1,213 @@
+"""`codeheal fix` end to end with a scripted model: the shop fixture healed through
+`graph.invoke` and the CLI, by a change of exactly the broken function, in the real sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from doubles import scripted
+from scripted_openai import ScriptedServer
+
+from codeheal import Context, build_graph
+from codeheal.cli import main
+from codeheal.errors import PromptTooLargeError
+from codeheal.nodes.evaluator import project_job
+from codeheal.nodes.feedback import run_feedback
+from codeheal.nodes.fix_prompts import FIX_SYSTEM
+from codeheal.sandboxes import LocalSandbox
+
+SHOP = Path(__file__).with_name("fixtures") / "shop"
+FIXED = '''The tiers start at their threshold:
+
+```python
+# shop/pricing.py
+def bulk_discount(quantity: int) -> int:
+    """Percent off for buying `quantity` of one item."""
+    for threshold, percent in DISCOUNT_TIERS:
+        if quantity >= threshold:
+            return percent
+    return 0
+```
+'''
+UNRELATED = '''```python
+# shop/receipt.py
+def format_cents(cents: int) -> str:
+    return str(cents)
+```
+'''
+LESSON = "bulk_discount compares with > but a tier starts at its threshold: use >=."
+TEST = "python -m pytest -q"
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    """A copy of the shop fixture, committed in a git repository of its own."""
+    project = tmp_path / "shop"
+    shutil.copytree(SHOP, project)
+    git(project, "init", "-q")
+    git(project, "add", "-A")
+    git(project, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "shop")
+    return project
+
+
+def git(project: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=project, capture_output=True, text=True, check=True).stdout
+
+
+def snapshot(project: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(project)): p.read_bytes() for p in project.rglob("*") if p.is_file() and ".git" not in p.parts}
+
+
+def fix(model, project: Path, **inputs):
+    return build_graph(llm=model).compile().invoke(
+        {"project": str(project), "test_command": TEST, **inputs}, context=Context(max_attempts=4),
+    )
+
+
+def test_graph_invoke_heals_the_project_with_a_diff_of_only_the_broken_function(shop: Path) -> None:
+    before = snapshot(shop)
+    model = scripted(LESSON, FIXED)  # reflection on the failing project, then the fix
+    result = fix(model, shop)
+    assert result["status"] == "passed" and result["attempts"] == 2
+    assert result["diff"].splitlines()[:2] == ["--- a/shop/pricing.py", "+++ b/shop/pricing.py"]
+    changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ["-        if quantity > threshold:", "+        if quantity >= threshold:"]
+    assert result["changed"] == [{"file": "shop/pricing.py", "name": "bulk_discount", "kind": "function"}]
+    assert result["files_written"] == []
+    assert snapshot(shop) == before, "without apply the project is never written"
+    first, second = result["history"]
+    assert first["code"] == "" and first["passed_count"] == 8 and first["total"] == 12
+    assert second["passed_count"] == 12 and second["changes"].keys() == {"shop/pricing.py"}
+
+
+def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_window(shop: Path) -> None:
+    model = scripted(LESSON, FIXED)
+    fix(model, shop)
+    prompt = model.prompt(1)
+    assert model.calls[1][0].content == FIX_SYSTEM
+    assert "- test_total (tests/test_cart.py) failed for 4 inputs, e.g.:" in prompt
+    assert "inputs quantity=10, expected=450" in prompt and "expected 450, got 500" in prompt
+    assert ">>  10 |         if quantity > threshold:" not in prompt  # a failed assert stops in the test ...
+    assert "shop/pricing.py, bulk_discount (lines 7-12):" in prompt  # ... the functions it calls are shown
+    assert "format_cents" not in prompt, "the unrelated module is not shown"
+    assert len(prompt) / 3.5 < 4096 - 1024
+
+
+def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None:
+    model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", FIXED)
+    result = fix(model, shop)
+    assert result["status"] == "passed" and result["attempts"] == 3
+    refused = result["history"][1]
+    assert "the reply was not applied" in refused["summary"]
+    assert "shop/receipt.py::format_cents, which the failing tests do not reach" in refused["summary"]
+    assert "receipt" not in result["diff"]
+
+
+def test_a_reply_that_edits_the_tests_is_refused(shop: Path) -> None:
+    cheat = "```python\n# tests/test_cart.py\ndef test_unknown_sku(catalog):\n    pass\n```"
+    result = fix(scripted(*[LESSON, cheat] * 3), shop, target="shop/pricing.py::bulk_discount")
+    assert result["status"] == "failed"
+    assert "tests/test_cart.py, part of the tests" in result["history"][1]["summary"]
+    assert result["diff"] == ""
+
+
+def test_passing_tests_need_no_model_and_no_change(shop: Path) -> None:
+    result = fix(scripted(), shop, test_command="python -m pytest -q tests/test_receipt.py")
+    assert result["status"] == "passed" and result["attempts"] == 1 and result["diff"] == ""
+
+
+def test_apply_writes_the_fix_and_refuses_a_dirty_file(shop: Path) -> None:
+    pricing = shop / "shop" / "pricing.py"
+    pricing.write_text(pricing.read_text() + "\n# work in progress\n")
+    with pytest.raises(Exception, match="shop/pricing.py has uncommitted changes; nothing was written"):
+        fix(scripted(LESSON, FIXED), shop, apply=True)
+    assert pricing.read_text().endswith("# work in progress\n")
+    git(shop, "checkout", "--", "shop/pricing.py")
+    result = fix(scripted(LESSON, FIXED), shop, apply=True)
+    assert result["files_written"] == [str(pricing)]
+    assert "if quantity >= threshold:" in pricing.read_text()
+    assert git(shop, "status", "--porcelain") == " M shop/pricing.py\n"
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: Path, capsys) -> None:
+    def script(body: dict) -> str:
+        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+
+    before = snapshot(shop)
+    with ScriptedServer(script) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
+        )
+    assert code == 0, err
+    assert out.startswith("--- a/shop/pricing.py\n+++ b/shop/pricing.py\n")
+    assert "+        if quantity >= threshold:\n" in out
+    assert "attempt 1: failed 8/12 checks" in err and "attempt 2: passed 12/12 checks" in err
+    assert snapshot(shop) == before
+
+
+def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
+    with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--json", "--apply",
+        )
+    assert code == 0, err
+    result = json.loads(out)
+    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "thread"}
+    assert result["files_written"] == [str(shop / "shop" / "pricing.py")]
+    assert git(shop, "diff") .count("\n+        if quantity >= threshold:") == 1
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--test", "make test"], "codeheal runs the project's tests with pytest"),
+    (["--test", "python -m pytest tests/test_nothing.py"], "tests/test_nothing.py is not in the project"),
+    (["--test", TEST, "--target", "shop/pricing.py::nope"], "no function nope in shop/pricing.py"),
+    (["--test", TEST, "--force"], "--force only makes sense with --apply"),
+])
+def test_cli_refuses_bad_input_with_exit_2(shop: Path, capsys, args: list[str], message: str) -> None:
+    code, _, err = run_cli(capsys, "fix", str(shop), *args, "--model", "unreachable", "--base-url", "http://127.0.0.1:9/v1")
+    assert code == 2 and message in " ".join(err.split())
+
+
+def test_cli_refuses_a_missing_folder(tmp_path: Path, capsys) -> None:
+    code, _, err = run_cli(capsys, "fix", str(tmp_path / "nowhere"), "--test", TEST)
+    assert code == 2 and "not a folder" in " ".join(err.split())
+
+
+def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop: Path, tmp_path: Path, capsys) -> None:
+    too_long = (400, "the request exceeds the available context size (4096 tokens)")
+    with ScriptedServer(error=too_long) as server:
+        code, _, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
+        )
+    assert code == 2
+    assert "the prompt is larger than the model's context" in " ".join(err.split())
+
+
+def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
+    with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
+        build_graph(llm=scripted(FIXED)).compile().invoke(
+            {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False),
+        )
+
+
+def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
+    files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
+    sandbox = LocalSandbox()
+    bare = run_feedback(sandbox.run(project_job(files, ["-q"], 60)), None, project=True)
+    assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
+    venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
+    assert venv["passed"], venv
