@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from codeheal.nodes.evaluator import _from_run, feedback_without_running, make_job
+from codeheal.nodes.evaluator import _from_run, feedback_without_running
+from codeheal.nodes.jobs import make_job
 from codeheal.nodes.feedback import run_feedback, summarize
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult

@@ -4,73 +4,27 @@ with its Feedback. What happens next is the loop policy's decision (graph/policy
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
-from codeheal.context import Context, current_context
-from codeheal.errors import EditRejected
-from codeheal.nodes.checks import TEST_MODULE, build_test_module, check_names, parse_tests
+from codeheal.context import current_context
+from codeheal.nodes.checks import check_names, parse_tests
 from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
-from codeheal.nodes.fix_prompts import project_targets, run_failures
+from codeheal.nodes.fix_prompts import run_failures
+from codeheal.nodes.jobs import make_job
 from codeheal.nodes.lint import lint_notes
 from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.prepare import is_project
+from codeheal.nodes.project_evaluation import project_evaluation_steps
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
-from codeheal.project.edits import ChangedDefinition as ChangedEdit
-from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
-from codeheal.project.lint import LintFinding, added_findings
-from codeheal.project.lint import describe as describe_findings
-from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.task import UNCHANGED, pytest_args
+from codeheal.project.edits import EditResult
+from codeheal.project.task import UNCHANGED
 from codeheal.sandboxes import sandbox_for
-from codeheal.sandboxes.base import Job, RunResult, Sandbox
-from codeheal.state import Attempt, ChangedDefinition, CheckFailure, Feedback, State
+from codeheal.sandboxes.base import RunResult, Sandbox
+from codeheal.state import Attempt, ChangedDefinition, Feedback, State
 
-PLUGIN_MODULE = "codeheal_report"
-PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
-PYTEST_ARGS = (
-    "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
-    TEST_MODULE,
-)
 NO_CODE = "no code in reply: the reply had no Python code block"
-PROJECT_PYTEST_ARGS = ("-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
-NOT_APPLIED = "the reply was not applied"
-
-
-def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
-    """The sandbox job that runs the tests against one candidate."""
-    return Job(
-        files={
-            "solution.py": candidate,
-            TEST_MODULE: build_test_module(tests),
-            f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
-            "pytest.ini": "[pytest]\n",
-        },
-        python_args=PYTEST_ARGS,
-        timeout_s=timeout_s,
-        report=True,
-        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
-        session=session,
-    )
-
-
-def project_job(
-    files: Mapping[str, str], pytest_args: Sequence[str], timeout_s: float, session: str | None = None,
-    python: str | None = None,
-) -> Job:
-    """The sandbox job that runs a project's test command on a copy of its files. The report
-    plugin goes beside them and is passed with -p; the project's own configuration, conftest
-    and installed pytest plugins apply (no codeheal pytest.ini, no plugin autoload switch)."""
-    return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE},
-        python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
-        timeout_s=timeout_s,
-        report=True,
-        session=session,
-        python=python,
-    )
 
 
 def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
@@ -92,78 +46,6 @@ def evaluation_steps(
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
     feedback = _from_run(result, tests)
     return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
-
-
-def project_evaluation_steps(
-    sandbox: Sandbox, candidate: str, state: State, context: Context, session: str | None = None
-) -> Steps[tuple[Feedback, EditResult | None]]:
-    """The feedback on one project-form candidate, and the edit it made: the reply applied
-    to the project's files (a reply that cannot be applied, or that touches the tests, is a
-    failed attempt saying why), the tamper scan of what the model wrote, the linter stage,
-    then the test command in the sandbox."""
-    workspace = state["workspace"]
-    edit = None
-    if candidate != UNCHANGED:
-        try:
-            edit = apply_reply(workspace, candidate, hints=repair_hints(state))
-            _check_scope(edit, state)
-        except EditRejected as exc:
-            return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
-        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)))):
-            return tampering, edit
-        if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
-            return lint_feedback(findings), edit
-    files = {**workspace, **(edit.files if edit else {})}
-    job = project_job(files, pytest_args(state["test_command"]), context.timeout_s, session, state.get("interpreter"))
-    result = yield SandboxRun(sandbox, job)
-    return run_feedback(result, None, project=True), edit
-
-
-def repair_hints(state: State) -> list[Target]:
-    """What settles a name the reply defines in several places: the --target, then the
-    project functions on the failing traceback, innermost first."""
-    frames = [
-        Target(frame["file"], frame["function"])
-        for failure in state.get("repair_failures") or []
-        for frame in reversed(failure["frames"])
-        if not is_test_file(frame["file"])
-    ]
-    return [*project_targets(state), *frames]
-
-
-def lint_feedback(findings: list[LintFinding]) -> Feedback:
-    """A change the linter stage refused, as the attempt's feedback."""
-    return attempt_feedback(error=describe_findings(findings), failures=[
-        CheckFailure(
-            test="<lint>", exception=f.code, message=f"{f.file} line {f.line}: {f.message}", line=f.line,
-            frames=[], expected=None, actual=None,
-        )
-        for f in findings
-    ])
-
-
-def _check_scope(edit: EditResult, state: State) -> None:
-    """Refuse an edit of the tests, or of a function the failing tests do not reach."""
-    touched = sorted({c.file for c in edit.changed if is_test_file(c.file)})
-    if touched:
-        raise EditRejected(
-            f"the reply changes {', '.join(touched)}, part of the tests: fix the code under test, never the tests"
-        )
-    scope = repair_scope(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
-    if scope is None:
-        return
-    outside = [f"{c.file}::{c.name}" for c in edit.changed if not _in_scope(c, scope)]
-    if outside:
-        raise EditRejected(
-            f"the reply changes {', '.join(outside)}, which the failing tests do not reach: change "
-            "only the functions on the failing path"
-        )
-
-
-def _in_scope(change: ChangedEdit, scope: set[tuple[str, str]]) -> bool:
-    if change.kind in ("function", "method"):
-        return (change.file, change.name.rsplit(".", 1)[-1]) in scope
-    return change.file in {file for file, _ in scope}  # an import, or a small file rewritten whole
 
 
 def evaluate_candidate(

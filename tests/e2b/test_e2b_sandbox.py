@@ -12,7 +12,8 @@ from fake_server import FakeE2B
 
 from codeheal import Context
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
-from codeheal.nodes.evaluator import _from_run, make_job
+from codeheal.nodes.evaluator import _from_run
+from codeheal.nodes.jobs import make_job
 from codeheal.nodes.feedback import strip_ansi
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from codeheal.nodes.evaluator import project_job
+from codeheal.nodes.jobs import project_job
 from codeheal.nodes.feedback import run_feedback
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback

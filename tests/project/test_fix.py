@@ -16,7 +16,7 @@ from scripted_openai import ScriptedServer
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.errors import PromptTooLargeError
-from codeheal.nodes.evaluator import project_job
+from codeheal.nodes.jobs import project_job
 from codeheal.nodes.feedback import run_feedback
 from codeheal.nodes.fix_prompts import FIX_SYSTEM
 from codeheal.sandboxes import LocalSandbox

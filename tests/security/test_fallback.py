@@ -14,7 +14,7 @@ from hostile_run import MARGIN_S, TIMEOUT_S, running_with
 
 from codeheal import Context, build_graph
 from codeheal.errors import SandboxError
-from codeheal.nodes.evaluator import make_job
+from codeheal.nodes.jobs import make_job
 from codeheal import sandboxes
 from codeheal.sandboxes import Job, LocalSandbox, local, sandbox_for
 from codeheal.sandboxes.limits import processes_of, readable_by_anyone

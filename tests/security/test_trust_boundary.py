@@ -13,7 +13,7 @@ import pytest
 from hostile_run import MARGIN_S, TIMEOUT_S, evaluate
 
 from codeheal.errors import SandboxError
-from codeheal.nodes.evaluator import make_job
+from codeheal.nodes.jobs import make_job
 from codeheal.sandboxes import LocalSandbox, bwrap, cgroups
 from codeheal.sandboxes.limits import processes_of
 from conftest import bwrap_usable

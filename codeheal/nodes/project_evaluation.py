@@ -1,0 +1,94 @@
+"""The project form's evaluation of one candidate: the reply applied to the project's files as
+targeted edits (refused when it reaches beyond the failing path or into the tests), the tamper
+scan of what the model wrote, the linter stage, then the project's test command."""
+
+from __future__ import annotations
+
+from codeheal.context import Context
+from codeheal.errors import EditRejected
+from codeheal.nodes.feedback import attempt_feedback, run_feedback, tamper_feedback
+from codeheal.nodes.fix_prompts import project_targets
+from codeheal.nodes.jobs import project_job
+from codeheal.nodes.steps import SandboxRun, Steps
+from codeheal.project.edits import ChangedDefinition as ChangedEdit
+from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
+from codeheal.project.lint import LintFinding, added_findings
+from codeheal.project.lint import describe as describe_findings
+from codeheal.project.repair_context import is_test_file, repair_scope
+from codeheal.project.task import UNCHANGED, pytest_args
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import CheckFailure, Feedback, State
+
+NOT_APPLIED = "the reply was not applied"
+
+
+def project_evaluation_steps(
+    sandbox: Sandbox, candidate: str, state: State, context: Context, session: str | None = None
+) -> Steps[tuple[Feedback, EditResult | None]]:
+    """The feedback on one project-form candidate, and the edit it made: the reply applied
+    to the project's files (a reply that cannot be applied, or that touches the tests, is a
+    failed attempt saying why), the tamper scan of what the model wrote, the linter stage,
+    then the test command in the sandbox."""
+    workspace = state["workspace"]
+    edit = None
+    if candidate != UNCHANGED:
+        try:
+            edit = apply_reply(workspace, candidate, hints=repair_hints(state))
+            _check_scope(edit, state)
+        except EditRejected as exc:
+            return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
+        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)))):
+            return tampering, edit
+        if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
+            return lint_feedback(findings), edit
+    files = {**workspace, **(edit.files if edit else {})}
+    job = project_job(files, pytest_args(state["test_command"]), context.timeout_s, session, state.get("interpreter"))
+    result = yield SandboxRun(sandbox, job)
+    return run_feedback(result, None, project=True), edit
+
+
+def repair_hints(state: State) -> list[Target]:
+    """What settles a name the reply defines in several places: the --target, then the
+    project functions on the failing traceback, innermost first."""
+    frames = [
+        Target(frame["file"], frame["function"])
+        for failure in state.get("repair_failures") or []
+        for frame in reversed(failure["frames"])
+        if not is_test_file(frame["file"])
+    ]
+    return [*project_targets(state), *frames]
+
+
+def lint_feedback(findings: list[LintFinding]) -> Feedback:
+    """A change the linter stage refused, as the attempt's feedback."""
+    return attempt_feedback(error=describe_findings(findings), failures=[
+        CheckFailure(
+            test="<lint>", exception=f.code, message=f"{f.file} line {f.line}: {f.message}", line=f.line,
+            frames=[], expected=None, actual=None,
+        )
+        for f in findings
+    ])
+
+
+def _check_scope(edit: EditResult, state: State) -> None:
+    """Refuse an edit of the tests, or of a function the failing tests do not reach."""
+    touched = sorted({c.file for c in edit.changed if is_test_file(c.file)})
+    if touched:
+        raise EditRejected(
+            f"the reply changes {', '.join(touched)}, part of the tests: fix the code under test, never the tests"
+        )
+    scope = repair_scope(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
+    if scope is None:
+        return
+    outside = [f"{c.file}::{c.name}" for c in edit.changed if not _in_scope(c, scope)]
+    if outside:
+        raise EditRejected(
+            f"the reply changes {', '.join(outside)}, which the failing tests do not reach: change "
+            "only the functions on the failing path"
+        )
+
+
+def _in_scope(change: ChangedEdit, scope: set[tuple[str, str]]) -> bool:
+    if change.kind in ("function", "method"):
+        return (change.file, change.name.rsplit(".", 1)[-1]) in scope
+    return change.file in {file for file, _ in scope}  # an import, or a small file rewritten whole
