@@ -168,6 +168,8 @@ class RunScratch(TypedDict, total=False):
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool
     """The latest candidates were written from the first attempt's prompt."""
+    written: int
+    """How many times the actor has written candidates in this run."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
     feedback: Feedback | None

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage
 
 from codeheal.context import current_context
 from codeheal.graph.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
 from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.fix_prompts import project_actor_messages
+from codeheal.nodes.fix_prompts import project_actor_messages, project_reply_start
 from codeheal.nodes.model_call import estimate_prompt_tokens, total_usage
 from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
@@ -26,7 +27,10 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
 
     def actor(state: State) -> Steps[dict]:
         context = current_context()
-        retry = bool(state.get("attempts"))
+        # A retry samples at the retry temperature. The project form's attempt 1 only runs the
+        # tests on the project as it is, so its first written repair is greedy; starting code
+        # of the other form may come from a model (HumanEval's shared attempt 1), and counts.
+        retry = bool(state.get("written") if is_project(state) else state.get("attempts"))
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
         fresh = retry and (not context.feedback or needs_fresh_start(state, context))
@@ -35,12 +39,16 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
             last_code = history[-1]["code"] if context.show_failed_code else ""
+        prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
+        stop = (CLOSING_FENCE,) if prefill else ()
         if is_project(state):
-            # Every project attempt repairs from the failing tests: no fresh start, no prefill.
-            fresh = prefill = False
+            # Every project attempt repairs from the failing tests: no fresh start.
+            fresh = False
             messages, extract = project_actor_messages(state, context, MAX_TOKENS), canonical_reply
+            if prefill:
+                start, stop = project_reply_start(state)
+                messages.append(AIMessage(start))
         else:
-            prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
             messages, extract = actor_messages(
                 task=state["task"],
                 tests=state["tests"],
@@ -64,7 +72,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             max_attempts=attempt_limit(state, context),
         ))
         replies = yield ModelCall(
-            model, messages, stop=(CLOSING_FENCE,) if prefill else (), samples=samples, per_call=per_call,
+            model, messages, stop=stop, samples=samples, per_call=per_call,
             max_tokens=allowance if context.max_tokens is not None else None,
         )
         # A reply without code becomes an empty candidate: the evaluator reports it as a
@@ -74,6 +82,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             "candidates": [extract(reply) or "" for reply, _ in replies],
             "generation": total_usage([usage for _, usage in replies]),
             "fresh_start": fresh,
+            "written": (state.get("written") or 0) + 1,
         }
 
     return actor

@@ -15,10 +15,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
-from codeheal.nodes.prompts import format_feedback
+from codeheal.nodes.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.project.edits import Target, parse_target
 from codeheal.project.model_window import window_tokens
-from codeheal.project.repair_context import CHARS_PER_TOKEN, estimate_tokens, repair_context
+from codeheal.project.repair_context import CHARS_PER_TOKEN, estimate_tokens, primary_function, repair_context
 from codeheal.project.task import UNCHANGED
 from codeheal.state import CheckFailure, Feedback, State
 
@@ -26,8 +26,8 @@ FIX_SYSTEM = (
     "You are an expert Python programmer fixing a bug in an existing project whose tests fail. "
     "Find the defect in the project's code shown below and fix it with the smallest change. "
     "Reply with one ```python block holding the corrected definition of each function you "
-    "change (the whole def; a method inside its class line), with the file's path as the "
-    "block's first line, e.g. `# shop/pricing.py`. Do not send unchanged functions, new "
+    "change (the whole def; a method inside its class line), with the file's path, as shown "
+    "above its code, as the block's first line. Do not send unchanged functions, new "
     "functions, tests or example usage; never edit the tests."
 )
 FIX_REFLECTOR_SYSTEM = (
@@ -55,6 +55,21 @@ def project_actor_messages(state: State, context: Context, reply_tokens: int) ->
         window=window_tokens(context),
         reply_tokens=reply_tokens,
     )
+
+
+FUNCTION_END = ("\ndef ", "\nasync def ", "\nclass ", "\n@", "\nif __name__")
+"""After a prefilled `def` line, the next top-level statement ends the function's body."""
+
+
+def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
+    """How a prefilled project-form reply starts, and where it ends: the code fence, then the
+    path and the `def` line of the function the repair most likely changes; the model writes
+    its body, and generation stops at the closing fence or the next top-level statement."""
+    primary = primary_function(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
+    if primary is None:
+        return CODE_FENCE, (CLOSING_FENCE,)
+    path, header = primary
+    return f"{CODE_FENCE}# {path}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
 
 
 def project_reflector_messages(state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:

@@ -52,6 +52,7 @@ def prepare(state: State) -> dict:
         "sandbox_session": None,
         "generation": NO_USAGE,
         "fresh_start": False,
+        "written": 0,
         "stop_reason": None,
     }
     if is_project(state):

@@ -177,6 +177,8 @@ class _Edit:
     def take(self, block: ReplyBlock, where: str) -> None:
         """Collect the edits of one reply block."""
         path = self._resolve_path(block.path, where) if block.path else None
+        # A path that names no project file is a slip (small models copy example paths):
+        # the definitions are then found by name, as in a block without a path.
         try:
             statements = _sort_statements(cst.parse_module(block.code).body)
         except cst.ParserSyntaxError as exc:
@@ -223,14 +225,14 @@ class _Edit:
             )
         return EditResult(changed_files, changed)
 
-    def _resolve_path(self, named: str, where: str) -> str:
+    def _resolve_path(self, named: str, where: str) -> str | None:
         named = named.removeprefix("./")
         matches = paths_named(named, self.files)
         if len(matches) == 1:
             return matches[0]
         if matches:
             raise EditRejected(f"{where} names {named}, which could be {', '.join(matches)}: give the full path")
-        raise EditRejected(f"{where} names {named}, which is not in the project: edit existing files only")
+        return None
 
     def _module(self, file: str) -> cst.Module:
         if file not in self.modules:

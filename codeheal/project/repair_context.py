@@ -105,6 +105,26 @@ def repair_scope(
     return scope or None
 
 
+def primary_function(
+    failures: Sequence[CheckFailure], files: Mapping[str, str], *, targets: Sequence[Target] = ()
+) -> tuple[str, str] | None:
+    """The top-level function a repair most likely changes, as (path, its `def` lines up to
+    the colon): the first target, else the innermost project function on the failing
+    traceback, else the first one the failing tests call. None for a method or no function."""
+    tests, code = _frames_by_kind(failures, files)
+    functions = _functions_to_show(code, targets, files)
+    shown = {(f.file, f.node.lineno) for f in functions}
+    candidates = [(f.file, f.node) for f in functions] or _called_functions(tests, files, shown)
+    if not candidates:
+        return None
+    path, node = candidates[0]
+    lines = files[path].splitlines()
+    header = lines[node.lineno - 1: node.body[0].lineno - 1]
+    if not header or lines[node.lineno - 1].startswith((" ", "\t")):
+        return None  # a method: its class line would be needed too
+    return path, "\n".join(header) + "\n"
+
+
 def _fit(sections: list[_Section], budget_tokens: int) -> str:
     level = [0] * len(sections)
 
