@@ -32,19 +32,26 @@ def _kilo(tokens: int) -> str:
 
 
 def humaneval_table() -> str:
-    """One row per condition of the HumanEval run."""
+    """One row per condition of the HumanEval run: hidden pass rate on all problems and on
+    each slice, with the tokens it took."""
     run = _load("humaneval")
     rows = [
         f"HumanEval, all {run['problems']} problems, model `{run['model']}`, up to "
-        f"{run['max_attempts']} attempts (`benchmarks/results/humaneval.json`):",
+        f"{run['max_attempts']} attempts (`benchmarks/results/humaneval.json`). Tuning slice: even "
+        "task ids; report slice: odd task ids.",
         "",
-        "| condition | hidden pass@1 | visible passed | mean attempts | tokens | wall time |",
-        "|---|---|---|---|---|---|",
+        "| condition | hidden pass@1 | tuning | report | visible passed | mean attempts "
+        "| tokens (prompt + completion) | wall time |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, result in run["conditions"].items():
+        slices = result.get("slices", {})
+        tuning, report = (f"{100 * slices[s]['rate']:.1f} %" if s in slices else "n/a" for s in ("tuning", "report"))
+        split = (f" ({_kilo(result['prompt_tokens'])} + {_kilo(result['completion_tokens'])})"
+                 if "prompt_tokens" in result else "")
         rows.append(
-            f"| `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | "
-            f"{result['visible_passed']} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])} | "
+            f"| `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | {report} | "
+            f"{result['visible_passed']} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])}{split} | "
             f"{result['wall_s_own'] / 60:.0f} min |"
         )
     return "\n".join(rows) + "\n"
