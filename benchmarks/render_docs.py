@@ -84,6 +84,35 @@ def other_benchmarks() -> str:
     ]) + "\n"
 
 
+def quixbugs_summary() -> str:
+    """The QuixBugs run in one paragraph."""
+    run = _load("quixbugs")
+    healed = [r["program"] for r in run["rows"] if r["healed"]]
+    return (
+        f"`codeheal fix` on the 20 QuixBugs programs with model `{run['model']}`, up to "
+        f"{run['max_attempts']} attempts (attempt 1 runs the tests on the program as it is): healed "
+        f"{run['healed']} of 20 ({', '.join(healed) or 'none'}), median diff of the healed "
+        f"{run['median_changed_lines_healed']} changed lines, only the program touched in "
+        f"{run['only_program_touched']} of 20; {_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
+        "(`benchmarks/results/quixbugs.md` has a row per program, `quixbugs.diff` every diff).\n"
+    )
+
+
+def first_attempt_table() -> str:
+    """The first-attempt factors, one row per variant, on the tuning slice."""
+    run = _load("first_attempt")
+    rows = [
+        "| variant (tuning slice: even task ids) | problems | hidden pass | median completion tokens "
+        "| mean prompt tokens |",
+        "|---|---|---|---|---|",
+    ]
+    for name, slices in run["variants"].items():
+        t = slices["tuning"]
+        rows.append(f"| `{name}` | {t['problems']} | {100 * t['hidden_pass_rate']:.1f} % | "
+                    f"{t['median_completion_tokens']} | {t['mean_prompt_tokens']:.0f} |")
+    return "\n".join(rows) + "\n"
+
+
 def headline() -> str:
     """The README's one-paragraph summary of the HumanEval run."""
     run = _load("humaneval")["conditions"]
@@ -104,6 +133,8 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "humaneval": humaneval_table,
     "benchmarks": other_benchmarks,
     "headline": headline,
+    "quixbugs": quixbugs_summary,
+    "first_attempt": first_attempt_table,
     "context": context_table,
 }
 FILES = ("README.md", "docs/benchmarks.md", "docs/library.md")
