@@ -46,19 +46,22 @@ def needs_fresh_start(state: State, context: Context) -> bool:
     """Two attempts in a row failed the same way: the next attempt starts over from the
     first attempt's prompt (when the Context allows fresh starts)."""
     history = state.get("history") or []
-    return (
-        context.fresh_start and context.feedback and len(history) >= 2
-        and not history[-1].get("fresh_start", False)
-        and history[-1]["summary"] == history[-2]["summary"]
-    )
+    return _fresh_starts_on(context) and _repeats_previous(history) and not history[-1].get("fresh_start", False)
 
 
 def is_stuck(state: State, context: Context) -> bool:
     """A fresh start (after two equal failures) failed the same way as the attempts before it."""
     history = state.get("history") or []
-    return context.fresh_start and context.feedback and len(history) >= 2 and bool(history[-1].get("fresh_start")) and (
-        history[-1]["summary"] == history[-2]["summary"]
-    )
+    return _fresh_starts_on(context) and _repeats_previous(history) and bool(history[-1].get("fresh_start"))
+
+
+def _fresh_starts_on(context: Context) -> bool:
+    return context.fresh_start and context.feedback
+
+
+def _repeats_previous(history: list[Attempt]) -> bool:
+    """The latest attempt failed exactly as the one before it."""
+    return len(history) >= 2 and history[-1]["summary"] == history[-2]["summary"]
 
 
 def after_evaluation(state: State, context: Context) -> AfterEvaluation:
