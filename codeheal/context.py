@@ -69,8 +69,8 @@ class Context:
     retry_samples: int = setting(
         1,
         "Candidates the actor writes on each later attempt, at "
-        "retry_temperature. The evaluator tests them in turn and keeps the one that passes "
-        "the most checks: small models tend to copy a failed attempt, and several samples "
+        "retry_temperature. They are tested in parallel and the first that passes (else the "
+        "one that passes the most checks) is kept: small models tend to copy a failed attempt, and several samples "
         "escape that at the price of more tokens.",
     )
     context_size: int = setting(

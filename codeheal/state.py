@@ -101,6 +101,26 @@ class Attempt(TypedDict):
     """Project form: what the change touched."""
 
 
+class TestedCandidate(TypedDict):
+    """One candidate of an attempt and what its test showed (a `test_candidate` task's result)."""
+
+    index: int
+    """Its place among the attempt's candidates: the earlier wins among equals."""
+    code: str
+    feedback: Feedback
+    changes: NotRequired[dict[str, str]]
+    """Project form: the files the candidate changed (path -> full new text)."""
+    changed: NotRequired[list[ChangedDefinition]]
+    repair_failures: NotRequired[list[CheckFailure]]
+    """Project form, the project as it is: its failures, which every repair prompt shows."""
+
+
+def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
+    """`tested` grows by each parallel task's result; None (written by the evaluator once it
+    has chosen, and by `prepare`) empties it for the next attempt."""
+    return [] if new is None else [*(current or []), *new]
+
+
 class RunInput(TypedDict):
     """What one run is asked to do. Kept on a thread only until the run ends.
 
@@ -172,6 +192,8 @@ class RunScratch(TypedDict, total=False):
     """How many times the actor has written candidates in this run."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
+    tested: Annotated[list[TestedCandidate], add_or_clear]
+    """The latest candidates' test results, gathered from their parallel tasks."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None
@@ -201,3 +223,20 @@ class RunOutcome(TypedDict, total=False):
 class State(RunInput, ThreadMemory, RunScratch, RunOutcome):
     """Everything the nodes share: the run's input, the thread's memory, the run's scratch
     fields and its outcome."""
+
+
+class CandidateJob(TypedDict, total=False):
+    """A `test_candidate` task's input (sent with `Send`): one candidate, and what testing it
+    needs from the run's state."""
+
+    candidate: str
+    index: int
+    session: str | None
+    tests: str
+    project: str
+    test_command: str
+    target: str
+    python: str
+    workspace: dict[str, str]
+    interpreter: str
+    repair_failures: list[CheckFailure]

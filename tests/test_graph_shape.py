@@ -15,23 +15,26 @@ def test_drawn_graph_has_every_route_out_of_the_evaluator():
     drawn = edges(graph.get_graph())
     for target in ("reflector", "actor", "review", "finish"):
         assert drawn[("evaluator", target)] is True, target
-    for conditional in [("reflector", "actor"), ("reflector", "finish"), ("actor", "evaluator"), ("actor", "finish")]:
+    for conditional in [("reflector", "actor"), ("reflector", "finish"), ("actor", "test_candidate"), ("actor", "finish")]:
         assert drawn[conditional] is True, conditional
     assert drawn[("finish", "__end__")] is False
-    assert drawn[("prepare", "actor")] is True and drawn[("prepare", "evaluator")] is True
+    assert drawn[("prepare", "actor")] is True and drawn[("prepare", "test_candidate")] is True
     assert drawn[("review", "actor")] is True and drawn[("review", "finish")] is True
+    assert drawn[("test_candidate", "evaluator")] is False
 
 
 def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
     nodes = set(build_graph().compile().get_graph().nodes)
-    assert {"__start__", "prepare", "actor", "evaluator", "reflector", "review", "finish", "__end__"} <= nodes
+    assert {"__start__", "prepare", "actor", "test_candidate", "evaluator", "reflector", "review", "finish", "__end__"} <= nodes
     mermaid = graph.get_graph().draw_mermaid()
     assert "evaluator -.-> reflector;" in mermaid and "evaluator -.-> actor;" in mermaid
     assert "finish --> __end__;" in mermaid
 
 
 def test_route_start():
-    assert route_start({"candidates": ["def f(): pass"]}) == "evaluator"
+    (send,) = route_start({"candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"})
+    assert send.node == "test_candidate"
+    assert send.arg == {"candidate": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
     assert route_start({"candidates": []}) == "actor"
     assert route_start({}) == "actor"
 
@@ -81,4 +84,4 @@ def test_with_reflect_off_the_run_goes_from_evaluator_to_actor():
     app = build_graph(llm=scripted(fenced(BAD_ADD), fenced(GOOD_ADD))).compile()
     steps = [next(iter(update)) for update in app.stream(
         {"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(reflect=False), stream_mode="updates")]
-    assert steps == ["prepare", "actor", "evaluator", "actor", "evaluator", "finish"]
+    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "actor", "test_candidate", "evaluator", "finish"]

@@ -10,7 +10,7 @@ from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scrip
 
 from codeheal import Context, build_graph
 from codeheal.errors import ConfigError
-from codeheal.nodes.evaluator import candidates_to_test
+from codeheal.nodes.candidate_test import candidates_to_test
 
 TWO_OF_THREE = "def add(a, b):\n    return a + b if a >= 0 else 99\n"
 

@@ -12,7 +12,8 @@ from codeheal.graph.routers import (
     route_after_actor, route_after_evaluation, route_after_reflector, route_after_review, route_start,
 )
 from codeheal.nodes.actor import make_actor
-from codeheal.nodes.evaluator import make_evaluator
+from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
+from codeheal.nodes.evaluator import evaluator
 from codeheal.nodes.finish import make_finish
 from codeheal.nodes.prepare import prepare
 from codeheal.nodes.reflector import make_reflector
@@ -35,13 +36,15 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     )
     builder.add_node("prepare", prepare)
     builder.add_node("actor", node(make_actor(llm), "actor"), retry_policy=TRANSPORT_RETRY)
-    builder.add_node("evaluator", node(make_evaluator(sandbox), "evaluator"), retry_policy=TRANSPORT_RETRY)
+    builder.add_node(TEST_CANDIDATE, node(make_candidate_test(sandbox), TEST_CANDIDATE), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("evaluator", evaluator)
     builder.add_node("reflector", node(make_reflector(llm), "reflector"), retry_policy=TRANSPORT_RETRY)
     builder.add_node("review", review)
     builder.add_node("finish", node(make_finish(sandbox), "finish"), retry_policy=TRANSPORT_RETRY)
     builder.add_edge(START, "prepare")
-    builder.add_conditional_edges("prepare", route_start)
-    builder.add_conditional_edges("actor", route_after_actor)
+    builder.add_conditional_edges("prepare", route_start, ["actor", TEST_CANDIDATE])
+    builder.add_conditional_edges("actor", route_after_actor, [TEST_CANDIDATE, "finish"])
+    builder.add_edge(TEST_CANDIDATE, "evaluator")
     builder.add_conditional_edges("evaluator", route_after_evaluation)
     builder.add_conditional_edges("reflector", route_after_reflector)
     builder.add_conditional_edges("review", route_after_review)

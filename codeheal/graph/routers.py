@@ -6,15 +6,17 @@ from __future__ import annotations
 from typing import Literal
 
 from langgraph.runtime import Runtime
+from langgraph.types import Send
 
 from codeheal.context import Context, resolve_context
 from codeheal.graph import policy
+from codeheal.nodes.candidate_test import candidate_sends
 from codeheal.state import State
 
 
-def route_start(state: State) -> Literal["actor", "evaluator"]:
+def route_start(state: State) -> Literal["actor"] | list[Send]:
     """Starting code supplied with the input is tested before any model call."""
-    return "evaluator" if state.get("candidates") else "actor"
+    return candidate_sends(state) if state.get("candidates") else "actor"
 
 
 def route_after_evaluation(
@@ -24,9 +26,10 @@ def route_after_evaluation(
     return policy.after_evaluation(state, resolve_context(runtime.context if runtime else None))
 
 
-def route_after_actor(state: State) -> Literal["evaluator", "finish"]:
-    """The actor's candidates are tested, unless the budget stopped it from writing any."""
-    return "finish" if policy.after_model_step(state) == "finish" else "evaluator"
+def route_after_actor(state: State) -> Literal["finish"] | list[Send]:
+    """The actor's candidates are tested, each in its own parallel task, unless the budget
+    stopped it from writing any."""
+    return "finish" if policy.after_model_step(state) == "finish" else candidate_sends(state)
 
 
 def route_after_reflector(state: State) -> Literal["actor", "finish"]:

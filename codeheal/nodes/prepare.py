@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from codeheal.errors import InputError
 from codeheal.nodes.checks import calls_name, count_checks, parse_tests
 from codeheal.nodes.model_call import NO_USAGE
@@ -49,7 +51,8 @@ def prepare(state: State) -> dict:
         "code": "",
         "history": [],
         "feedback": None,
-        "sandbox_session": None,
+        "sandbox_session": uuid.uuid4().hex,
+        "tested": None,
         "generation": NO_USAGE,
         "fresh_start": False,
         "written": 0,

@@ -34,7 +34,7 @@ def test_a_healed_run_reports_each_step_in_order():
     assert custom[1]["summary"].startswith("failed 1/2")
     assert all(event["seconds"] > 0 for event in custom if event["kind"] == "tests_result")
     nodes = [next(iter(data)) for mode, data in chunks if mode == "updates"]
-    assert nodes == ["prepare", "actor", "evaluator", "reflector", "actor", "evaluator", "finish"]
+    assert nodes == ["prepare", "actor", "test_candidate", "evaluator", "reflector", "actor", "test_candidate", "evaluator", "finish"]
 
 
 def test_exhausted_run_ends_with_a_failed_status_event():

@@ -1,0 +1,67 @@
+"""The candidates of an attempt fanned out: one `test_candidate` task per distinct candidate,
+sent with LangGraph's `Send`, each in its own sandbox job, all of them in parallel. The
+evaluator then chooses among the results and records the attempt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from langgraph.types import Send
+
+from codeheal.context import current_context
+from codeheal.nodes.evaluator import evaluation_steps
+from codeheal.nodes.fix_prompts import run_failures
+from codeheal.nodes.prepare import is_project
+from codeheal.nodes.project_evaluation import project_evaluation_steps
+from codeheal.nodes.steps import Steps
+from codeheal.project.task import UNCHANGED
+from codeheal.sandboxes import sandbox_for
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import CandidateJob, ChangedDefinition, State, TestedCandidate
+
+TEST_CANDIDATE = "test_candidate"
+RUN_FIELDS = ("tests", "project", "test_command", "target", "python", "workspace", "interpreter", "repair_failures")
+"""What a candidate's test needs from the run's state (a Send task sees only its own input)."""
+
+
+def candidates_to_test(state: State) -> list[str]:
+    """The distinct candidates, new code first. Code that an earlier attempt of this run
+    already failed with is left out when there is anything new: it would fail the same way."""
+    distinct = list(dict.fromkeys(state.get("candidates") or [""]))
+    failed_before = {attempt["code"] for attempt in state.get("history") or []}
+    new = [code for code in distinct if code not in failed_before]
+    return new or distinct[:1]
+
+
+def candidate_sends(state: State) -> list[Send]:
+    """One `test_candidate` task per candidate to test, all run in the same step."""
+    shared = {name: state[name] for name in RUN_FIELDS if state.get(name) is not None}  # type: ignore[literal-required]
+    return [
+        Send(TEST_CANDIDATE, CandidateJob(**shared, candidate=code, index=index, session=state.get("sandbox_session")))
+        for index, code in enumerate(candidates_to_test(state))
+    ]
+
+
+def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJob], Steps[dict]]:
+    """The test_candidate node's body: one candidate tested, its result added to `tested`.
+    `sandbox` overrides the one named in the run's Context."""
+
+    def test_candidate(job: CandidateJob) -> Steps[dict]:
+        context = current_context()
+        chosen = sandbox or sandbox_for(context)
+        code, session = job["candidate"], job.get("session")
+        if not is_project(job):  # type: ignore[arg-type]
+            feedback = yield from evaluation_steps(
+                chosen, code, job["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
+            )
+            return {"tested": [TestedCandidate(index=job["index"], code=code, feedback=feedback)]}
+        feedback, edit = yield from project_evaluation_steps(chosen, code, job, context, session)  # type: ignore[arg-type]
+        tested = TestedCandidate(index=job["index"], code=code, feedback=feedback)
+        if edit is not None:
+            tested["changes"] = edit.files
+            tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
+        if code == UNCHANGED:
+            tested["repair_failures"] = run_failures(feedback)
+        return {"tested": [tested]}
+
+    return test_candidate
