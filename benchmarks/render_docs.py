@@ -113,6 +113,61 @@ def first_attempt_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+def server_settings_table() -> str:
+    """One row per server setting: wall seconds of 8 first attempts, 8 retries and 8 pairs
+    of retry samples, and the generation speed on retries."""
+    run = _load("server_settings")
+    rows = [
+        "| setting | first attempts | retries | two samples per retry | retry generation |",
+        "|---|---|---|---|---|",
+    ]
+    for name, row in run["rows"].items():
+        speed = row["retry"]["median_generation_per_s"]
+        rows.append(
+            f"| `{name}` | {row['first']['total_wall_s']:.1f} s | {row['retry']['total_wall_s']:.1f} s | "
+            f"{row['two_samples']['total_wall_s']:.1f} s | {speed:.0f} tokens/s |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def selection_table() -> str:
+    """Selection by generated checks on the weak-test problems, per slice and K."""
+    run = _load("selection")
+    rows = [
+        "| slice, K | problems | hidden pass before | after | visible pass, hidden fail before | after "
+        "| tokens added |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, row in run["rows"].items():
+        rows.append(
+            f"| {name} | {row['problems']} | {row['one_shot_hidden_passed']} | {row['hidden_passed']} | "
+            f"{row['visible_pass_hidden_fail_before']} | {row['visible_pass_hidden_fail_after']} | "
+            f"{_kilo(row['tokens_added'])} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def retries_table() -> str:
+    """What the retries of each condition did for the problems whose attempt 1 failed its
+    visible tests, per slice: visible passes at attempts 2 and 3, hidden passes after each
+    attempt (all problems), and the tokens spent on the failed ones."""
+    records = [json.loads(line) for line in (RESULTS / "humaneval.jsonl").read_text().splitlines() if line.strip()]
+    rows = [
+        "| slice | condition | attempt 1 failed | visible pass at 2 | at 3 | hidden pass after 1 / 2 / 3 "
+        "| tokens on the failed ones |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name, parity in (("tuning", 0), ("report", 1)):
+        for condition in ("resample", "raw_error", "self_heal"):
+            group = [r for r in records if r["condition"] == condition and int(r["task_id"].split("/")[1]) % 2 == parity]
+            failed = [r for r in group if r["attempt_log"][0]["kind"] != "passed"]
+            at = [sum(len(r["attempt_log"]) > k and r["attempt_log"][k]["kind"] == "passed" for r in failed) for k in (1, 2)]
+            hidden = " / ".join(str(sum(r["hidden_by_attempt"][k] for r in group)) for k in range(3))
+            rows.append(f"| {name} | `{condition}` | {len(failed)} | {at[0]} | {at[1]} | {hidden} | "
+                        f"{_kilo(sum(r['tokens'] for r in failed))} |")
+    return "\n".join(rows) + "\n"
+
+
 def headline() -> str:
     """The README's one-paragraph summary of the HumanEval run."""
     run = _load("humaneval")["conditions"]
@@ -136,8 +191,11 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "quixbugs": quixbugs_summary,
     "first_attempt": first_attempt_table,
     "context": context_table,
+    "server_settings": server_settings_table,
+    "selection": selection_table,
+    "retries": retries_table,
 }
-FILES = ("README.md", "docs/benchmarks.md", "docs/library.md")
+FILES = ("README.md", "docs/benchmarks.md", "docs/library.md", "docs/models.md")
 
 
 def render(text: str) -> str:

@@ -1,6 +1,6 @@
 """Which llama.cpp server settings make codeheal's attempts fastest on this machine?
 
-Each row starts a fresh embedded server with one setting changed from the default and runs
+Each row starts a fresh embedded server with one setting changed from the baseline and runs
 codeheal's own workloads on the first 8 HumanEval problems of the tuning slice (even ids):
 - `first`: the first attempt's prompt (function stub prefilled, stop at the closing fence),
   greedy;
@@ -36,9 +36,9 @@ from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
 
 RESULTS = Path(__file__).parent / "results" / "server_settings.json"
 CORES = os.cpu_count() or 1
-DEFAULT = ServerSettings(threads=CORES, slots=1)
+DEFAULT = ServerSettings(threads=CORES, slots=1, speculative="NONE")  # the rows compare against no drafting
 ROWS = {
-    "default": DEFAULT,
+    "baseline": DEFAULT,
     "threads_1": replace(DEFAULT, threads=1),
     "batch_512_ubatch_128": replace(DEFAULT, batch=512, ubatch=128),
     "batch_512_ubatch_512": replace(DEFAULT, batch=512, ubatch=512),

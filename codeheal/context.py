@@ -73,6 +73,14 @@ class Context:
         "one that passes the most checks) is kept: small models tend to copy a failed attempt, and several samples "
         "escape that at the price of more tokens.",
     )
+    select_samples: int = setting(
+        0,
+        "When an attempt passes tests of fewer than 2 checks (too weak to trust), draw this "
+        "many more candidates from the first prompt, have the model write checks of its own, "
+        "and keep the candidate that most others agree with on them (CodeT-style). Generated "
+        "checks only choose among candidates that pass your tests; they never decide the "
+        "verdict. 0: off.",
+    )
     context_size: int = setting(
         0,
         "The model's context window in tokens, which every prompt is fitted to. 0: ask the "
@@ -175,6 +183,8 @@ class Context:
             raise ConfigError(f"memory must be an integer >= 0, got {self.memory!r}")
         if not isinstance(self.retry_samples, int) or self.retry_samples < 1:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
+        if not isinstance(self.select_samples, int) or self.select_samples < 0:
+            raise ConfigError(f"select_samples must be an integer >= 0, got {self.select_samples!r}")
         if not self.timeout_s > 0:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
         if self.prefill not in ("auto", "on", "off"):

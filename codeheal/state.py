@@ -75,6 +75,19 @@ class ChangedDefinition(TypedDict):
     kind: Literal["function", "method", "import", "file"]
 
 
+class Selection(TypedDict):
+    """How an attempt chose among candidates by generated checks (tests too weak to decide)."""
+
+    candidates: int
+    eligible: int
+    """Candidates that passed the user's tests: only these could be chosen."""
+    generated_checks: int
+    agreeing: int
+    """Eligible candidates with the chosen one's results on the generated checks, itself included."""
+    generated_passed: int
+    """Generated checks the chosen candidate passed (the model's expected values may be wrong)."""
+
+
 class Attempt(TypedDict):
     """One entry of `history`: an attempt from generation to reflection."""
 
@@ -94,6 +107,9 @@ class Attempt(TypedDict):
     prompt_tokens: NotRequired[int]
     completion_tokens: NotRequired[int]
     seconds: float
+    selection: NotRequired[Selection]
+    """Set when this attempt chose among candidates by generated checks; its verdict is still
+    the user's tests' alone."""
     changes: NotRequired[dict[str, str]]
     """Project form: the files this attempt changed (path -> full new text); `code` is then
     the model's corrected definitions, as the evaluator applied them."""
@@ -194,6 +210,8 @@ class RunScratch(TypedDict, total=False):
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]
     """The latest candidates' test results, gathered from their parallel tasks."""
+    probes: str | None
+    """Generated checks the latest candidates run on after the user's tests (selection)."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None

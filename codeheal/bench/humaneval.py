@@ -260,6 +260,7 @@ def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
         seconds_sandbox=round(seconds_sandbox, 3),
         code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],
         candidates_tested=attempt.get("candidates_tested", 1),
+        selection=attempt.get("selection"),
     )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from codeheal.errors import ConfigError
+from codeheal.state import Selection
 
 Condition = Literal["one_shot", "resample", "raw_error", "self_heal"]
 CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal")
@@ -31,6 +32,8 @@ class AttemptRecord(TypedDict):
     seconds_sandbox: float
     code_sha: str
     candidates_tested: int
+    selection: NotRequired[Selection | None]
+    """How the attempt chose by generated checks, when it did."""
     """Distinct new candidates tested for this attempt (1 for attempt 1)."""
 
 

@@ -9,7 +9,8 @@ from langgraph.types import RetryPolicy
 from codeheal.context import Context
 from codeheal.errors import is_transient
 from codeheal.graph.routers import (
-    route_after_actor, route_after_evaluation, route_after_reflector, route_after_review, route_start,
+    route_after_actor, route_after_evaluation, route_after_reflector, route_after_review, route_after_selector,
+    route_start,
 )
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
@@ -18,6 +19,7 @@ from codeheal.nodes.finish import make_finish
 from codeheal.nodes.prepare import prepare
 from codeheal.nodes.reflector import make_reflector
 from codeheal.nodes.review import review
+from codeheal.nodes.selection import make_selector
 from codeheal.nodes.steps import node
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import InputState, OutputState, State
@@ -39,6 +41,7 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder.add_node(TEST_CANDIDATE, node(make_candidate_test(sandbox), TEST_CANDIDATE), retry_policy=TRANSPORT_RETRY)
     builder.add_node("evaluator", evaluator)
     builder.add_node("reflector", node(make_reflector(llm), "reflector"), retry_policy=TRANSPORT_RETRY)
+    builder.add_node("selector", node(make_selector(llm), "selector"), retry_policy=TRANSPORT_RETRY)
     builder.add_node("review", review)
     builder.add_node("finish", node(make_finish(sandbox), "finish"), retry_policy=TRANSPORT_RETRY)
     builder.add_edge(START, "prepare")
@@ -47,6 +50,7 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder.add_edge(TEST_CANDIDATE, "evaluator")
     builder.add_conditional_edges("evaluator", route_after_evaluation)
     builder.add_conditional_edges("reflector", route_after_reflector)
+    builder.add_conditional_edges("selector", route_after_selector, [TEST_CANDIDATE, "finish"])
     builder.add_conditional_edges("review", route_after_review)
     builder.add_edge("finish", END)
     return builder

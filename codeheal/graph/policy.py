@@ -7,9 +7,13 @@ from __future__ import annotations
 from typing import Literal
 
 from codeheal.context import Context
+from codeheal.nodes.checks import count_checks, parse_tests
+from codeheal.nodes.prompts import tested_function
 from codeheal.state import Attempt, State, Status
 
-AfterEvaluation = Literal["reflector", "actor", "review", "finish"]
+AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
+WEAK_BELOW = 2
+"""Tests with fewer checks than this cannot tell a right candidate from a wrong one."""
 MIN_COMPLETION_TOKENS = 32
 """A call that could not be allowed even this many completion tokens is not made."""
 
@@ -65,12 +69,12 @@ def _repeats_previous(history: list[Attempt]) -> bool:
 
 
 def after_evaluation(state: State, context: Context) -> AfterEvaluation:
-    """Passed, stuck, or attempts used up: finish (or human review when the Context asks for
-    it). Two equal failures in a row: a fresh start. Otherwise try again, through the
+    """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
+    or attempts used up: finish (or human review when the Context asks for it). Two equal failures in a row: a fresh start. Otherwise try again, through the
     reflector when the Context reflects and shows feedback."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
-        return "finish"
+        return "selector" if wants_selection(state, context) else "finish"
     if (state.get("attempts") or 0) >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
     if is_stuck(state, context):
@@ -78,6 +82,19 @@ def after_evaluation(state: State, context: Context) -> AfterEvaluation:
     if needs_fresh_start(state, context):
         return "actor"
     return "reflector" if context.reflect and context.feedback else "actor"
+
+
+def wants_selection(state: State, context: Context) -> bool:
+    """The latest attempt passed tests too weak to trust (module form), samples are to be
+    drawn, an attempt is left, and this run has not selected yet (see nodes/selection.py)."""
+    return bool(
+        context.select_samples
+        and not state.get("project")
+        and count_checks(parse_tests(state["tests"])) < WEAK_BELOW
+        and (state.get("attempts") or 0) < attempt_limit(state, context)
+        and not any(attempt.get("selection") for attempt in state.get("history") or [])
+        and tested_function(state)
+    )
 
 
 def after_model_step(state: State) -> Literal["go on", "finish"]:

@@ -21,7 +21,7 @@ def route_start(state: State) -> Literal["actor"] | list[Send]:
 
 def route_after_evaluation(
     state: State, runtime: Runtime[Context] | None = None
-) -> Literal["reflector", "actor", "review", "finish"]:
+) -> Literal["reflector", "actor", "review", "selector", "finish"]:
     """See `policy.after_evaluation`."""
     return policy.after_evaluation(state, resolve_context(runtime.context if runtime else None))
 
@@ -30,6 +30,14 @@ def route_after_actor(state: State) -> Literal["finish"] | list[Send]:
     """The actor's candidates are tested, each in its own parallel task, unless the budget
     stopped it from writing any."""
     return "finish" if policy.after_model_step(state) == "finish" else candidate_sends(state)
+
+
+def route_after_selector(state: State) -> Literal["finish"] | list[Send]:
+    """The candidates to choose from are tested on the generated checks, unless the model
+    wrote none that can run (or the budget stopped it)."""
+    if policy.after_model_step(state) == "finish" or not state.get("probes"):
+        return "finish"
+    return candidate_sends(state)
 
 
 def route_after_reflector(state: State) -> Literal["actor", "finish"]:

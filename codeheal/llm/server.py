@@ -20,6 +20,7 @@ from codeheal.llm.weights import LOCAL_MODELS, ensure_model
 
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
 THREADS_ENV = "CODEHEAL_LOCAL_THREADS"
+SPECULATIVE_ENV = "CODEHEAL_LOCAL_SPECULATIVE"
 SLOT_CONTEXT = 4096
 """Tokens of context each parallel slot gets: task, tests, reflections and an answer fit."""
 READY_TIMEOUT_S = 60.0
@@ -50,7 +51,11 @@ class ServerSettings:
     slots: int
     batch: int = 2048
     ubatch: int = 512
-    speculative: str = "NONE"
+    speculative: str = "NGRAM_MOD"
+    """Drafting tokens from n-grams already in the prompt and reply. Measured on 2 cores
+    (benchmarks/server_settings.py): generation 74 against 39 tokens/s on a retry prompt,
+    two retry samples in 16.1 s against 31.0 s, first attempts unchanged (greedy output is
+    identical). CODEHEAL_LOCAL_SPECULATIVE=NONE turns it off."""
 
 
 @dataclass
@@ -86,7 +91,8 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     with _lock:
         running = _servers.get(path)
         if running is None:
-            running = start(path, name, ServerSettings(threads=local_threads(), slots=local_slots()))
+            settings = ServerSettings(threads=local_threads(), slots=local_slots(), speculative=local_speculative())
+            running = start(path, name, settings)
             _servers[path] = running
             _starts += 1
         return running.endpoint
@@ -107,6 +113,23 @@ def _stop_servers() -> None:
 def local_slots() -> int:
     """Parallel request slots of a local server, from CODEHEAL_LOCAL_SLOTS (default 1)."""
     return _positive_int_env(SLOTS_ENV, 1, "parallel requests")
+
+
+def local_speculative() -> str:
+    """llama.cpp's speculative decoding type for a local server, from
+    CODEHEAL_LOCAL_SPECULATIVE (default NGRAM_MOD; NONE: off)."""
+    raw = os.environ.get(SPECULATIVE_ENV)
+    if raw is None:
+        return ServerSettings.speculative
+    import xllamacpp
+
+    known = sorted(
+        name.removeprefix("COMMON_SPECULATIVE_TYPE_") for name in dir(xllamacpp.common_speculative_type)
+        if name.startswith(("COMMON_SPECULATIVE_TYPE_NGRAM", "COMMON_SPECULATIVE_TYPE_NONE"))
+    )  # the DRAFT_ types need a second (draft) model
+    if raw.upper() not in known:
+        raise ConfigError(f"{SPECULATIVE_ENV}={raw!r} is not one of llama.cpp's draft-free speculative types: {', '.join(known)}")
+    return raw.upper()
 
 
 def local_threads() -> int:

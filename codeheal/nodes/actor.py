@@ -7,7 +7,7 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
-from codeheal.context import current_context
+from codeheal.context import Context, current_context
 from codeheal.graph.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
@@ -39,7 +39,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
             last_code = history[-1]["code"] if context.show_failed_code else ""
-        prefill = context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))
+        prefill = uses_prefill(context, llm)
         stop = (CLOSING_FENCE,) if prefill else ()
         if is_project(state):
             # Every project attempt repairs from the failing tests: no fresh start.
@@ -86,3 +86,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         }
 
     return actor
+
+
+def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:
+    """Whether replies are started for the model (see Context.prefill)."""
+    return context.prefill == "on" or (context.prefill == "auto" and llm is None and is_local(context))

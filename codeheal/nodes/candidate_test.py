@@ -12,6 +12,7 @@ from codeheal.context import current_context
 from codeheal.nodes.evaluator import evaluation_steps
 from codeheal.nodes.fix_prompts import run_failures
 from codeheal.nodes.prepare import is_project
+from codeheal.nodes.selection import combined_tests
 from codeheal.nodes.project_evaluation import project_evaluation_steps
 from codeheal.nodes.steps import Steps
 from codeheal.project.task import UNCHANGED
@@ -28,6 +29,8 @@ def candidates_to_test(state: State) -> list[str]:
     """The distinct candidates, new code first. Code that an earlier attempt of this run
     already failed with is left out when there is anything new: it would fail the same way."""
     distinct = list(dict.fromkeys(state.get("candidates") or [""]))
+    if state.get("probes"):  # choosing among them: the attempt that passed before runs too
+        return distinct
     failed_before = {attempt["code"] for attempt in state.get("history") or []}
     new = [code for code in distinct if code not in failed_before]
     return new or distinct[:1]
@@ -36,6 +39,8 @@ def candidates_to_test(state: State) -> list[str]:
 def candidate_sends(state: State) -> list[Send]:
     """One `test_candidate` task per candidate to test, all run in the same step."""
     shared = {name: state[name] for name in RUN_FIELDS if state.get(name) is not None}  # type: ignore[literal-required]
+    if state.get("probes"):
+        shared["tests"] = combined_tests(state["tests"], state["probes"])
     return [
         Send(TEST_CANDIDATE, CandidateJob(**shared, candidate=code, index=index, session=state.get("sandbox_session")))
         for index, code in enumerate(candidates_to_test(state))

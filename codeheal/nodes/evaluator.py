@@ -15,7 +15,8 @@ from codeheal.nodes.model_call import NO_USAGE
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
 from codeheal.sandboxes.base import RunResult, Sandbox
-from codeheal.state import Attempt, Feedback, State, TestedCandidate
+from codeheal.nodes.selection import choose_by_agreement, visible_feedback
+from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
 
 NO_CODE = "no code in reply: the reply had no Python code block"
 
@@ -61,13 +62,28 @@ async def aevaluate_candidate(
 def evaluator(state: State) -> dict:
     """The evaluator node: chooses among the candidates its parallel `test_candidate` tasks
     tested, records the attempt and its Feedback, and empties `tested` for the next attempt."""
+    tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
+    if state.get("probes"):
+        return {**_record_selection(state, tested), "tested": None, "probes": None}
     choice = Choice()
     update: dict = {"tested": None}
-    for tested in sorted(state.get("tested") or [], key=lambda t: t["index"]):
-        choice.add(tested)
-        if "repair_failures" in tested:
-            update["repair_failures"] = tested["repair_failures"]
+    for candidate in tested:
+        choice.add(candidate)
+        if "repair_failures" in candidate:
+            update["repair_failures"] = candidate["repair_failures"]
     return {**_record(state, choice), **update}
+
+
+def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
+    """The attempt that chose by generated checks. Its verdict is the user's tests' alone:
+    the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
+    agreement = choose_by_agreement(tested, state["tests"], state["probes"] or "")
+    chosen = next(t for t in tested if t["index"] == agreement.index)
+    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], state["tests"])
+    assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
+    choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
+                    sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))
+    return _record(state, choice, selection=agreement.selection)
 
 
 @dataclass
@@ -102,7 +118,7 @@ def _from_run(result: RunResult, tests: str) -> Feedback:
     return run_feedback(result, check_names(parse_tests(tests)))
 
 
-def _record(state: State, choice: Choice) -> dict:
+def _record(state: State, choice: Choice, selection: Selection | None = None) -> dict:
     """The attempt, its Feedback and what it cost, added to the run's history."""
     feedback = choice.attempt_feedback()
     best = choice.best
@@ -123,6 +139,12 @@ def _record(state: State, choice: Choice) -> dict:
         completion_tokens=generation["completion_tokens"],
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
     )
+    if selection is not None:
+        record["selection"] = selection
+        record["summary"] += (
+            f" (chosen by generated checks: {selection['agreeing']} of {selection['eligible']} candidates that "
+            f"pass the tests agree on {selection['generated_checks']}, passing {selection['generated_passed']})"
+        )
     if "changes" in best:
         record["changes"] = best["changes"]
         record["changed"] = best.get("changed") or []

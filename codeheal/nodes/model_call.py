@@ -14,7 +14,7 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import ensure_config
 
 from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
-from codeheal.state import Usage
+from codeheal.state import Attempt, Usage
 
 CONTEXT_EXCEEDED = re.compile(r"context (size|length|window)|context_length_exceeded|too many tokens", re.IGNORECASE)
 """How servers word a prompt over the context: llama.cpp ("exceeds the available context
@@ -161,3 +161,14 @@ def _describe(model: BaseChatModel) -> str:
     name = getattr(model, "model_name", None) or type(model).__name__
     base_url = getattr(model, "openai_api_base", None)
     return f"{base_url} (model {name})" if base_url else f"(model {name})"
+
+
+def charged(attempt: Attempt, usage: Usage) -> Attempt:
+    """`attempt` with the cost of a later model call added."""
+    return {
+        **attempt,
+        "tokens": attempt["tokens"] + usage["tokens"],
+        "prompt_tokens": attempt.get("prompt_tokens", 0) + usage["prompt_tokens"],
+        "completion_tokens": attempt.get("completion_tokens", 0) + usage["completion_tokens"],
+        "seconds": round(attempt["seconds"] + usage["seconds"], 3),
+    }

@@ -53,6 +53,7 @@ def prepare(state: State) -> dict:
         "feedback": None,
         "sandbox_session": uuid.uuid4().hex,
         "tested": None,
+        "probes": None,
         "generation": NO_USAGE,
         "fresh_start": False,
         "written": 0,

@@ -7,7 +7,7 @@ import re
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from codeheal.state import Feedback
+from codeheal.state import Feedback, State
 
 EXCERPT_CONTEXT = 3
 
@@ -27,6 +27,12 @@ REFLECTOR_SYSTEM = (
     "the code, explain in two to four sentences what went wrong and what exactly to change "
     "in the next attempt. Be specific (name the function, the line, the case). Do not write "
     "code."
+)
+
+PROBE_SYSTEM = (
+    "You write test cases for a Python function from its description. Reply with one "
+    "```python code block of assert lines only, one per line, each comparing a call of the "
+    "function with its expected value."
 )
 
 
@@ -147,3 +153,26 @@ def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT
         out.append(f"{marker}{n:4d} | {source[n - 1]}")
         previous = n
     return "\n".join(out)
+
+
+def probe_messages(*, task: str, entry_point: str, count: int, prefill: bool = False) -> list[BaseMessage]:
+    """The prompt for generated checks: `count` new asserts of `entry_point` from the task,
+    on inputs its examples do not show, edge cases included."""
+    ask = (
+        f"Task:\n{task.strip()}\n\nWrite {count} different checks of `{entry_point}` on inputs the "
+        f"examples above do not use, edge cases included, each on one line as\n"
+        f"assert {entry_point}(...) == expected"
+    )
+    messages: list[BaseMessage] = [SystemMessage(PROBE_SYSTEM), HumanMessage(ask)]
+    if prefill:
+        messages.append(AIMessage(f"{CODE_FENCE}assert {entry_point}("))
+    return messages
+
+
+def tested_function(state: State) -> str | None:
+    """The function the tests exercise: the input's entry_point, else the task's stub's."""
+    if state.get("entry_point"):
+        return state["entry_point"]
+    stub = function_stub(state.get("task") or "")
+    functions = [n for n in ast.parse(stub).body if isinstance(n, ast.FunctionDef)] if stub else []
+    return functions[-1].name if functions else None

@@ -11,7 +11,7 @@ from codeheal.context import current_context
 from codeheal.graph.policy import completion_allowance
 from codeheal.llm import chat_model
 from codeheal.nodes.fix_prompts import project_reflector_messages
-from codeheal.nodes.model_call import estimate_prompt_tokens
+from codeheal.nodes.model_call import charged, estimate_prompt_tokens
 from codeheal.nodes.prepare import is_project
 from codeheal.nodes.prompts import reflector_messages
 from codeheal.nodes.steps import ModelCall, Steps
@@ -45,14 +45,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
             return {"stop_reason": "budget"}
         ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance)
         lesson = condense_lesson(reply)
-        last = {
-            **last,
-            "reflection": lesson,
-            "tokens": last["tokens"] + usage["tokens"],
-            "prompt_tokens": last.get("prompt_tokens", 0) + usage["prompt_tokens"],
-            "completion_tokens": last.get("completion_tokens", 0) + usage["completion_tokens"],
-            "seconds": round(last["seconds"] + usage["seconds"], 3),
-        }
+        last = {**charged(last, usage), "reflection": lesson}
         emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))
         return {"reflections": [lesson], "history": [*earlier, last]}
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import ConfigError, ModelError
-from codeheal.llm.server import ensure_server, local_slots, local_threads, server_stats
+from codeheal.llm.server import ensure_server, local_slots, local_speculative, local_threads, server_stats
 
 TWO_RUNS = """
 import json
@@ -48,6 +48,19 @@ def test_settings_default_to_one_slot_and_all_cores(monkeypatch: pytest.MonkeyPa
     monkeypatch.delenv("CODEHEAL_LOCAL_SLOTS", raising=False)
     monkeypatch.delenv("CODEHEAL_LOCAL_THREADS", raising=False)
     assert (local_slots(), local_threads()) == (1, os.cpu_count())
+
+
+def test_speculative_decoding_defaults_to_prompt_lookup_and_refuses_unknown_or_draft_model_types(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("CODEHEAL_LOCAL_SPECULATIVE", raising=False)
+    assert local_speculative() == "NGRAM_MOD"
+    monkeypatch.setenv("CODEHEAL_LOCAL_SPECULATIVE", "none")
+    assert local_speculative() == "NONE"
+    for value in ("DRAFT_SIMPLE", "fast"):  # a draft type needs a second model
+        monkeypatch.setenv("CODEHEAL_LOCAL_SPECULATIVE", value)
+        with pytest.raises(ConfigError, match="CODEHEAL_LOCAL_SPECULATIVE=.*NGRAM_MOD"):
+            local_speculative()
 
 
 @pytest.mark.parametrize(("name", "read"), SETTINGS)

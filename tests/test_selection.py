@@ -1,0 +1,109 @@
+"""Selection by generated checks when the user's tests are too weak to decide (CodeT-style):
+more candidates, checks the model writes itself, the candidate most others agree with kept.
+Generated checks only ever choose; the verdict is the user's tests' alone."""
+
+from __future__ import annotations
+
+from doubles import CountingSandbox, fenced, scripted
+
+from codeheal import Context, build_graph
+from codeheal.nodes.selection import choose_by_agreement, parse_probes, visible_feedback
+
+TASK = "Return the absolute value of x.\n\n```python\ndef absolute(x):\n    \"\"\"|x|\"\"\"\n```"
+WEAK_TESTS = "assert absolute(-2) == 2\n"
+NEGATE = "def absolute(x):\n    return -x\n"  # passes the one visible check
+NEGATE_TOO = "def absolute(x):\n    return -1 * x\n"
+RIGHT = "def absolute(x):\n    return abs(x)\n"
+RIGHT_TOO = "def absolute(x):\n    return x if x >= 0 else -x\n"
+PROBES = "assert absolute(3) == 3\nassert absolute(0) == 0\nassert absolute(-5) == 5\nassert absolute(y) == 1\n"
+
+
+def run(model, tests=WEAK_TESTS, **context):
+    sandbox = CountingSandbox()
+    app = build_graph(llm=model, sandbox=sandbox).compile()
+    steps, result = [], None
+    for mode, data in app.stream({"task": TASK, "tests": tests}, context=Context(**context),
+                                 stream_mode=["updates", "values"]):
+        if mode == "updates":
+            steps.append(next(iter(data)))
+        else:
+            result = data
+    return result, steps, sandbox, model
+
+
+def test_weak_tests_choose_the_candidate_most_others_agree_with():
+    model = scripted(fenced(NEGATE), fenced(PROBES), fenced(NEGATE_TOO), fenced(RIGHT), fenced(RIGHT_TOO))
+    result, steps, sandbox, model = run(model, select_samples=3)
+    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector",
+                     "test_candidate", "test_candidate", "test_candidate", "test_candidate", "evaluator", "finish"]
+    assert result["status"] == "passed" and result["attempts"] == 2
+    assert result["code"].strip() == RIGHT.strip()
+    selected = result["history"][-1]
+    assert selected["selection"] == {"candidates": 4, "eligible": 4, "generated_checks": 3, "agreeing": 2,
+                                     "generated_passed": 3}
+    assert selected["summary"].startswith("passed 1/1 (chosen by generated checks")
+    # the extra samples come from the first prompt: no failure, no lesson
+    assert model.prompt(2) == model.prompt(0) and "absolute(y)" not in model.prompt(2)
+    # every candidate ran the user's check and the three runnable generated ones
+    assert all(job.files["test_solution.py"].count("def test_line_") == 4 for job in sandbox.jobs[1:])
+
+
+def test_strong_tests_or_selection_off_finish_at_the_first_pass():
+    strong = WEAK_TESTS + "assert absolute(5) == 5\n"
+    result, steps, _, model = run(scripted(fenced(RIGHT)), tests=strong, select_samples=3)
+    assert steps[-1] == "finish" and "selector" not in steps and len(model.calls) == 1
+    result, steps, _, model = run(scripted(fenced(NEGATE)), select_samples=0)
+    assert "selector" not in steps and result["status"] == "passed"
+
+
+def test_no_runnable_generated_check_keeps_the_passing_attempt_and_counts_the_tokens():
+    result, steps, _, model = run(scripted(fenced(NEGATE), "I cannot think of any."), select_samples=3)
+    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector", "finish"]
+    assert result["status"] == "passed" and result["code"].strip() == NEGATE.strip() and len(model.calls) == 2
+
+
+def candidate(index: int, *, visible_failed: bool = False, probes_failed: int = 0, error: str | None = None) -> dict:
+    failures = [{"test": "test_line_1", "exception": "AssertionError", "actual": "-2"}] if visible_failed else []
+    failures += [{"test": f"test_line_{n}", "exception": "AssertionError", "actual": "?"} for n in range(2, 2 + probes_failed)]
+    feedback = {"passed": not failures and not error, "passed_count": 0, "total": 4, "failures": failures,
+                "error": error, "seconds": 0.1}
+    return {"index": index, "code": f"code {index}", "feedback": feedback}
+
+
+PROBE_TEXT = "assert absolute(3) == 3\nassert absolute(0) == 0\nassert absolute(-5) == 5\n"
+
+
+def test_generated_checks_never_make_a_candidate_that_fails_the_user_s_tests_eligible():
+    # candidates 1 and 2 pass every generated check and agree, but fail the user's check
+    candidates = [candidate(0, probes_failed=3), candidate(1, visible_failed=True), candidate(2, visible_failed=True)]
+    agreement = choose_by_agreement(candidates, WEAK_TESTS, PROBE_TEXT)
+    assert agreement.index == 0 and agreement.selection["eligible"] == 1
+    # a run that crashed on the generated checks is not eligible either (candidate 0 always is)
+    agreement = choose_by_agreement([candidate(0, probes_failed=1), candidate(1, error="timed out")], WEAK_TESTS, PROBE_TEXT)
+    assert agreement.index == 0 and agreement.selection["eligible"] == 1
+
+
+def test_failed_generated_checks_never_make_the_verdict_failed():
+    feedback = visible_feedback(candidate(1, probes_failed=3)["feedback"], WEAK_TESTS)
+    assert feedback["passed"] and feedback["total"] == 1 and feedback["passed_count"] == 1
+    assert not feedback["failures"]
+
+
+def test_parse_probes_keeps_runnable_literal_checks_of_the_function_once_each():
+    reply = fenced(
+        "assert absolute(3) == 3\nassert absolute(3) == 4\nassert absolute(x) == 1\nassert other(1) == 1\n"
+        "assert absolute(-1) != 0\nassert absolute(-1) == 1  # comment\nprint(absolute(2))\nassert absolute((\n"
+    )
+    assert parse_probes(reply, "absolute") == ["assert absolute(3) == 3", "assert absolute(-1) == 1"]
+
+
+def test_the_budget_scales_the_extra_samples_down_and_skips_a_choice_it_cannot_pay_for():
+    from codeheal.nodes.selection import affordable_samples
+
+    spent = {"history": [{"tokens": 500}]}
+    assert affordable_samples(spent, Context(select_samples=4), 100, 100, 1)[0] == 4  # no budget
+    samples, allowance = affordable_samples(spent, Context(select_samples=4, max_tokens=2000), 300, 200, 1)
+    assert samples == 2 and allowance >= 200
+    assert affordable_samples(spent, Context(select_samples=4, max_tokens=1200), 300, 200, 1) == (0, 0)
+    result, steps, _, model = run(scripted(fenced(NEGATE)), select_samples=3, max_tokens=400)
+    assert steps[-2:] == ["selector", "finish"] and len(model.calls) == 1 and result["status"] == "passed"
