@@ -5,8 +5,12 @@ Variants (each changes one thing from the row above it):
 - `module_chat`: the old format: system prompt, the task, the whole module as the reply.
 - `fence_stop`: the reply is prefilled with the code fence and stops at the closing fence.
 - `stub_prefill`: the prefill also holds the task's function stub: the model writes the body.
+- `lean_stub`: as `stub_prefill`, but the task's stub block is left out of the user message
+  (the prefill shows it): the model reads the stub once.
 - `evalplus`: EvalPlus's instruct prompt and response prefix (how instruct models' HumanEval
   scores are usually measured), whole module, stop at the closing fence.
+- `script`: the library's `first_prompt="script"`: EvalPlus's instruction and prefix around
+  codeheal's task text, with the visible tests after it.
 
 The tuning slice is the even task ids (choices are made there); the report slice is the odd
 ids. Records are appended to benchmarks/results/first_attempt.jsonl as they arrive (a rerun
@@ -34,12 +38,12 @@ from codeheal.llm import chat_model
 from codeheal.nodes.evaluator import aevaluate_candidate
 from codeheal.nodes.extraction import extract_code
 from codeheal.nodes.model_call import ainvoke_model
-from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
+from codeheal.nodes.prompts import CLOSING_FENCE, CODE_FENCE, actor_messages, function_stub, without_stub_block
 from codeheal.sandboxes import LocalSandbox
 
 RESULTS = Path(__file__).parent / "results"
 RECORDS = RESULTS / "first_attempt.jsonl"
-VARIANTS = ("module_chat", "fence_stop", "stub_prefill", "evalplus")
+VARIANTS = ("module_chat", "fence_stop", "stub_prefill", "lean_stub", "evalplus", "script")
 EVALPLUS_INSTRUCTION = (
     "Please provide a self-contained Python script that solves the following problem in a "
     "markdown code block:\n```\n{prompt}\n```\n"
@@ -55,10 +59,16 @@ def messages_for(variant: str, problem: Problem) -> tuple[list[BaseMessage], tup
     if variant == "evalplus":
         prompt = EVALPLUS_INSTRUCTION.format(prompt=problem.prompt.strip())
         return [HumanMessage(prompt), AIMessage(EVALPLUS_PREFIX)], (CLOSING_FENCE,)
+    task = task_text(problem)
+    if variant == "script":
+        return actor_messages(task=task, tests=problem.visible_tests, entry_point=problem.entry_point, reflections=[],
+                              last_code=None, last_feedback=None, prefill=True, style="script"), (CLOSING_FENCE,)
     base = actor_messages(
-        task=task_text(problem), tests=problem.visible_tests, entry_point=problem.entry_point,
+        task=without_stub_block(task) if variant == "lean_stub" else task, tests=problem.visible_tests, entry_point=problem.entry_point,
         reflections=[], last_code=None, last_feedback=None, prefill=variant != "module_chat",
     )
+    if variant == "lean_stub":  # the prefill still holds the stub, taken from the whole task
+        base[-1] = AIMessage(CODE_FENCE + (function_stub(task) or ""))
     if variant == "fence_stop":
         base[-1] = AIMessage("```python\n")
     return base, (() if variant == "module_chat" else (CLOSING_FENCE,))
@@ -132,7 +142,9 @@ async def main_async(slice_name: str, variants: list[str]) -> None:
                 out.write(json.dumps(record) + "\n")
             print(f"{variant} {index}/{len(todo)} {problem.task_id} hidden={record['hidden_passed']} "
                   f"tokens={record['completion_tokens']} {time.perf_counter() - started:.0f}s", flush=True)
+    earlier = json.loads((RESULTS / "first_attempt.json").read_text()) if (RESULTS / "first_attempt.json").exists() else {}
     summary = {
+        **({"note": earlier["note"]} if "note" in earlier else {}),
         "model": "local (Qwen2.5-Coder-0.5B-Instruct Q4_K_M)", "greedy": True,
         "slices": {"tuning": "even task ids", "report": "odd task ids"},
         "cpus": os.cpu_count(), "variants": summarise(done, problems),

@@ -95,6 +95,13 @@ class Context:
         "for the embedded model and .gguf files, off for other endpoints and for a chat model "
         "passed to build_graph.",
     )
+    first_prompt: Literal["stub", "script"] = setting(
+        "stub",
+        'How the first attempt is asked for (and a fresh start). "stub": codeheal\'s prompt, the '
+        "reply prefilled with the task's function stub so the model writes only the body. "
+        '"script": EvalPlus\'s instruct prompt and response prefix (no system prompt), the '
+        "model writes the whole module: how the model cards' HumanEval scores are measured.",
+    )
     feedback: bool = setting(
         True,
         "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "
@@ -189,6 +196,8 @@ class Context:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
         if self.prefill not in ("auto", "on", "off"):
             raise ConfigError(f'prefill must be "auto", "on" or "off", got {self.prefill!r}')
+        if self.first_prompt not in ("stub", "script"):
+            raise ConfigError(f'first_prompt must be "stub" or "script", got {self.first_prompt!r}')
         if self.sandbox not in ("local", "e2b"):
             raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
         if self.isolation not in ("bwrap", "basic"):

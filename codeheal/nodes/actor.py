@@ -58,6 +58,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
                 last_code=last_code,
                 last_feedback=None if fresh else state.get("feedback"),
                 prefill=prefill,
+                style=context.first_prompt,
             ), extract_code
         samples = context.retry_samples if retry else 1
         per_call = 1 if llm else completions_per_request(context)

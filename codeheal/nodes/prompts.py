@@ -21,6 +21,8 @@ CODE_FENCE = "```python\n"
 CLOSING_FENCE = "\n```"
 """A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
 PYTHON_BLOCK = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
+PYTHON_FENCED = re.compile(r"```(?:python|py)?[ \t]*\n.*?```", re.S)
+STUB_IN_REPLY = "(The function's signature and docstring start your reply below: continue it.)"
 
 REFLECTOR_SYSTEM = (
     "You are reviewing a failed attempt at a programming task. From the test results and "
@@ -36,6 +38,18 @@ PROBE_SYSTEM = (
 )
 
 
+SCRIPT_INSTRUCTION = (
+    "Please provide a self-contained Python script that solves the following problem in a "
+    "markdown code block:"
+)
+SCRIPT_REPLY_START = (
+    "Below is a Python script with a self-contained function that solves the problem and "
+    "passes corresponding tests:\n" + CODE_FENCE
+)
+"""EvalPlus's instruct prompt and response prefix: how instruct models' HumanEval scores are
+measured, the model cards' included."""
+
+
 def actor_messages(
     *,
     task: str,
@@ -46,13 +60,19 @@ def actor_messages(
     last_feedback: Feedback | None,
     memory: int = 5,
     prefill: bool = False,
+    style: str = "stub",
 ) -> list[BaseMessage]:
     """The actor's prompt: task, tests, the `memory` latest lessons, and the last attempt's
     failure.
 
     With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
     server continues): the code fence, and the task's function stub when it shows one, so
-    the model writes only the body instead of copying the signature and docstring back."""
+    the model writes only the body instead of copying the signature and docstring back.
+
+    `style="script"` asks for a first attempt (no failure, no lessons) the way EvalPlus does:
+    see `script_messages`."""
+    if style == "script" and last_feedback is None and not (reflections and memory):
+        return script_messages(task=task, tests=tests, prefill=prefill)
     parts = [f"Task:\n{task.strip()}"]
     if entry_point:
         parts.append(f"The tests call `{entry_point}`; define it at module level.")
@@ -74,6 +94,30 @@ def actor_messages(
     if prefill:
         messages.append(AIMessage(CODE_FENCE + (function_stub(task) or "")))
     return messages
+
+
+def script_messages(*, task: str, tests: str, prefill: bool = False) -> list[BaseMessage]:
+    """EvalPlus's instruct prompt (no system prompt; the task in a fence unless it has its own),
+    the tests after it, and with `prefill` its response prefix: the model writes the whole
+    module."""
+    body = task.strip() if "```" in task else f"```\n{task.strip()}\n```"
+    text = (
+        f"{SCRIPT_INSTRUCTION}\n{body}\n\nIt must pass these tests (the module is imported as "
+        f"`solution`):\n```python\n{tests.strip()}\n```\n"
+    )
+    messages: list[BaseMessage] = [HumanMessage(text)]
+    if prefill:
+        messages.append(AIMessage(SCRIPT_REPLY_START))
+    return messages
+
+
+def without_stub_block(task: str) -> str:
+    """The task with the code block that holds its function stub replaced by a pointer to
+    the reply, where a prefill puts the stub: the model reads it once instead of twice."""
+    for match in reversed(list(PYTHON_FENCED.finditer(task))):
+        if function_stub(match.group(0)) is not None:
+            return task[: match.start()] + STUB_IN_REPLY + task[match.end():]
+    return task
 
 
 def function_stub(task: str) -> str | None:
