@@ -72,10 +72,11 @@ def other_benchmarks() -> str:
         if r["condition"] == "one_shot" and r["task_id"] in ids
     )
     return "\n".join([
-        f"- `larger_model.py`: `model=\"local-1.5b\"`, one_shot on the first {larger['problems']} HumanEval "
-        f"problems (resumable to all 164): {larger['passed']} of {larger['problems']} passed the hidden "
-        f"tests (the 0.5B model: {small} of them), median {larger['median_s_per_problem']:.1f} s per problem, "
-        f"median {larger['median_completion_tokens']:.0f} completion tokens.",
+        f"- `larger_model.py`: `model=\"local-1.5b\"`, one_shot on {larger['problems']} HumanEval problems: "
+        f"{100 * larger['pass_at_1']:.1f} % ({larger['passed']}; tuning {100 * larger['tuning']:.1f} %, report "
+        f"{100 * larger['report']:.1f} %) against {small} for the 0.5B model on the same problems; "
+        f"{larger['wall_s'] / 60:.0f} min, median {larger['median_s_per_problem']:.1f} s per problem and "
+        f"{larger['median_completion_tokens']:.0f} completion tokens.",
         f"- `demo_time.py`: the README's demo (`make demo`'s solve, model already assembled), "
         f"{len(demo['runs'])} runs: median {demo['median_wall_s']:.1f} s wall, healed in "
         f"{demo['healed']} of {len(demo['runs'])}.",
