@@ -32,9 +32,9 @@ class AttemptRecord(TypedDict):
     seconds_sandbox: float
     code_sha: str
     candidates_tested: int
+    """Distinct new candidates tested for this attempt (1 for attempt 1)."""
     selection: NotRequired[Selection | None]
     """How the attempt chose by generated checks, when it did."""
-    """Distinct new candidates tested for this attempt (1 for attempt 1)."""
 
 
 class ProblemRecord(TypedDict):

@@ -70,8 +70,9 @@ def _repeats_previous(history: list[Attempt]) -> bool:
 
 def after_evaluation(state: State, context: Context) -> AfterEvaluation:
     """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
-    or attempts used up: finish (or human review when the Context asks for it). Two equal failures in a row: a fresh start. Otherwise try again, through the
-    reflector when the Context reflects and shows feedback."""
+    or attempts used up: finish (or human review when the Context asks for it). Two equal
+    failures in a row: a fresh start. Otherwise try again, through the reflector when the
+    Context reflects and shows feedback."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"

@@ -12,8 +12,8 @@ from codeheal.context import current_context
 from codeheal.nodes.evaluator import evaluation_steps
 from codeheal.nodes.fix_prompts import run_failures
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.selection import combined_tests
 from codeheal.nodes.project_evaluation import project_evaluation_steps
+from codeheal.nodes.selection import combined_tests
 from codeheal.nodes.steps import Steps
 from codeheal.project.task import UNCHANGED
 from codeheal.sandboxes import sandbox_for

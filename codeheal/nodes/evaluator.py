@@ -12,10 +12,10 @@ from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, s
 from codeheal.nodes.jobs import make_job
 from codeheal.nodes.lint import lint_notes
 from codeheal.nodes.model_call import NO_USAGE
+from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
 from codeheal.sandboxes.base import RunResult, Sandbox
-from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
 
 NO_CODE = "no code in reply: the reply had no Python code block"

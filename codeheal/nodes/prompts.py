@@ -21,7 +21,6 @@ CODE_FENCE = "```python\n"
 CLOSING_FENCE = "\n```"
 """A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
 PYTHON_BLOCK = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
-PYTHON_FENCED = re.compile(r"```(?:python|py)?[ \t]*\n.*?```", re.S)
 STUB_IN_REPLY = "(The function's signature and docstring start your reply below: continue it.)"
 
 REFLECTOR_SYSTEM = (
@@ -114,7 +113,7 @@ def script_messages(*, task: str, tests: str, prefill: bool = False) -> list[Bas
 def without_stub_block(task: str) -> str:
     """The task with the code block that holds its function stub replaced by a pointer to
     the reply, where a prefill puts the stub: the model reads it once instead of twice."""
-    for match in reversed(list(PYTHON_FENCED.finditer(task))):
+    for match in reversed(list(PYTHON_BLOCK.finditer(task))):
         if function_stub(match.group(0)) is not None:
             return task[: match.start()] + STUB_IN_REPLY + task[match.end():]
     return task

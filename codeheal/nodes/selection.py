@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.graph.policy import completion_allowance
+from codeheal.graph.policy import attempt_limit, completion_allowance
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request
 from codeheal.nodes.actor import uses_prefill
@@ -58,7 +58,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         if not samples:  # the budget cannot pay for a choice: the passing attempt stands
             return {"probes": None}
         emit(AttemptStarted(kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
-                            max_attempts=state.get("attempt_limit") or context.max_attempts))
+                            max_attempts=attempt_limit(state, context)))
         ((probe_reply, probe_usage),) = yield ModelCall(
             llm or chat_model(context, context.temperature), probe_prompt, stop=stop,
             max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
@@ -190,4 +190,3 @@ def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
 def combined_tests(tests: str, probes: str) -> str:
     """The user's tests, then the generated checks (their lines after the tests' own)."""
     return tests.rstrip("\n") + "\n" + probes
-
