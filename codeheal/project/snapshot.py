@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.errors import InputError
+from codeheal.sandboxes.runtime import not_an_interpreter
 
 MAX_FILES = 2000
 MAX_BYTES = 8 * 1024 * 1024
@@ -82,20 +83,24 @@ def find_python(
     """The Python the project uses: `python` (the --python flag) if given, else the project's
     own `.venv` or `venv`, else the active `$VIRTUAL_ENV`; None when there is none (run on
     codeheal's own interpreter). The project's folder wins over an active virtualenv, as in uv:
-    the active one is as likely codeheal's own."""
+    the active one is as likely codeheal's own. Nothing is run here: an interpreter that is not
+    a native executable (a script in `.venv/bin/python`) is refused with InputError."""
     if python:
-        path = Path(python)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise InputError(f"--python {python}: no executable file there; give the interpreter's path")
-        return PythonEnv(path.absolute(), "--python")
+        return _checked(Path(python).absolute(), "--python")
     base = Path(project_dir).absolute()
     for folder in (".venv", "venv"):
         interpreter = _venv_python(base / folder)
         if interpreter:
-            return PythonEnv(interpreter, f"project {folder}")
+            return _checked(interpreter, f"project {folder}")
     active = environ.get("VIRTUAL_ENV")
     interpreter = _venv_python(Path(active)) if active else None
-    return PythonEnv(interpreter, "$VIRTUAL_ENV") if interpreter else None
+    return _checked(interpreter, "$VIRTUAL_ENV") if interpreter else None
+
+
+def _checked(interpreter: Path, source: str) -> PythonEnv:
+    if reason := not_an_interpreter(str(interpreter)):
+        raise InputError(f"{source} {reason}; give the path of a real Python interpreter with --python")
+    return PythonEnv(interpreter, source)
 
 
 def _venv_python(folder: Path) -> Path | None:

@@ -30,7 +30,7 @@ from codeheal.sandboxes.base import (
 )
 from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
-from codeheal.sandboxes.runtime import Runtime, project_runtime, runtime_of
+from codeheal.sandboxes.runtime import DISCOVERY_ARGS, Runtime, discovery_runtime, project_runtime, runtime_of
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""
@@ -74,6 +74,7 @@ class LocalSandbox:
         self.isolation = isolation
         self._bwrap: str | None = None
         self._ready = False
+        self._project_runtimes: dict[str, Runtime] = {}
 
     def run(self, job: Job) -> RunResult:
         return run_coroutine_sync(self.arun(job))
@@ -98,7 +99,6 @@ class LocalSandbox:
                 "no filesystem, network or pid isolation. Install bubblewrap for full isolation.",
                 IsolationWarning, stacklevel=5,
             )
-        runtime_of(self.python)
         probe = asyncio.run(self._execute(Job(files={}, python_args=("-c", "import pytest"), timeout_s=PROBE_TIMEOUT_S)))
         if probe.exit_code != 0:
             raise SandboxError(
@@ -108,9 +108,26 @@ class LocalSandbox:
             )
         self._ready = True
 
-    async def _execute(self, job: Job) -> RunResult:
+    async def _runtime(self, job: Job) -> Runtime:
+        """The Runtime `job` runs on. A project's interpreter is asked what it has inside the
+        sandbox (once per interpreter): nothing of the project runs on the host."""
+        if job.python is None:
+            return await asyncio.to_thread(runtime_of, self.python)
+        if job.python not in self._project_runtimes:
+            probe = Job(files={}, python_args=DISCOVERY_ARGS, timeout_s=PROBE_TIMEOUT_S)
+            found = await self._execute(probe, discovery_runtime(job.python))
+            if found.exit_code != 0:
+                raise SandboxError(
+                    f"local sandbox: cannot find pytest for {job.python} (asked inside the sandbox): exit code "
+                    f"{found.exit_code}: {found.stderr.strip()[-300:]}; install pytest in the project's environment"
+                )
+            self._project_runtimes[job.python] = project_runtime(job.python, found.stdout)
+        return self._project_runtimes[job.python]
+
+    async def _execute(self, job: Job, runtime: Runtime | None = None) -> RunResult:
         limits = Limits(timeout_s=job.timeout_s, memory_mb=self.memory_mb)
-        launch = await asyncio.to_thread(self._prepare, job, limits)
+        runtime = runtime or await self._runtime(job)
+        launch = await asyncio.to_thread(self._prepare, job, limits, runtime)
         report = _Pipe(launch.report_fd, REPORT_CAP_BYTES)
         status = _Pipe(launch.status_fd, 64 * 1024) if launch.status_fd is not None else None
         try:
@@ -146,9 +163,8 @@ class LocalSandbox:
             report=report_text if job.report else "",
         )
 
-    def _prepare(self, job: Job, limits: Limits) -> _Launch:
+    def _prepare(self, job: Job, limits: Limits, runtime: Runtime) -> _Launch:
         """The job's command, descriptors, cgroup and (basic isolation) workspace."""
-        runtime = project_runtime(job.python) if job.python else runtime_of(self.python)
         stack, child_side = ExitStack(), _ChildSide()
         try:
             report_read, report_write = child_side.pipe(stack)

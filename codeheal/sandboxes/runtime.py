@@ -3,7 +3,12 @@
 The job runs the base interpreter behind the user's virtualenv with `-S` (no site-packages)
 and PYTHONPATH naming only pytest and the distributions it requires. codeheal, the benchmark
 data and every other package of the virtualenv stay out of reach; bubblewrap also hides the
-virtualenv and the project directory from view (bwrap.py)."""
+virtualenv and the project directory from view (bwrap.py).
+
+A project's interpreter (`codeheal fix`) is the project's, not codeheal's: it is checked
+without running it (a native executable, not a script) and asked what it has only inside the
+sandbox (`discovery_job`); what it answers is checked against its installation before the
+host binds any path of it into later jobs."""
 
 from __future__ import annotations
 
@@ -11,12 +16,13 @@ import functools
 import json
 import os
 import subprocess
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from codeheal.errors import SandboxError
 
 _SCRIPT = r"""
-import importlib.metadata as md, json, re, sys, sysconfig
+import importlib.metadata as md, json, site, sys, sysconfig
+site.main()  # the job starts with -S: the interpreter's own site-packages, on purpose here
 from packaging.requirements import Requirement
 
 def closure(name, seen):
@@ -46,6 +52,9 @@ print(json.dumps({
     "packages": tops,
 }))
 """
+DISCOVERY_ARGS = ("-I", "-c", _SCRIPT)
+"""The Python arguments of the job that asks an interpreter what it has (in the sandbox)."""
+ELF_MAGIC = b"\x7fELF"
 
 
 @dataclass(frozen=True)
@@ -67,13 +76,26 @@ class Runtime:
         return tuple(dict.fromkeys(os.path.dirname(path) for _, path in self.packages))
 
 
+def not_an_interpreter(python: str) -> str | None:
+    """Why `python` cannot be a project's interpreter, found without running it; None if it
+    can. Only a native executable is accepted: a script there would run whatever it says."""
+    real = os.path.realpath(python)
+    if not os.path.isfile(real) or not os.access(real, os.X_OK):
+        return f"{python}: no executable file there"
+    with open(real, "rb") as file:
+        if file.read(4) != ELF_MAGIC:
+            return f"{python}: not a Python interpreter (not a native executable; a script there would run as it is)"
+    return None
+
+
 @functools.cache
 def runtime_of(python: str) -> Runtime:
-    """The Runtime behind `python` (asked once per interpreter); SandboxError when that
-    interpreter has no pytest."""
+    """The Runtime behind codeheal's own interpreter `python` (asked once, isolated: `-I`,
+    an empty environment); SandboxError when that interpreter has no pytest. A project's
+    interpreter is asked in the sandbox instead (`discovery_runtime`, `project_runtime`)."""
     try:
         out = subprocess.run(
-            [python, "-c", _SCRIPT], capture_output=True, text=True, timeout=60, check=True,
+            [python, *DISCOVERY_ARGS], capture_output=True, text=True, timeout=60, check=True, env={},
         ).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         detail = getattr(exc, "stderr", "") or exc
@@ -84,7 +106,7 @@ def runtime_of(python: str) -> Runtime:
     found = json.loads(out)
     executable = os.path.realpath(found["executable"])
     prefixes = {os.path.realpath(p) for p in found["base_prefixes"]}
-    prefixes.add(os.path.dirname(os.path.dirname(executable)))
+    prefixes.add(_installation(executable))
     venv = os.path.realpath(found["prefix"])
     return Runtime(
         executable=executable,
@@ -94,17 +116,63 @@ def runtime_of(python: str) -> Runtime:
     )
 
 
-@functools.cache
-def project_runtime(python: str) -> Runtime:
-    """A project's interpreter (`codeheal fix`: its virtualenv, or --python) as a Runtime with
-    everything installed beside its pytest on the import path (read-only inside bubblewrap),
-    so the project's imports and its pytest plugins work. The project form's addition to the
-    stdlib-and-pytest runtime: the user's own environment, for the user's own tests."""
-    base = runtime_of(python)
+def discovery_runtime(python: str) -> Runtime:
+    """The Runtime the discovery job of a project's interpreter runs on: that interpreter as
+    given (its virtualenv is found through its path) with its installation and its virtualenv
+    visible, read-only. SandboxError when `python` is not a native executable."""
+    if reason := not_an_interpreter(python):
+        raise SandboxError(f"local sandbox: {reason}; give the path of a real Python interpreter")
+    return Runtime(executable=python, base_prefixes=_roots(python), venv=None, packages=())
+
+
+def project_runtime(python: str, discovered: str) -> Runtime:
+    """A project's interpreter as a Runtime with everything installed beside its pytest on the
+    import path (read-only inside bubblewrap), so the project's imports and its pytest plugins
+    work: the user's own environment, for the user's own tests. `discovered` is what the
+    discovery job printed, and untrusted: every path in it must lie in the interpreter's
+    installation or its virtualenv (SandboxError otherwise), and the interpreter run is the
+    one checked on the host, whatever the job said."""
+    roots = _roots(python)
+    try:
+        found = json.loads(discovered.strip().splitlines()[-1])
+        reported = [*found["base_prefixes"], *found["packages"].values()]
+    except (IndexError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise SandboxError(f"local sandbox: cannot find pytest for {python}: unreadable answer ({exc})") from None
+    outside = [path for path in map(str, reported) if not any(_within(os.path.realpath(path), r) for r in roots)]
+    if outside:
+        raise SandboxError(
+            f"local sandbox: {python} names paths outside its installation and virtualenv: {', '.join(outside[:3])}"
+        )
+    site_dirs = dict.fromkeys(os.path.dirname(os.path.realpath(p)) for p in found["packages"].values())
     entries = {
-        name: os.path.join(folder, name)
-        for folder in base.site_dirs
+        name: path
+        for folder in site_dirs
         for name in sorted(os.listdir(folder))
         if name != "__pycache__" and not name.endswith(".pth")
+        and any(_within(path := os.path.realpath(os.path.join(folder, name)), r) for r in roots)
     }
-    return replace(base, packages=tuple(sorted(entries.items())))
+    executable = os.path.realpath(python)
+    return Runtime(
+        executable=executable,
+        base_prefixes=(_installation(executable),),
+        venv=None,
+        packages=tuple(sorted(entries.items())),
+    )
+
+
+def _roots(python: str) -> tuple[str, ...]:
+    """The interpreter's installation, and the virtualenv its path lies in (if any)."""
+    roots = {_installation(os.path.realpath(python))}
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
+        roots.add(os.path.realpath(venv))
+    return tuple(sorted(roots))
+
+
+def _installation(executable: str) -> str:
+    """The prefix an interpreter is installed under (`PREFIX/bin/python3.12`)."""
+    return os.path.dirname(os.path.dirname(executable))
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")

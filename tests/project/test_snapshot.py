@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,10 +88,10 @@ def test_fixture_project_snapshot() -> None:
 
 
 def make_venv(folder: Path) -> Path:
+    """A virtualenv's layout whose bin/python links to a real interpreter (never run here)."""
     (folder / "bin").mkdir(parents=True)
     python = folder / "bin" / "python"
-    python.write_text("#!/bin/sh\n")
-    python.chmod(0o755)
+    python.symlink_to(os.path.realpath(sys.executable))
     (folder / "pyvenv.cfg").write_text("home = /usr/bin\n")
     return python
 
@@ -110,3 +112,14 @@ def test_python_explicit_then_project_venv_then_active(tmp_path: Path) -> None:
 def test_python_flag_must_name_an_interpreter(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="--python .*no executable file"):
         find_python(tmp_path, python=str(tmp_path / "nope"))
+
+
+def test_a_script_posing_as_the_projects_python_is_refused_unrun(tmp_path: Path) -> None:
+    canary = tmp_path / "ran"
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    script = tmp_path / ".venv" / "bin" / "python"
+    script.write_text(f"#!/bin/sh\ntouch {canary}\n")
+    script.chmod(0o755)
+    with pytest.raises(InputError, match=r"project \.venv .*bin/python: not a Python interpreter"):
+        find_python(tmp_path, environ={})
+    assert not canary.exists()
