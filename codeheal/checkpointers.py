@@ -30,9 +30,9 @@ _set_up: set[str] = set()
 
 
 def checkpoint_path() -> Path:
-    """The default checkpoint database, in the user's data directory."""
+    """The default checkpoint database, in the user's data directory (made 0700)."""
     directory = Path(platformdirs.user_data_dir("codeheal"))
-    directory.mkdir(parents=True, exist_ok=True)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     return directory / "checkpoints.sqlite"
 
 
@@ -106,6 +106,7 @@ def _checked_sqlite_path(target: str, must_exist: bool) -> Path:
                 f"--checkpointer / ${ENV_VAR}, or start a run with `codeheal solve`"
             )
         path.parent.mkdir(parents=True, exist_ok=True)
+        _create_private(path)
         return path
     if path.is_dir():
         raise CheckpointError(f"{path} is a directory, not a checkpoint database: name a file")
@@ -119,6 +120,17 @@ def _checked_sqlite_path(target: str, must_exist: bool) -> Path:
     if must_exist and not _has_checkpoint_tables(path):
         raise CheckpointError(f"{path} is a SQLite database but holds no codeheal checkpoints")
     return path
+
+
+def _create_private(path: Path) -> None:
+    """An empty database file only its owner can read: checkpoints hold the project's code and
+    the run's prompts. SQLite gives its journal and WAL files the database file's mode."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass  # made by a concurrent run in the meantime
+    except OSError as exc:
+        raise CheckpointError(f"cannot create the checkpoint database {path}: {exc.strerror}") from None
 
 
 def _has_checkpoint_tables(path: Path) -> bool:

@@ -1,11 +1,15 @@
 """An existing project read into memory as a workspace, and the Python it runs on.
 
 The snapshot is what the sandbox gets (`Job.files`: relative path -> text); the project
-itself is only read. What is left out, and why, is said in `Snapshot.skipped`."""
+itself is only read. Inside a git work tree it holds only what git would list (tracked, or
+untracked and not ignored); secrets (dotenv files, private keys, credential files) are left
+out wherever they are. What is left out, and why, is said in `Snapshot.skipped`."""
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +26,15 @@ SKIPPED_DIRS = frozenset({
 })
 BINARY_PROBE_BYTES = 8192
 BIGGEST_SHOWN = 5
+SECRET_NAMES = (
+    ".env", ".env.*", "*.env", ".envrc", ".netrc", ".pypirc", ".pgpass", "id_rsa", "id_dsa", "id_ecdsa",
+    "id_ed25519", "*.pem", "*.key", "*.p12", "*.pfx", "*.keystore", "credentials.json",
+)
+"""File names that hold secrets by convention: never read, wherever they are."""
+PRIVATE_KEY_MARK = "PRIVATE KEY-----"
+SECRET_REASON = "may hold secrets (dotenv, key or credential file): not read"
+IGNORED_REASON = "ignored by git"
+GIT_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -54,7 +67,8 @@ class PythonEnv:
 
 def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> Snapshot:
     """Read the text files of the project at `root`, leaving out version control, virtualenvs,
-    caches, build output, binary files and links that leave the project.
+    caches, build output, what git ignores, secrets, binary files and links that leave the
+    project.
 
     Raises InputError when `root` is not a folder, or when the project holds more than
     `max_files` files or `max_bytes` bytes (naming the biggest entries, to exclude or split)."""
@@ -69,6 +83,8 @@ def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int
         text = _read_text(base / relative)
         if text is None:
             skipped.append(Skipped(relative, "binary (not UTF-8 text)"))
+        elif PRIVATE_KEY_MARK in text:
+            skipped.append(Skipped(relative, "holds a private key: not read"))
         else:
             files[relative] = text
     return Snapshot(
@@ -110,16 +126,44 @@ def _venv_python(folder: Path) -> Path | None:
     return None
 
 
+def git_listed(base: Path) -> frozenset[str] | None:
+    """The files git would list under `base` (tracked, or untracked and not ignored), relative
+    to it; None outside a git work tree. git runs with the repository's command hooks off
+    (core.fsmonitor), so the project's own git configuration runs nothing."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    try:
+        listed = subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", "-c", f"safe.directory={base}", "-C", str(base),
+             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            capture_output=True, timeout=GIT_TIMEOUT_S, env=env, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return frozenset(name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name)
+
+
 def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
     """Relative path -> size of every file to read, and what was left out on the way."""
     found: dict[str, int] = {}
     skipped: list[Skipped] = []
+    listed = git_listed(base)
+    listed_dirs = {parent.as_posix() for name in listed or () for parent in Path(name).parents}
     for folder, dirs, names in os.walk(base):
         here = Path(folder)
         dirs[:] = sorted(d for d in dirs if not _skipped_dir(here / d, skipped, base))
+        if listed is not None:
+            for name in [d for d in dirs if (here / d).relative_to(base).as_posix() not in listed_dirs]:
+                dirs.remove(name)
+                skipped.append(Skipped((here / name).relative_to(base).as_posix() + "/", IGNORED_REASON))
         for name in names:
             path = here / name
             relative = path.relative_to(base).as_posix()
+            if listed is not None and relative not in listed:
+                skipped.append(Skipped(relative, IGNORED_REASON))
+                continue
+            if any(fnmatch.fnmatch(name, pattern) for pattern in SECRET_NAMES):
+                skipped.append(Skipped(relative, SECRET_REASON))
+                continue
             if path.is_symlink():
                 target = path.resolve()
                 if not target.is_relative_to(base) or not target.is_file():
