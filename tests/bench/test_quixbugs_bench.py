@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
-from codeheal.cli import main
-from codeheal.nodes.fix_prompts import FIX_SYSTEM
 from scripted_openai import ScriptedServer
+
+from codeheal.cli import main
+from codeheal.prompting.fix_prompts import FIX_SYSTEM
 
 BUCKETSORT_FIX = '''```python
 # python_programs/bucketsort.py
