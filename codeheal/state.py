@@ -57,6 +57,8 @@ class Feedback(TypedDict):
     isolation: str
     lint: NotRequired[list[str]]
     """Static findings on a failed candidate (undefined names, ...): notes, never the verdict."""
+    tests_ran: NotRequired[list[str]]
+    """Project form: the node ids whose test ran (passed or failed, not skipped)."""
 
 
 class Usage(TypedDict):

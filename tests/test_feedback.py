@@ -42,8 +42,23 @@ SAMPLE_NAMES = {"test_fx", "test_line_10", "test_line_11", "test_line_12"}
 
 
 def result(report: str, exit_code=1, stdout="", stderr="", timed_out=False, truncated=False) -> RunResult:
+    """The RunResult of a job whose report plugin wrote `report`, as its supervisor passes it
+    on: each line as evidence, then (unless the job was killed) its record of the exit."""
     return RunResult(exit_code=exit_code, stdout=stdout, stderr=stderr, timed_out=timed_out,
-                     output_truncated=truncated, seconds=0.5, isolation="basic", report=report)
+                     output_truncated=truncated, seconds=0.5, isolation="basic",
+                     report=supervised(report, None if timed_out else exit_code))
+
+
+def supervised(report: str, exit_code: int | None) -> str:
+    lines = []
+    for line in report.splitlines():
+        try:
+            lines.append(json.dumps({"evidence": json.loads(line)}))
+        except json.JSONDecodeError:
+            lines.append(line)  # a line cut by a kill
+    if exit_code is not None:
+        lines.append(json.dumps({"supervisor": {"exit_code": exit_code, "forged_lines": 0, "evidence_cut": False}}))
+    return "\n".join(lines) + "\n"
 
 
 def test_counts_and_per_failure_details_from_a_report():

@@ -1,17 +1,55 @@
-"""Turning the user's tests into a pytest module, and refusing tests that cannot work."""
+"""Turning the user's tests into a pytest module, and refusing tests that cannot work.
+
+The module sees every name of the candidate except those of builtins: `abs` in the tests is
+the builtin, bound before the candidate was imported, whatever the candidate defines or
+patches. Its asserts report to the host (`watched_asserts`): each comparison the values of
+both sides, as plain data the host compares itself; every other assert that it was reached."""
 
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from codeheal.errors import InputError
 
 PRELUDE = (
-    'globals().update({k: v for k, v in vars(__import__("solution")).items() if not k.startswith("__")})'
-    "  # every name of the candidate, _private ones too (added by codeheal)\n"
+    'globals().update(__import__("codeheal_report").test_names(__import__("solution")))'
+    "  # the candidate's names, _private ones too, then the builtins (added by codeheal)\n"
 )
 PRELUDE_LINES = 1
 TEST_MODULE = "test_solution.py"
+COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+_OPERATORS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+NO_LITERAL = object()
+"""A side of a comparison that is computed, not written out in the tests."""
+
+Span = tuple[int, int, int, int]
+"""(line, column, end line, end column) of an expression in the tests; columns in UTF-8 bytes."""
+
+
+@dataclass(frozen=True, eq=False)
+class WatchedAssert:
+    """An assert of the tests that reports to the host: `index` is its number in the report."""
+
+    index: int
+    line: int
+    test: str | None
+    """The test it belongs to, as its node id ends (`test_x`, `TestX::test_y`, `test_line_3`);
+    None in a helper function."""
+    required: bool
+    """It runs whenever its test runs to the end (a statement of the test's own body before
+    anything that can return): a test that passed without reporting it did not run."""
+    op: str | None = None
+    """The comparison, when the assert is `LEFT op RIGHT`; None: only its reaching is reported."""
+    sides: tuple[Span, Span] | None = None
+    literals: tuple[Any, Any] = (NO_LITERAL, NO_LITERAL)
+    """Each side's value when the tests write it out (`5`, `[1, 2]`): the host's own, not the job's."""
+    start: tuple[int, int] = (0, 0)
 
 
 def parse_tests(tests: str) -> ast.Module:
@@ -53,15 +91,90 @@ def calls_name(module: ast.Module, name: str) -> bool:
     return False
 
 
-def build_test_module(tests: str) -> str:
+def watched_asserts(module: ast.Module) -> tuple[WatchedAssert, ...]:
+    """The asserts in the tests' test functions and plain top-level asserts, in source order."""
+    found: list[tuple[ast.Assert, str | None, bool]] = []
+    for index, node in enumerate(module.body):
+        if isinstance(node, ast.Assert) and _alone_on_its_lines(module.body, index):
+            found.append((node, f"test_line_{node.lineno}", True))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found += _asserts_of(node, node.name if _is_test_function(node) else None)
+        elif isinstance(node, ast.ClassDef) and _is_test_function(node):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found += _asserts_of(item, f"{node.name}::{item.name}" if item.name.startswith("test") else None)
+    found.sort(key=lambda f: (f[0].lineno, f[0].col_offset))
+    return tuple(_watched(i, node, test, required) for i, (node, test, required) in enumerate(found))
+
+
+def _asserts_of(function: ast.FunctionDef | ast.AsyncFunctionDef, test: str | None) -> list[tuple[ast.Assert, str | None, bool]]:
+    """The asserts anywhere in `function`, each with whether it always runs when the test ends."""
+    unconditional: set[int] = set()
+    for statement in function.body:
+        if _may_leave(statement):
+            break
+        if isinstance(statement, ast.Assert):
+            unconditional.add(id(statement))
+    return [
+        (node, test, test is not None and id(node) in unconditional)
+        for node in ast.walk(function) if isinstance(node, ast.Assert)
+    ]
+
+
+def _may_leave(statement: ast.stmt) -> bool:
+    """Whether a statement can end its function early (a return, raise or yield in it)."""
+    return any(isinstance(node, (ast.Return, ast.Raise, ast.Yield, ast.YieldFrom)) for node in ast.walk(statement))
+
+
+def _watched(index: int, node: ast.Assert, test: str | None, required: bool) -> WatchedAssert:
+    watched = WatchedAssert(index=index, line=node.lineno, test=test, required=required,
+                            start=(node.lineno, node.col_offset))
+    compare = node.test
+    if isinstance(compare, ast.Compare) and len(compare.ops) == 1 and type(compare.ops[0]) in _OPERATORS:
+        left, right = compare.left, compare.comparators[0]
+        return WatchedAssert(**{**vars(watched), "op": _OPERATORS[type(compare.ops[0])],
+                                "sides": (_span(left), _span(right)), "literals": (_literal(left), _literal(right))})
+    return watched
+
+
+def _span(node: ast.expr) -> Span:
+    return node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return NO_LITERAL
+
+
+def _instrumented(tests: str, watched: Sequence[WatchedAssert]) -> str:
+    """The tests with the recorders spliced in, every line keeping its number."""
+    lines = [line.encode("utf-8") for line in tests.splitlines()]
+    inserts: list[tuple[int, int, bytes]] = []
+    for check in watched:
+        if check.sides is None:
+            inserts.append((*check.start, f"_codeheal_reached_({check.index}); ".encode()))
+            continue
+        for side, (line, col, end_line, end_col) in enumerate(check.sides):
+            inserts.append((line, col, f"_codeheal_value_({check.index}, {side}, (".encode()))
+            inserts.append((end_line, end_col, b"))"))
+    # from the end backwards, so every earlier position stays where it was
+    for line, col, text in sorted(inserts, key=lambda i: (i[0], i[1]), reverse=True):
+        lines[line - 1] = lines[line - 1][:col] + text + lines[line - 1][col:]
+    return "\n".join(line.decode("utf-8") for line in lines)
+
+
+def build_test_module(tests: str, watched: Sequence[WatchedAssert] = ()) -> str:
     """The tests as test_solution.py: the candidate's names in scope, and each plain
-    top-level assert wrapped in its own test function so it counts as its own check.
+    top-level assert wrapped in its own test function so it counts as its own check;
+    the `watched` asserts (from `watched_asserts` of the same tests) instrumented.
 
     Other top-level statements stay at module level, so names they bind are visible
     to the wrapped asserts (as module globals, after the whole module has run). Line N
     of the tests is line N + PRELUDE_LINES of the module."""
     module = parse_tests(tests)
-    lines = tests.splitlines()
+    lines = _instrumented(tests, watched).splitlines() if watched else tests.splitlines()
     out: list[str] = []
     cursor = 0
     body = module.body

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
-from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE
+from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert
+from codeheal.evaluation.verdict import Report, parse_report, unrun_failures, watched_failures
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -70,20 +70,28 @@ def tamper_feedback(code: str) -> Feedback | None:
     return attempt_feedback(error=tamper_scan.describe(findings), failures=failures)
 
 
-def run_feedback(result: RunResult, expected: Collection[str] | None, *, project: bool = False) -> Feedback:
-    """Feedback from a sandbox run and the JSON-lines report the plugin wrote to its report
-    channel. The report is evidence, not the verdict: a pass needs a report consistent with
-    what the host knows (a result for each of the `expected` test names parsed from the tests
-    and for no other, one finish event agreeing with the results and with the exit code).
+def run_feedback(
+    result: RunResult, expected: Collection[str] | None, *, project: bool = False,
+    watched: Sequence[WatchedAssert] = (), must_run: Collection[str] | None = None,
+) -> Feedback:
+    """Feedback from a sandbox run and its report (verdict.py: the supervisor's record and the
+    report plugin's evidence). The report is evidence, not the verdict: a pass needs a report
+    consistent with what the host knows (a result for each of the `expected` test names parsed
+    from the tests and for no other, one finish event agreeing with the results and with the
+    test process's exit code), every expected test run and passed (no skip, no xfail), and, in
+    the module form, the `watched` asserts' values agreeing when the host compares them.
     `project`: the run tested a project (`codeheal fix`), whose test names are not known
-    before it runs (`expected` is None) and whose frames are in its own terms already.
+    before it runs (`expected` is None) and whose frames are in its own terms already;
+    `must_run`: the node ids the project as it is ran, each of which must run and pass.
 
     Raises SandboxError when the report shows that pytest never started: the sandbox, not
     the candidate, failed (the candidate is imported only after the session started)."""
-    events = _parse_events(result.report)
+    report = parse_report(result.report)
+    events = report.events
+    exit_code = report.supervisor["exit_code"] if report.supervisor else result.exit_code
     if not result.timed_out and not any(e.get("event") == "start" for e in events):
         raise SandboxError(
-            f"the sandbox ({result.isolation}) did not start pytest (exit code {result.exit_code}): "
+            f"the sandbox ({result.isolation}) did not start pytest (exit code {exit_code}): "
             + (_tail(result.stderr).strip()[-500:] or "no output")
         )
     results = [e for e in events if e.get("event") == "result"]
@@ -92,14 +100,21 @@ def run_feedback(result: RunResult, expected: Collection[str] | None, *, project
     finished = bool(finishes)
 
     failures = [_failure(e, project) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    hung = _unfinished_test(events) if result.timed_out else None
+    unrun = unrun_failures(events, expected) if expected is not None else []
+    if must_run is not None:
+        unrun += unrun_failures(events, must_run, by="id")
+    unrun = [f for f in unrun if f["test"] != hung]  # named as the one that hung, below
+    host_failures = unrun + watched_failures(events, watched)
+    failed_tests = {f["test"] for f in host_failures}
     call_results = [e for e in results if e.get("when") == "call"]
-    passed_count = sum(1 for e in call_results if e["outcome"] == "passed")
-    tests_seen = {e["test"] for e in results if e.get("outcome") != "skipped"}
-    total = len(tests_seen)
+    passed_count = sum(1 for e in call_results if e["outcome"] == "passed" and not e.get("xfail")
+                       and e.get("name") not in failed_tests)
+    tests_seen = {e["test"] for e in results}
+    total = len(tests_seen) + len(unrun)
 
     error = None
     if result.timed_out:
-        hung = _unfinished_test(events)
         error = f"timed out: the run did not finish within the time limit" + (
             f" (still running {hung})" if hung else ""
         )
@@ -111,18 +126,22 @@ def run_feedback(result: RunResult, expected: Collection[str] | None, *, project
             ))
     elif collect_errors:
         error = _load_error(failures[0])
+    elif result.exit_code is None:  # killed by the host (an output flood)
+        error = _crash_description(result, None)
+    elif (untrusted := _untrusted(report)) is not None:
+        error = untrusted
     elif not finished:
-        error = _crash_description(result)
-    elif total == 0:
+        error = _crash_description(result, exit_code)
+    elif not tests_seen:
         error = "no tests were collected"
     else:
-        error = _inconsistency(result, events, finishes, failures, expected)
+        error = _inconsistency(exit_code, events, finishes, failures, expected)
 
-    return Feedback(
-        passed=error is None and not failures and passed_count == total,
+    feedback = Feedback(
+        passed=error is None and not failures and not host_failures and passed_count == total,
         total=total,
         passed_count=passed_count,
-        failures=failures,
+        failures=failures + host_failures,
         error=error,
         stdout=_tail(result.stdout),
         stderr=_tail(result.stderr),
@@ -131,17 +150,32 @@ def run_feedback(result: RunResult, expected: Collection[str] | None, *, project
         seconds=result.seconds,
         isolation=result.isolation,
     )
+    if project:
+        feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
+    return feedback
+
+
+def _untrusted(report: Report) -> str | None:
+    """Why the report cannot be believed at all, from the supervisor's own record."""
+    supervisor = report.supervisor
+    if supervisor is None:
+        return "the sandbox's supervisor ended without its record (killed), so the run is not a pass"
+    if supervisor.get("forged_lines") or report.stray_lines:
+        count = (supervisor.get("forged_lines") or 0) + report.stray_lines
+        return (f"{count} line(s) on the report pipe were not written by codeheal's report plugin: "
+                "code under test wrote to the harness's channel, so the run is not a pass")
+    if supervisor.get("evidence_cut"):
+        return "the run's report was too large to check, so the run is not a pass"
+    return None
 
 
 def _inconsistency(
-    result: RunResult, events: list[dict], finishes: list[dict], failures: list[CheckFailure],
+    exit_code: int | None, events: list[dict], finishes: list[dict], failures: list[CheckFailure],
     expected: Collection[str] | None,
 ) -> str | None:
     """What in a finished run's report disagrees with what the host knows; None if nothing."""
     problems = []
     reported = {_top_name(e["test"]) for e in events if e.get("event") == "result" and "test" in e}
-    if expected is not None and (missing := sorted(set(expected) - reported)):
-        problems.append(f"no result for {', '.join(missing[:5])}")
     if expected is not None and (extra := sorted(reported - set(expected))):
         problems.append(f"results for tests that are not in the tests: {', '.join(extra[:5])}")
     if len(finishes) != 1 or sum(1 for e in events if e.get("event") == "start") != 1:
@@ -149,8 +183,8 @@ def _inconsistency(
     status = finishes[-1].get("exitstatus")
     if (status == 0) == bool(failures):
         problems.append(f"pytest's exit status {status} disagrees with {len(failures)} failure(s)")
-    if status != result.exit_code:
-        problems.append(f"pytest finished with status {status} but the process exited with {result.exit_code}")
+    if status != exit_code:
+        problems.append(f"pytest finished with status {status} but the test process exited with {exit_code}")
     if not problems:
         return None
     return "the run's report is inconsistent, so it is not a pass: " + "; ".join(problems)
@@ -185,18 +219,6 @@ def summarize(feedback: Feedback) -> str:
 
 def strip_ansi(text: str) -> str:
     return ANSI_ESCAPE.sub("", text)
-
-
-def _parse_events(report_text: str) -> list[dict]:
-    events = []
-    for line in report_text.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by a kill mid-write
-        if isinstance(event, dict):
-            events.append(event)
-    return events
 
 
 def _failure(event: dict, project: bool) -> CheckFailure:
@@ -234,14 +256,14 @@ def _unfinished_test(events: list[dict]) -> str | None:
     return pending[-1].split("::")[-1] if pending else None
 
 
-def _crash_description(result: RunResult) -> str:
-    if result.exit_code is None:
+def _crash_description(result: RunResult, exit_code: int | None) -> str:
+    if exit_code is None:
         return "the process was killed" + (" after flooding its output" if result.output_truncated else "")
-    if result.exit_code < 0:
-        return f"the process was killed by signal {-result.exit_code}"
+    if exit_code < 0:
+        return f"the process was killed by signal {-exit_code}"
     last = strip_ansi(result.stderr).strip().splitlines()
     detail = f": {last[-1]}" if last else ""
-    return f"the test process ended early with exit code {result.exit_code}{detail}"
+    return f"the test process ended early with exit code {exit_code}{detail}"
 
 
 def _tail(text: str) -> str:

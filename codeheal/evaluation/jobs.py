@@ -1,22 +1,25 @@
 """The sandbox jobs that run tests: the single-module form (the candidate as solution.py
-beside the user's tests) and the project form (a copy of the project and its test command),
-both reporting through codeheal's pytest plugin."""
+beside the user's tests) and the project form (a copy of the project and its test command).
+Both run codeheal's supervisor, which starts pytest with codeheal's report plugin and alone
+holds the report channel to the host (supervisor.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from codeheal.evaluation.checks import TEST_MODULE, build_test_module
+from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
+SUPERVISOR = "codeheal_supervisor.py"
+SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
 PYTEST_ARGS = (
-    "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
+    SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
 )
-PROJECT_PYTEST_ARGS = ("-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
+PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
@@ -24,8 +27,9 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
     return Job(
         files={
             "solution.py": candidate,
-            TEST_MODULE: build_test_module(tests),
+            TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
             f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
+            SUPERVISOR: SUPERVISOR_SOURCE,
             "pytest.ini": "[pytest]\n",
         },
         python_args=PYTEST_ARGS,
@@ -44,7 +48,7 @@ def project_job(
     plugin goes beside them and is passed with -p; the project's own configuration, conftest
     and installed pytest plugins apply (no codeheal pytest.ini, no plugin autoload switch)."""
     return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE},
+        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE},
         python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
         timeout_s=timeout_s,
         report=True,

@@ -4,7 +4,7 @@ into Feedback (with pyflakes notes when it failed)."""
 
 from __future__ import annotations
 
-from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.checks import check_names, parse_tests, watched_asserts
 from codeheal.evaluation.feedback import (
     attempt_feedback,
     run_feedback,
@@ -59,4 +59,5 @@ async def aevaluate_candidate(
 
 
 def _from_run(result: RunResult, tests: str) -> Feedback:
-    return run_feedback(result, check_names(parse_tests(tests)))
+    module = parse_tests(tests)
+    return run_feedback(result, check_names(module), watched=watched_asserts(module))

@@ -1,10 +1,20 @@
-"""A pytest plugin copied into each sandbox workspace. It writes one JSON line per event to
-the report channel the host opened (a descriptor named by CODEHEAL_REPORT_FD, taken out of
-the environment before the candidate is imported) as the run goes, so a run killed at its
-deadline still says which checks finished and which one hung. Only the user's tests are
-collected: functions and classes of the candidate are not, whatever their names. Standard
-library and pytest only: it runs inside the sandbox."""
+"""A pytest plugin copied into each sandbox workspace. It writes one JSON line per event, as
+evidence, to the pipe of codeheal's supervisor (a descriptor named by CODEHEAL_REPORT_FD,
+taken out of the environment before the candidate is imported) as the run goes, so a run
+killed at its deadline still says which checks finished and which one hung. Each line is
+authenticated with the key the supervisor handed over on CODEHEAL_KEY_FD (read and closed
+here, before the candidate is imported). The module form's tests call `value` and `reached`
+(checks.py puts them in): the values its comparisons saw, as plain data for the host to
+compare, and the asserts a test reached. Only the user's tests are collected: functions and
+classes of the candidate are not, whatever their names. Standard library and pytest only: it
+runs inside the sandbox."""
 
+import builtins
+import collections
+import decimal
+import fractions
+import hashlib
+import hmac
 import json
 import os
 
@@ -15,12 +25,103 @@ WORKSPACE = os.getcwd() + os.sep
 the candidate and the tests, or a project's modules and tests; never the plugin's own."""
 EXPLANATION_LINES = 6
 CANDIDATE_MODULE = "solution"
-_report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "w", encoding="utf-8", buffering=1)
+MAC_CHARS = 32
+RECORDER_PREFIX = "_codeheal_"
+"""The names the module form's tests call `value` and `reached` by (checks.py)."""
+VALUE_CHARS = 64 * 1024
+"""A value whose plain form is longer than this is recorded as "big": not compared by the host."""
+RECORDS_PER_ASSERT = 200
+"""Values kept per assert and test (an assert in a loop); later ones are not recorded."""
+_report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "wb")
+with os.fdopen(int(os.environ.pop("CODEHEAL_KEY_FD")), "rb") as _key_pipe:
+    _key = _key_pipe.read()
+_BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.startswith("_")}
+"""The builtins as they were before the candidate was imported (it may patch them)."""
 _comparison = {}
+_current = {"test": None}
+_recorded = {}
+PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), decimal.Decimal, fractions.Fraction)
+CONTAINERS = (list, tuple, dict, set, frozenset)
+READ_AS = {collections.OrderedDict: dict, collections.Counter: dict, collections.deque: list}
+"""Standard library containers that redefine comparing, read as the builtin they extend (exact type only)."""
+COMPARISON_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__")
 
 
 def _emit(record):
-    _report.write(json.dumps(record) + "\n")
+    payload = json.dumps(record).encode()
+    tag = hmac.new(_key, payload, hashlib.sha256).hexdigest()[:MAC_CHARS].encode()
+    _report.write(tag + b" " + payload + b"\n")
+    _report.flush()
+
+
+def test_names(candidate):
+    """The names the module form's tests see: the candidate's (its _private ones too, not
+    those of builtins), then the builtins as they were before it was imported, then the
+    recorders."""
+    names = {name: obj for name, obj in vars(candidate).items()
+             if not name.startswith(("__", RECORDER_PREFIX)) and name not in _BUILTINS}
+    return {**names, **_BUILTINS, RECORDER_PREFIX + "value_": value, RECORDER_PREFIX + "reached_": reached}
+
+
+def value(check, side, obj):
+    """Record `obj`, one side of the module form's assert `check`, as plain data (or the name
+    of its type when it is not plain data); returns `obj` unchanged."""
+    key = (_current["test"], check, side)
+    count = _recorded[key] = _recorded.get(key, 0) + 1
+    if count <= RECORDS_PER_ASSERT:
+        try:
+            encoded = {"plain": _plain(obj, 0)}
+            if len(json.dumps(encoded)) > VALUE_CHARS:
+                encoded = {"big": type(obj).__name__}
+        except _NotPlain as exc:
+            encoded = {"object": str(exc)}
+        except (RecursionError, ValueError):
+            encoded = {"big": type(obj).__name__}
+        _emit({"event": "value", "test": _current["test"], "check": check, "side": side, **encoded})
+    return obj
+
+
+def reached(check):
+    """Record that the module form's assert `check` was reached in the current test."""
+    key = (_current["test"], check, "reached")
+    if key not in _recorded:
+        _recorded[key] = 1
+        _emit({"event": "reached", "test": _current["test"], "check": check})
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _plain(obj, depth):
+    """`obj` as tagged JSON data, read through the builtin types' own methods: a subclass that
+    redefines how it compares is not plain data."""
+    kind = type(obj)
+    if depth > 50:
+        raise RecursionError
+    if kind in READ_AS:
+        base = READ_AS[kind]
+        obj = base(dict.items(obj)) if base is dict else base(collections.deque.__iter__(obj))
+        kind = base
+    base = next((t for t in (*PLAIN_TYPES, *CONTAINERS) if issubclass(kind, t)), None)
+    if base is None or (kind is not base and any(getattr(kind, m, None) is not getattr(base, m, None)
+                                                 for m in COMPARISON_METHODS)):
+        raise _NotPlain(kind.__name__)
+    if base is bool:
+        return ["bool", bool.__bool__(obj)]
+    if base in (int, float, complex):
+        return [base.__name__, base.__repr__(obj)]
+    if base in (decimal.Decimal, fractions.Fraction):
+        return [base.__name__, base.__str__(obj)]
+    if base is str:
+        return ["str", str.__str__(obj)]
+    if base is bytes:
+        return ["bytes", bytes.hex(obj)]
+    if base is type(None):
+        return ["None", None]
+    if base is dict:
+        return ["dict", [[_plain(k, depth + 1), _plain(v, depth + 1)] for k, v in dict.items(obj)]]
+    return [base.__name__, [_plain(item, depth + 1) for item in base.__iter__(obj)]]
 
 
 def _frames(excinfo):
@@ -43,7 +144,8 @@ def _describe(excinfo):
     if isinstance(excinfo.value, AssertionError):
         # the assert and pytest's "+  where" lines: what each side was computed from
         lines = message.split("\n")
-        kept = [lines[0]] + [line for line in lines[1:] if line.lstrip().split()[:2] in (["+", "where"], ["+", "and"])]
+        kept = [lines[0]] + [line for line in lines[1:] if line.lstrip().split()[:2] in (["+", "where"], ["+", "and"])
+                             and RECORDER_PREFIX not in line]
         message = "\n".join(kept[:EXPLANATION_LINES]) if message else "assert failed"
     return {"exception": excinfo.typename, "message": message[:2000], "frames": _frames(excinfo)}
 
@@ -52,8 +154,13 @@ def pytest_sessionstart(session):
     _emit({"event": "start"})
 
 
+def pytest_collection_finish(session):
+    _emit({"event": "collected", "tests": [item.nodeid for item in session.items]})
+
+
 def pytest_runtest_logstart(nodeid, location):
     _comparison.clear()
+    _current["test"] = nodeid
     _emit({"event": "begin", "test": nodeid})
 
 
@@ -77,6 +184,10 @@ def pytest_runtest_makereport(item, call):
     if report.when == "call" or report.failed or report.skipped:
         record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
                   "outcome": report.outcome}
+        if hasattr(report, "wasxfail"):
+            record["xfail"] = True
+        if report.skipped and isinstance(report.longrepr, tuple):
+            record["reason"] = str(report.longrepr[2])[:500]
         if report.failed and call.excinfo is not None:
             record.update(_describe(call.excinfo))
             params = getattr(getattr(item, "callspec", None), "params", None)

@@ -88,7 +88,9 @@ def _namespace_args(as_root: bool) -> list[str]:
     # As root, a user namespace would map only uid 0 and forbid the drop to the job uid;
     # unprivileged bwrap needs one to create the others.
     user = [] if as_root else ["--unshare-user"]
-    return [*user, "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    # --as-pid-1: the job's command (codeheal's supervisor) is pid 1 of the sandbox, which no
+    # process inside can kill, and whose end ends every process left inside.
+    return [*user, "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
 
 
 def _tmpfs(path: str) -> list[str]:

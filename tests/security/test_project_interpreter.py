@@ -15,8 +15,8 @@ from packaging.requirements import Requirement
 
 from codeheal.cli import main
 from codeheal.errors import SandboxError
-from codeheal.nodes.feedback import run_feedback
-from codeheal.nodes.jobs import project_job
+from codeheal.evaluation.feedback import run_feedback
+from codeheal.evaluation.jobs import project_job
 from codeheal.sandboxes import LocalSandbox
 from conftest import bwrap_usable
 

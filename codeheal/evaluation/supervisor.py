@@ -1,0 +1,115 @@
+"""codeheal's supervisor, copied into each sandbox workspace and run as the job's command.
+
+It never imports the candidate, the tests or pytest (standard library only). It alone holds
+the report channel to the host; the test process it starts holds no descriptor that reaches
+the host: its report plugin writes evidence to a pipe of the supervisor's, each line
+authenticated with a key the supervisor hands the plugin on a pipe read (and closed) before
+the candidate is imported, and its output goes through the supervisor. The supervisor passes
+on the authenticated evidence and adds what only it can see: how the test process ended, and
+how many lines arrived that the plugin did not write. It cannot be traced or written to by the
+test process (not dumpable). Usage: python supervisor.py PYTHON_ARGS... (the test process's
+arguments; it runs on this interpreter, with this interpreter's flags)."""
+
+import sys
+
+# Standard library only, before anything else is imported: not the workspace (a project file
+# named like a module) nor the packages the test process gets.
+sys.path[:] = [p for p in sys.path if p.startswith(sys.base_prefix) and "-packages" not in p]
+
+import ctypes  # noqa: E402
+import hashlib  # noqa: E402
+import hmac  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import threading  # noqa: E402
+
+REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
+KEY_FD_ENV = "CODEHEAL_KEY_FD"
+EVIDENCE_CAP_BYTES = 3 * 1024 * 1024
+"""Evidence passed on at most (the host keeps 4 MB of the report channel)."""
+MAC_CHARS = 32
+PR_SET_DUMPABLE = 4
+FLAGS = (("no_site", "-S"), ("isolated", "-I"), ("ignore_environment", "-E"), ("no_user_site", "-s"))
+
+
+def mac(key, payload):
+    """The authentication tag of one evidence line (the report plugin computes the same)."""
+    return hmac.new(key, payload, hashlib.sha256).hexdigest()[:MAC_CHARS]
+
+
+def main(argv):
+    report = os.fdopen(int(os.environ.pop(REPORT_FD_ENV)), "w", encoding="utf-8", buffering=1)
+    os.set_inheritable(report.fileno(), False)
+    _not_dumpable()
+    key = os.urandom(16).hex().encode()
+    evidence_read, evidence_write = os.pipe()
+    key_read, key_write = os.pipe()
+    os.write(key_write, key)
+    os.close(key_write)
+    env = {**os.environ, REPORT_FD_ENV: str(evidence_write), KEY_FD_ENV: str(key_read)}
+    flags = [flag for name, flag in FLAGS if getattr(sys.flags, name)]
+    child = subprocess.Popen(
+        [sys.executable, *flags, *argv], env=env, pass_fds=(evidence_write, key_read),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    os.close(evidence_write)
+    os.close(key_read)
+    relays = [
+        threading.Thread(target=_relay, args=(child.stdout, sys.stdout.buffer), daemon=True),
+        threading.Thread(target=_relay, args=(child.stderr, sys.stderr.buffer), daemon=True),
+    ]
+    for relay in relays:
+        relay.start()
+    tally = {"forged_lines": 0, "evidence_cut": False}
+    lock = threading.Lock()
+    reader = threading.Thread(target=_pass_on, args=(evidence_read, key, report, tally, lock), daemon=True)
+    reader.start()
+    exit_code = child.wait()
+    # A process the candidate left behind may hold the pipes open: stop listening soon after.
+    for thread in (reader, *relays):
+        thread.join(timeout=1.0)
+    with lock:
+        report.write(json.dumps({"supervisor": {"exit_code": exit_code, **tally}}) + "\n")
+        report.flush()
+    os._exit(0)  # the relay threads may still be blocked on pipes a leftover process holds
+
+
+def _not_dumpable():
+    """Refuse ptrace and /proc/PID/mem to processes of the same uid (the test process)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _relay(source, target):
+    while chunk := source.read1(65536):
+        target.write(chunk)
+        target.flush()
+
+
+def _pass_on(fd, key, report, tally, lock):
+    """Authenticated evidence lines passed on to the host; the rest only counted."""
+    sent = 0
+    with os.fdopen(fd, "rb") as evidence:
+        for line in evidence:
+            tag, _, payload = line.rstrip(b"\n").partition(b" ")
+            if not hmac.compare_digest(tag, mac(key, payload).encode()):
+                tally["forged_lines"] += 1
+                continue
+            sent += len(payload)
+            if sent > EVIDENCE_CAP_BYTES:
+                tally["evidence_cut"] = True
+                continue
+            try:
+                record = json.loads(payload)
+            except ValueError:
+                tally["forged_lines"] += 1
+                continue
+            with lock:
+                report.write(json.dumps({"evidence": record}) + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
