@@ -8,7 +8,7 @@ from collections.abc import Collection, Sequence
 from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert
-from codeheal.evaluation.verdict import Report, parse_report, unrun_failures, watched_failures
+from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -111,7 +111,7 @@ def run_feedback(
     passed_count = sum(1 for e in call_results if e["outcome"] == "passed" and not e.get("xfail")
                        and e.get("name") not in failed_tests)
     tests_seen = {e["test"] for e in results}
-    total = len(tests_seen) + len(unrun)
+    total = len(tests_seen) + sum(1 for f in unrun if f["message"] == NO_RESULT)
 
     error = None
     if result.timed_out:

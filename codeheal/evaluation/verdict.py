@@ -21,6 +21,9 @@ from codeheal.evaluation.checks import COMPARISONS, NO_LITERAL, WatchedAssert
 from codeheal.state import CheckFailure
 
 
+NO_RESULT = "did not run: no result for it (the run ended before it, or it was not collected)"
+
+
 @dataclass(frozen=True)
 class Report:
     """A run's report channel, parsed."""
@@ -93,8 +96,7 @@ def unrun_failures(events: list[dict], expected: Collection[str], *, by: str = "
             failures.append(_failure(label, "NotRun", f"did not run: {what}{f' ({reason})' if reason else ''}; "
                                      "a test that does not run is not a pass"))
         elif not any(e.get("when") == "call" for e in own) and not any(e.get("outcome") == "failed" for e in own):
-            failures.append(_failure(label, "NotRun", "did not run: no result for it (the run ended before it, "
-                                     "or it was not collected)"))
+            failures.append(_failure(label, "NotRun", NO_RESULT))
     return failures
 
 

@@ -1,0 +1,207 @@
+"""Candidates that try to forge their own verdict, in the real bubblewrap sandbox, with the
+tamper scan off: the verdict alone (the supervisor's record, the authenticated evidence, the
+host's own comparisons and its count of what ran) must make each a failed attempt."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hostile_run import evaluate
+
+from conftest import bwrap_usable
+
+pytestmark = [
+    pytest.mark.usefixtures("contained"),
+    pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here"),
+]
+
+WRONG_ADD = "def add(a, b):\n    return a - b\n"
+PLAIN_TESTS = "assert add(2, 3) == 5\nassert add(0, 0) == 0\n"
+FUNCTION_TESTS = (
+    "def test_add():\n"
+    "    assert add(2, 3) == 5\n"
+    "    assert add(1, 1) == 2\n"
+    "    done = True\n"
+)
+FIND_CLASS = (
+    "def find(name, base=BaseException):\n"
+    "    for sub in base.__subclasses__():\n"
+    "        if sub.__name__ == name or (sub := find(name, sub)):\n"
+    "            return sub\n"
+)
+"""Candidate code that finds pytest's own exceptions without importing pytest."""
+FORGED = (
+    '{"event": "start"}\\n'
+    '{"event": "result", "test": "test_solution.py::test_line_1", "name": "test_line_1", "when": "call", "outcome": "passed"}\\n'
+    '{"event": "result", "test": "test_solution.py::test_line_2", "name": "test_line_2", "when": "call", "outcome": "passed"}\\n'
+    '{"event": "finish", "exitstatus": 0, "collected": 2}\\n'
+)
+
+
+def failed(code: str, tests: str = PLAIN_TESTS) -> dict:
+    updates, _ = evaluate(code, tests, tamper_scan=False)
+    feedback = updates["feedback"]
+    assert updates["status"] == "failed" and not feedback["passed"], feedback
+    return feedback
+
+
+def failure_kinds(feedback: dict) -> set[str]:
+    return {f["exception"] for f in feedback["failures"]}
+
+
+@pytest.mark.parametrize("raise_it", [
+    "raise unittest.SkipTest('not today')",
+    "raise find('XFailed')('not today')",
+])
+def test_skipping_the_checks_it_gets_wrong_is_not_a_pass(raise_it: str) -> None:
+    code = (FIND_CLASS + "import unittest\ndef add(a, b):\n    if (a, b) == (2, 3):\n"
+            f"        {raise_it}\n    return a + b\n")
+    feedback = failed(code)
+    not_run = [f for f in feedback["failures"] if f["exception"] == "NotRun"]
+    assert [f["test"] for f in not_run] == ["test_line_1"], feedback["failures"]
+    assert "did not run" in not_run[0]["message"]
+    assert feedback["passed_count"] == 1 and feedback["total"] == 2
+
+
+def test_ending_the_session_early_with_a_passing_exit_is_not_a_pass() -> None:
+    code = FIND_CLASS + (
+        "def add(a, b):\n"
+        "    if (a, b) == (2, 3):\n"
+        "        raise find('Exit')('done', returncode=0)\n"
+        "    return a - b\n"
+    )
+    feedback = failed(code)
+    assert {f["test"] for f in feedback["failures"] if f["exception"] == "NotRun"} >= {"test_line_2"}, feedback
+
+
+def test_a_value_whose_eq_always_agrees_is_not_a_pass() -> None:
+    code = (
+        "class Anything:\n"
+        "    def __eq__(self, other):\n        return True\n"
+        "    __hash__ = object.__hash__\n"
+        "def add(a, b):\n    return Anything()\n"
+    )
+    feedback = failed(code)
+    assert failure_kinds(feedback) == {"NotPlainValue"}
+    assert "not plain data" in feedback["failures"][0]["message"]
+
+
+def test_an_int_subclass_that_lies_is_not_a_pass() -> None:
+    code = "class Liar(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n" \
+           "def add(a, b):\n    return Liar(a - b)\n"
+    assert failure_kinds(failed(code)) == {"NotPlainValue"}
+
+
+def test_a_candidate_shadowing_a_builtin_does_not_change_the_tests() -> None:
+    code = "def abs(x):\n    return 0\ndef area(r):\n    return 3 * r * r\n"
+    tests = "assert abs(area(1) - 3.14159) < 1e-3\n"
+    feedback = failed(code, tests)
+    assert feedback["failures"][0]["exception"] == "AssertionError"
+
+
+def test_patching_builtins_at_import_does_not_change_the_tests() -> None:
+    code = "import builtins\nbuiltins.abs = lambda x: 0\ndef area(r):\n    return 3 * r * r\n"
+    feedback = failed(code, "assert abs(area(1) - 3.14159) < 1e-3\n")
+    assert feedback["failures"][0]["exception"] == "AssertionError"
+
+
+@pytest.mark.parametrize("patch", [
+    'importlib.import_module("_py" + "test.python").Function.runtest = lambda self: None',
+    'exec(bytes.fromhex("{}").decode())'.format(
+        "import _pytest.python; _pytest.python.Function.runtest = lambda self: None".encode().hex()),
+])
+@pytest.mark.parametrize("tests", [PLAIN_TESTS, FUNCTION_TESTS])
+def test_patching_the_runner_through_any_spelling_is_not_a_pass(patch: str, tests: str) -> None:
+    code = f"import importlib\n{patch}\n" + WRONG_ADD
+    feedback = failed(code, tests)
+    assert "NotRun" in failure_kinds(feedback)
+    assert any("never ran" in f["message"] for f in feedback["failures"])
+
+
+def test_jumping_over_the_asserts_with_a_tracer_is_not_a_pass() -> None:
+    code = (
+        "import linecache\n"
+        "def skip_asserts(frame, event, arg):\n"
+        "    if frame.f_code.co_filename.endswith('test_solution.py') and event == 'line':\n"
+        "        if linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip().startswith('assert'):\n"
+        "            frame.f_lineno += 1\n"
+        "    return skip_asserts\n"
+        "def install(frame, event, arg):\n"
+        "    return skip_asserts\n"
+        "getattr(__import__('sys'), 'settrace')(install)\n"
+        + WRONG_ADD
+    )
+    feedback = failed(code, FUNCTION_TESTS)
+    assert "NotRun" in failure_kinds(feedback) or "AssertionError" in failure_kinds(feedback)
+
+
+def test_a_finalizer_that_exits_with_zero_is_not_a_pass() -> None:
+    code = "import os, weakref\n" + WRONG_ADD + "class Box:\n    pass\n" \
+           "keep = Box()\nweakref.finalize(keep, getattr(os, '_exit'), 0)\n"
+    feedback = failed(code)
+    assert "exit" in feedback["error"] or "inconsistent" in feedback["error"], feedback["error"]
+
+
+def test_a_forged_report_on_every_descriptor_then_exec_is_not_a_pass() -> None:
+    code = WRONG_ADD + (
+        "import os\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        f"        os.write(fd, b'{FORGED}')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "os.execv('/bin/true', ['/bin/true'])\n"
+    )
+    feedback = failed(code)
+    assert "not written by codeheal's report plugin" in feedback["error"], feedback["error"]
+
+
+def test_the_test_process_holds_no_descriptor_that_reaches_the_host() -> None:
+    """While the test process runs, the host looks at its descriptors: none is a pipe this
+    (host) process holds an end of; the report channel's host end is held by the supervisor."""
+    token = f"codeheal-fd-probe-{os.getpid()}"
+    code = f"import time\ndef hold():\n    time.sleep(2.5)\n    return {token!r}\n"
+    seen: dict[str, set[str]] = {}
+
+    def inspect() -> None:
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and "job" not in seen:
+            for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+                try:
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if b"-mpytest" not in cmdline.replace(b"\0", b"") or b"test_solution.py" not in cmdline:
+                        continue
+                    role = "supervisor" if b"codeheal_supervisor" in cmdline else "job"
+                    if role == "job":
+                        time.sleep(1.0)  # the candidate is imported and sleeping by now
+                    seen[role] = _pipes(pid)
+                    seen[f"host when {role} seen"] = _pipes(str(os.getpid()))
+                except OSError:
+                    continue
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=inspect)
+    watcher.start()
+    updates, _ = evaluate(code, f"assert hold() == {token!r}\n", timeout_s=10, tamper_scan=False)
+    watcher.join()
+    assert updates["feedback"]["passed"], updates["feedback"]
+    assert seen.get("job"), "the test process was not found"
+    assert not seen["job"] & seen["host when job seen"], "the test process shares a pipe with the host"
+    if seen.get("supervisor"):  # readable here (root): the method does see a shared pipe
+        assert seen["supervisor"] & seen["host when supervisor seen"]
+
+
+def _pipes(pid: str) -> set[str]:
+    pipes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("pipe:"):
+            pipes.add(target)
+    return pipes
