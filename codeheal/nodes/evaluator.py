@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms import form_of
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
+from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
@@ -40,9 +41,8 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
 
 @dataclass
 class Choice:
-    """The best of an attempt's tested candidates: the first that passed, else the one that
-    passed the most checks, the earlier one among equals; and the sandbox time all of them
-    took."""
+    """The best of an attempt's tested candidates (by `policy.replaces_best`), and the
+    sandbox time all of them took."""
 
     best: TestedCandidate | None = None
     tested: int = 0
@@ -56,8 +56,7 @@ class Choice:
         if self.best is None:
             self.best = tested
             return
-        current = self.best["feedback"]
-        if not current["passed"] and (feedback["passed"] or feedback["passed_count"] > current["passed_count"]):
+        if replaces_best(feedback, self.best["feedback"]):
             self.best = tested
 
     def attempt_feedback(self) -> Feedback:

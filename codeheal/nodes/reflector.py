@@ -12,6 +12,7 @@ from codeheal.forms import form_of
 from codeheal.llm import chat_model
 from codeheal.policy import completion_allowance
 from codeheal.progress import ReflectionWritten, emit
+from codeheal.prompting.extraction import FENCE
 from codeheal.prompting.model_call import charged, estimate_prompt_tokens
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
@@ -20,7 +21,6 @@ EMPTY_REFLECTION = "(the reflector gave no lesson)"
 LESSON_MAX_TOKENS = 200
 LESSON_MAX_SENTENCES = 4
 LESSON_MAX_CHARS = 600
-CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -50,7 +50,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 def condense_lesson(reply: str) -> str:
     """The lesson as the memory keeps it: prose only, a few sentences. Small models often
     ignore "no code" and ramble, and every lesson is repeated in later actor prompts."""
-    prose = " ".join(CODE_BLOCK.sub(" ", reply).split())
+    prose = " ".join(FENCE.sub(" ", reply).split())
     sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]
     lesson = " ".join(sentences)
     if len(lesson) > LESSON_MAX_CHARS:
