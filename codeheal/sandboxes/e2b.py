@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -36,6 +35,7 @@ from e2b import (
 )
 from e2b_code_interpreter import AsyncSandbox
 
+from codeheal import environment
 from codeheal.context import Context
 from codeheal.errors import SandboxAuthError, SandboxError, SandboxUnavailableError
 from codeheal.sandboxes.base import Job, RunResult
@@ -187,7 +187,7 @@ def _require_key() -> None:
 
 def _endpoint() -> str:
     config = ConnectionConfig()
-    sandbox_url = os.environ.get("E2B_SANDBOX_URL")
+    sandbox_url = environment.read(environment.E2B_SANDBOX_URL)
     return sandbox_url if config.debug and sandbox_url else config.api_url
 
 
