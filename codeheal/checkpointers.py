@@ -8,6 +8,7 @@ the SQLite file in the user's data directory.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager

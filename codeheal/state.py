@@ -142,6 +142,8 @@ class TestedCandidate(TypedDict):
     changed: NotRequired[list[ChangedDefinition]]
     repair_failures: NotRequired[list[CheckFailure]]
     """Project form, the project as it is: its failures, which every repair prompt shows."""
+    baseline_tests: NotRequired[list[str]]
+    """Project form, the project as it is: the node ids of the tests that ran."""
 
 
 def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
@@ -242,6 +244,8 @@ class RunScratch(TypedDict, total=False):
     """Project form: the interpreter the tests run on; None: the sandbox's own."""
     repair_failures: list[CheckFailure] | None
     """Project form: the failures of the project as it is, which every repair prompt shows."""
+    baseline_tests: list[str] | None
+    """Project form: the node ids the project as it is ran; a repair must run and pass each."""
 
 
 class RunOutcome(TypedDict, total=False):
@@ -277,3 +281,4 @@ class CandidateJob(TypedDict, total=False):
     workspace: dict[str, str]
     interpreter: str
     repair_failures: list[CheckFailure]
+    baseline_tests: list[str]

@@ -57,9 +57,11 @@ def syntax_feedback(code: str) -> Feedback | None:
     return None
 
 
-def tamper_feedback(code: str) -> Feedback | None:
-    """The tamper scan's findings in the candidate as feedback, or None if it found none."""
-    findings = tamper_scan.scan(code)
+def tamper_feedback(code: str, *, project: bool = False) -> Feedback | None:
+    """The tamper scan's findings in the candidate as feedback, or None if it found none.
+    `project`: the code is a project-form change, whose values the project's own asserts
+    compare, so comparison methods that ignore their argument are refused too."""
+    findings = tamper_scan.scan(code) + (tamper_scan.lying_dunders(code) if project else [])
     if not findings:
         return None
     failures = [

@@ -5,7 +5,7 @@ scan of what the model wrote, the linter stage, then the project's test command.
 from __future__ import annotations
 
 from codeheal.context import Context
-from codeheal.errors import EditRejected
+from codeheal.errors import EditRejected, InputError
 from codeheal.evaluation.feedback import attempt_feedback, run_feedback, tamper_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.project.edits import ChangedDefinition as ChangedEdit
@@ -37,14 +37,42 @@ def project_evaluation_steps(
             _check_scope(edit, state)
         except EditRejected as exc:
             return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
-        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)))):
+        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), project=True)):
             return tampering, edit
         if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
             return lint_feedback(findings), edit
     files = {**workspace, **(edit.files if edit else {})}
     job = project_job(files, pytest_args(state["test_command"]), context.timeout_s, session, state.get("interpreter"))
     result = yield SandboxRun(sandbox, job)
-    return run_feedback(result, None, project=True), edit
+    must_run = None if candidate is AS_IT_IS else state.get("baseline_tests")
+    feedback = run_feedback(result, None, project=True, must_run=must_run)
+    if candidate is AS_IT_IS:
+        refuse_untestable(feedback, state["test_command"])
+    return feedback, edit
+
+
+def refuse_untestable(feedback: Feedback, test_command: str) -> None:
+    """Raise InputError (before any model call) when the project as it is gives the model
+    nothing to repair: no test ran, or every one broke in the tests' own code (a test file
+    that does not import, every test's fixtures failing there). The model changes only the
+    code under test, never the tests."""
+    if feedback["timed_out"]:
+        return
+    failures = feedback["failures"]
+    in_tests = [f for f in failures if not any(not is_test_file(frame["file"]) for frame in f["frames"])]
+    ran = feedback.get("tests_ran") or []
+    if not ran and not failures:
+        problem = feedback["error"] or "no test ran"
+    elif not ran and failures and len(in_tests) == len(failures):
+        first = in_tests[0]
+        problem = (f"{feedback['error'] or 'every test failed in its setup'}: {first['test']}: "
+                   f"{first['exception']}: {(first['message'] or '').splitlines()[0] if first['message'] else ''}")
+    else:
+        return
+    raise InputError(
+        f"test command {test_command!r} cannot test the project as it is ({problem}); nothing for the "
+        "model to repair. Check that the command names the tests, and that they import and set up"
+    )
 
 
 def repair_hints(state: State) -> list[Target]:

@@ -141,6 +141,8 @@ def _frames(excinfo):
 
 def _describe(excinfo):
     message = str(excinfo.value)
+    if excinfo.typename == "FixtureLookupError":  # its str() is a tuple of internals
+        message = getattr(excinfo.value, "msg", None) or f"fixture {getattr(excinfo.value, 'argname', '?')!r} not found"
     if isinstance(excinfo.value, AssertionError):
         # the assert and pytest's "+  where" lines: what each side was computed from
         lines = message.split("\n")
@@ -187,7 +189,7 @@ def pytest_runtest_makereport(item, call):
         if hasattr(report, "wasxfail"):
             record["xfail"] = True
         if report.skipped and isinstance(report.longrepr, tuple):
-            record["reason"] = str(report.longrepr[2])[:500]
+            record["reason"] = str(report.longrepr[2]).removeprefix("Skipped: ")[:500]
         if report.failed and call.excinfo is not None:
             record.update(_describe(call.excinfo))
             params = getattr(getattr(item, "callspec", None), "params", None)

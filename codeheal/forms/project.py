@@ -29,7 +29,7 @@ class ProjectForm(Form):
     applied to it and the project's test command run on the changed copy."""
 
     name = "project"
-    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures")
+    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests")
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
     fresh_starts = False
@@ -48,6 +48,7 @@ class ProjectForm(Form):
             "interpreter": project.interpreter,
             "candidates": [AS_IT_IS],
             "repair_failures": None,
+            "baseline_tests": None,
             "diff": "",
             "changed": [],
             "files_written": [],
@@ -82,6 +83,7 @@ class ProjectForm(Form):
             tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
         if code is AS_IT_IS:
             tested["repair_failures"] = run_failures(feedback)
+            tested["baseline_tests"] = feedback.get("tests_ran") or []
         return tested
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
@@ -90,8 +92,12 @@ class ProjectForm(Form):
         return {"changes": best["changes"], "changed": best.get("changed") or []}
 
     def run_update(self, tested: list[TestedCandidate]) -> dict:
-        # The project as it is was tested: its failures are what every repair prompt shows.
-        return {"repair_failures": t["repair_failures"] for t in tested if "repair_failures" in t}
+        # The project as it is was tested: its failures are what every repair prompt shows, and
+        # the tests it ran are what every repair must run and pass.
+        return {
+            field: t[field]  # type: ignore[literal-required]
+            for t in tested for field in ("repair_failures", "baseline_tests") if field in t
+        }
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
         """The best attempt's change as a diff, written into the project when the input asks
