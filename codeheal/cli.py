@@ -227,7 +227,8 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if args.task:
         request["task"] = _read_task(args.task)
-    load_project(request["project"], args.test_command, target=args.target, python=args.python)
+    project = load_project(request["project"], args.test_command, target=args.target, python=args.python)
+    _say_skipped(project.snapshot.skipped)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     try:
         result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)
@@ -237,6 +238,19 @@ def _fix(args: argparse.Namespace) -> int:
             f"`codeheal resume {thread_id}` writes it"
         ) from None
     return _report(args, result, thread_id)
+
+
+SKIPPED_SHOWN = 8
+
+
+def _say_skipped(skipped: list) -> None:
+    """What the snapshot left out, secrets first: none of it reaches the sandbox or a prompt."""
+    if not skipped:
+        return
+    ordered = sorted(skipped, key=lambda s: ("secret" not in s.reason and "private key" not in s.reason, s.path))
+    shown = "; ".join(f"{s.path} ({s.reason})" for s in ordered[:SKIPPED_SHOWN])
+    more = f"; and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
+    stderr.print(f"[dim]left out of the project's copy: {escape(shown)}{more}[/dim]")
 
 
 def _resume(args: argparse.Namespace) -> int:

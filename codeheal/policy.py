@@ -22,9 +22,11 @@ def attempt_limit(state: State, context: Context) -> int:
 
 
 def best_attempt(history: list[Attempt]) -> Attempt:
-    """The run's best attempt: the one that passed the most checks; the latest one among
-    equals (it was written with the most feedback), code before no code."""
-    return max(reversed(history), key=lambda a: (a["passed_count"], bool(a["code"].strip())))
+    """The run's best attempt: one whose evaluation passed, else the one that passed the most
+    checks; the latest one among equals (it was written with the most feedback), code before
+    no code. (Totals change between attempts, with skips or parametrisation: a count alone
+    could prefer a failing attempt to the one that passed.)"""
+    return max(reversed(history), key=lambda a: (bool(a.get("passed")), a["passed_count"], bool(a["code"].strip())))
 
 
 def replaces_best(candidate: Feedback, best: Feedback) -> bool:

@@ -16,6 +16,7 @@ from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
+from codeheal.project.diff import unified_diff
 from codeheal.state import InputState, OutputState
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
@@ -54,6 +55,7 @@ def run_with_progress(
         narrator = _Narrator(console, context)
         if resuming:
             narrator.resume(snapshot.values)
+        narrator.applying = bool((snapshot.values if resuming else request or {}).get("apply"))
         with console.status("") as status:
             narrator.status = status
             for _, update in graph.stream(
@@ -124,8 +126,15 @@ class _Narrator:
         self.status = None
         self.attempt = 1
         self.started = time.perf_counter()
+        self.applying = False
+        """The run writes its passing change into the project: shown before it is written."""
+        self.workspace: dict[str, str] = {}
 
     def resume(self, values: dict) -> None:
+        self.workspace = values.get("workspace") or {}
+        self._resumed(values)
+
+    def _resumed(self, values: dict) -> None:
         self.attempt = (values.get("attempts") or 0) + 1
         self.console.print(
             f"resuming at attempt {self.attempt}: {values.get('attempts') or 0} attempt(s) and "
@@ -138,6 +147,7 @@ class _Narrator:
 
     def on_update(self, node: str, values: dict) -> None:
         if node == "prepare":
+            self.workspace = values.get("workspace") or {}
             if values.get("workspace"):
                 self._running(f"running the tests of the project as it is ({len(values['workspace'])} files)")
             else:
@@ -170,6 +180,9 @@ class _Narrator:
             f"in {feedback['seconds']:.2f} s ({feedback['isolation']} sandbox)"
         )
         self.attempt = record["attempt"] + 1
+        if feedback["passed"] and self.applying and record.get("changes"):
+            diff = unified_diff(self.workspace, record["changes"]).text
+            self.console.print(f"the change to write into the project:\n{escape(diff)}", soft_wrap=True, highlight=False)
         if not feedback["passed"]:
             self.console.print(f"  [dim]{escape(record['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.context.reflect else "writing code")

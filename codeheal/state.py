@@ -112,6 +112,8 @@ class Attempt(TypedDict):
     fresh_start: NotRequired[bool]
     """Written from the first attempt's prompt because the run was stuck."""
     summary: str
+    passed: NotRequired[bool]
+    """Its evaluation passed (every expected test ran and passed)."""
     passed_count: int
     total: int
     reflection: str | None

@@ -192,6 +192,21 @@ def build_test_module(tests: str, watched: Sequence[WatchedAssert] = ()) -> str:
     return PRELUDE + "\n".join(out) + "\n"
 
 
+def statement_at(tests: str, line: int) -> str | None:
+    """The innermost statement of the tests that spans `line`, as written; None if none."""
+    try:
+        module = ast.parse(tests)
+    except SyntaxError:
+        return None
+    spanning = [node for node in ast.walk(module) if isinstance(node, ast.stmt)
+                and node.lineno <= line <= (node.end_lineno or node.lineno)
+                and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    if not spanning:
+        return None
+    innermost = max(spanning, key=lambda node: (node.lineno, -(node.end_lineno or node.lineno)))
+    return ast.get_source_segment(tests, innermost)
+
+
 def _alone_on_its_lines(body: list[ast.stmt], index: int) -> bool:
     node = body[index]
     if node.col_offset != 0:

@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 
 from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
-from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert
+from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
 from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
@@ -74,7 +74,7 @@ def tamper_feedback(code: str, *, project: bool = False) -> Feedback | None:
 
 def run_feedback(
     result: RunResult, expected: Collection[str] | None, *, project: bool = False,
-    watched: Sequence[WatchedAssert] = (), must_run: Collection[str] | None = None,
+    watched: Sequence[WatchedAssert] = (), must_run: Collection[str] | None = None, tests: str | None = None,
 ) -> Feedback:
     """Feedback from a sandbox run and its report (verdict.py: the supervisor's record and the
     report plugin's evidence). The report is evidence, not the verdict: a pass needs a report
@@ -84,7 +84,8 @@ def run_feedback(
     the module form, the `watched` asserts' values agreeing when the host compares them.
     `project`: the run tested a project (`codeheal fix`), whose test names are not known
     before it runs (`expected` is None) and whose frames are in its own terms already;
-    `must_run`: the node ids the project as it is ran, each of which must run and pass.
+    `must_run`: the node ids the project as it is ran, each of which must run and pass;
+    `tests`: the module form's tests, whose statements frames in the generated module show.
 
     Raises SandboxError when the report shows that pytest never started: the sandbox, not
     the candidate, failed (the candidate is imported only after the session started)."""
@@ -101,7 +102,7 @@ def run_feedback(
     finishes = [e for e in events if e.get("event") == "finish"]
     finished = bool(finishes)
 
-    failures = [_failure(e, project) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    failures = [_failure(e, project, tests) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     hung = _unfinished_test(events) if result.timed_out else None
     unrun = unrun_failures(events, expected) if expected is not None else []
     if must_run is not None:
@@ -223,8 +224,8 @@ def strip_ansi(text: str) -> str:
     return ANSI_ESCAPE.sub("", text)
 
 
-def _failure(event: dict, project: bool) -> CheckFailure:
-    frames = [Frame(**f) if project else _in_user_terms(Frame(**f)) for f in event.get("frames", [])]
+def _failure(event: dict, project: bool, tests: str | None) -> CheckFailure:
+    frames = [Frame(**f) if project else _in_user_terms(Frame(**f), tests) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("when") in ("setup", "teardown"):
@@ -243,12 +244,15 @@ def _failure(event: dict, project: bool) -> CheckFailure:
     return failure
 
 
-def _in_user_terms(frame: Frame) -> Frame:
-    """A frame in the generated test module, as a line of the user's tests.py."""
+def _in_user_terms(frame: Frame, tests: str | None) -> Frame:
+    """A frame in the generated test module, as a line of the user's tests.py (its statement
+    as the user wrote it, without the recorders, when the tests are at hand)."""
     if frame["file"] != TEST_MODULE:
         return frame
-    source = WRAPPED_ASSERT.sub("", frame["source"])
-    return Frame(**{**frame, "file": "tests.py", "line": max(frame["line"] - PRELUDE_LINES, 1), "source": source})
+    line = max(frame["line"] - PRELUDE_LINES, 1)
+    written = statement_at(tests, line) if tests is not None else None
+    source = WRAPPED_ASSERT.sub("", frame["source"]) if written is None else written
+    return Frame(**{**frame, "file": "tests.py", "line": line, "source": source})
 
 
 def _unfinished_test(events: list[dict]) -> str | None:

@@ -60,4 +60,4 @@ async def aevaluate_candidate(
 
 def _from_run(result: RunResult, tests: str) -> Feedback:
     module = parse_tests(tests)
-    return run_feedback(result, check_names(module), watched=watched_asserts(module))
+    return run_feedback(result, check_names(module), watched=watched_asserts(module), tests=tests)

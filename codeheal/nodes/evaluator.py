@@ -78,6 +78,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
         candidates_tested=choice.tested,
         fresh_start=bool(state.get("fresh_start")),
         summary=summarize(feedback),
+        passed=feedback["passed"],
         passed_count=feedback["passed_count"],
         total=feedback["total"],
         reflection=None,

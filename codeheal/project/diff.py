@@ -4,12 +4,20 @@ Writing is guarded twice: a file must still hold what the snapshot read (else th
 it during the run), and in a git repository the files to write must have no uncommitted
 changes, so `git checkout -- FILE` or `git diff` always undoes or shows exactly codeheal's
 edit. Only the touched files are checked: work in progress elsewhere in the tree is the user's
-business and no reason to refuse. `force` skips the git check, never the stale check."""
+business and no reason to refuse. `force` skips the git check, never the stale check.
+
+Writing is all or nothing: every file is staged beside its target first, then all are renamed
+into place with interrupts held back, so Ctrl-C never leaves the project half-written. A file
+that already holds the change (an earlier write cut short by a kill) counts as written, so a
+resumed run finishes the write and says so; staged files a kill left behind are removed by
+the next write."""
 
 from __future__ import annotations
 
 import difflib
+import glob
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -19,6 +27,8 @@ from pathlib import Path
 from codeheal.errors import InputError
 
 GIT_TIMEOUT_S = 30
+STAGED_SUFFIX = ".codeheal"
+HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 
 
 class DirtyTreeError(InputError):
@@ -56,28 +66,43 @@ def unified_diff(original: Mapping[str, str], changed: Mapping[str, str], *, con
 def write_changes(
     project_dir: str | Path, changed: Mapping[str, str], *, originals: Mapping[str, str], force: bool = False
 ) -> list[Path]:
-    """Write `changed` (path -> new text) into the project, each file atomically (a temporary
-    file beside it, then a rename; its permissions kept). `originals` is what the snapshot
-    read. Raises DirtyTreeError before writing anything when a file changed since it was read,
-    or, unless `force`, has uncommitted changes in git; InputError for a path that is a link
-    or leaves the project."""
+    """Write `changed` (path -> new text) into the project, all or nothing (their permissions
+    kept), and return every file that now holds the change. `originals` is what the snapshot
+    read. Raises DirtyTreeError before writing anything when a file holds neither what was
+    read nor the change, or, unless `force`, has uncommitted changes in git; InputError for a
+    path that is a link or leaves the project."""
     root = Path(project_dir).resolve()
     targets = {path: _target(root, path) for path in changed}
-    stale = [p for p, target in targets.items() if _read(target) != originals.get(p)]
+    current = {path: _read(target) for path, target in targets.items()}
+    stale = [p for p in targets if current[p] not in (originals.get(p), changed[p])]
     if stale:
         raise DirtyTreeError(
             f"{', '.join(sorted(stale))} changed since codeheal read the project; nothing was "
             "written: run codeheal fix again on the current files"
         )
-    if not force:
-        dirty = _uncommitted(root, sorted(changed))
+    to_write = {p: text for p, text in changed.items() if current[p] != text}
+    if not force and to_write:
+        dirty = _uncommitted(root, sorted(to_write))
         if dirty:
             raise DirtyTreeError(
                 f"{', '.join(dirty)} has uncommitted changes; nothing was written: commit or "
                 "stash them (so the fix can be reviewed and undone on its own), or pass --force"
             )
-    for path, text in changed.items():
-        _write_atomically(targets[path], text)
+    for target in targets.values():
+        _remove_staged(target)
+    staged: dict[Path, Path] = {}
+    try:
+        for path, text in to_write.items():
+            staged[targets[path]] = _stage(targets[path], text)
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+        try:
+            for target, temporary in staged.items():
+                os.replace(temporary, target)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    finally:
+        for target in targets.values():  # also a file staged when an interrupt came
+            _remove_staged(target)
     return [targets[p] for p in sorted(changed)]
 
 
@@ -119,16 +144,24 @@ def _repo_prefix(root: Path) -> str:
     return run.stdout.strip()
 
 
-def _write_atomically(target: Path, text: str) -> None:
+def _stage(target: Path, text: str) -> Path:
+    """`text` in a new file beside `target` (same permissions), flushed to disk."""
     mode = target.stat().st_mode & 0o7777
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".codeheal")
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=STAGED_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(text.encode("utf-8"))
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, mode)
-        os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    return Path(temporary)
+
+
+def _remove_staged(target: Path) -> None:
+    """Staged copies of `target` that a killed write left behind."""
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*{STAGED_SUFFIX}"):
+        if leftover.is_file() and not leftover.is_symlink():
+            leftover.unlink(missing_ok=True)
