@@ -1,15 +1,15 @@
 """The bubblewrap command line that isolates one job.
 
-Inside: the host filesystem read-only; size-limited tmpfs over /tmp (the workspace, the only
-writable place), /run (no host sockets) and /dev/shm; the home directories, the project
-directory and the virtualenv hidden, the interpreter's installation re-exposed read-only;
-pytest and its requirements (only they) under SITE; no network, own pid/ipc/uts namespaces,
-an empty environment, a new session, and death with the parent. The job's files are copied in
-from descriptors, so nothing of the job lives on the host's disk."""
+Inside, only what a job needs, read-only: the system's programs and libraries (/usr, /etc and
+the /bin, /lib ... links or folders) and the interpreter's installation; nothing else of the
+host, so no home directory, project, virtualenv, /var, /srv or /mnt, and no filesystem socket
+a job could connect to. Size-limited tmpfs over /tmp (the workspace, the only writable place),
+/run and /dev/shm; pytest and its requirements (only they) under SITE; no network, own
+pid/ipc/uts namespaces, an empty environment, a new session, and death with the parent. The
+job's files are copied in from descriptors, so nothing of the job lives on the host's disk."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 from collections.abc import Mapping, Sequence
@@ -29,7 +29,10 @@ INSTALL_HINT = (
 )
 SMALL_TMPFS_MB = 8
 """Size of the tmpfs mounts other than /tmp (masks, /run, /dev/shm)."""
-_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/tmp", "/var", "/proc", "/dev", "/sys")
+SYSTEM_DIRS = ("/usr", "/etc")
+"""Bound read-only into every job: the system's programs, libraries and configuration."""
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""Links into /usr on a merged-/usr system (made as links), else folders (bound read-only)."""
 
 
 def find_bwrap() -> str:
@@ -61,13 +64,14 @@ def bwrap_argv(
     `files` maps workspace names to descriptors to copy them from; `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it)."""
-    keep = runtime.base_prefixes
-    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
+    argv = [bwrap, *_system_binds(), "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
-    if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
-        argv += _tmpfs("/var/run")
-    argv += _hide_private_dirs(runtime, keep)
-    argv += _masked("/tmp", keep, size_mb=disk_mb, mode="1777")
+    argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
+    for prefix in runtime.base_prefixes:
+        if not any(_within(prefix, system) for system in SYSTEM_DIRS):
+            for parent in _parents_between("/", prefix):
+                argv += ["--perms", "0755", "--dir", parent]
+            argv += ["--ro-bind", prefix, prefix]
     argv += ["--perms", "0777", "--dir", WORKSPACE]
     for name, fd in files.items():
         for parent in _parents_between(WORKSPACE, f"{WORKSPACE}/{name}"):
@@ -93,45 +97,21 @@ def _namespace_args(as_root: bool) -> list[str]:
     return [*user, "--unshare-pid", "--as-pid-1", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
 
 
-def _tmpfs(path: str) -> list[str]:
-    return _masked(path, (), size_mb=SMALL_TMPFS_MB)
-
-
-@functools.cache
-def _hidden_dirs(runtime: Runtime) -> tuple[str, ...]:
-    """The folders to hide: home directories, the project directory, the virtualenv and
-    the folder codeheal is imported from (an editable install's checkout)."""
-    import codeheal
-
-    candidates = {Path.home(), "/home", "/root", os.getcwd(), Path(codeheal.__file__).parent.parent}
-    if runtime.venv:
-        candidates.add(runtime.venv)
-    real = {os.path.realpath(p) for p in candidates}
-    hidden = sorted(
-        p for p in real
-        if os.path.isdir(p)
-        and not any(_within(s, p) for s in _SYSTEM_DIRS)  # not "/" nor a parent of /usr ...
-        and not any(_within(p, s) for s in ("/tmp", "/proc", "/dev", "/sys", "/usr"))
-    )
-    return tuple(p for p in hidden if not any(p != q and _within(p, q) for q in hidden))
-
-
-def _hide_private_dirs(runtime: Runtime, keep: Sequence[str]) -> list[str]:
-    """Empty tmpfs over the hidden folders, with the interpreter's folders under them bound
-    back read-only."""
-    return [arg for mask in _hidden_dirs(runtime) for arg in _masked(mask, keep, size_mb=SMALL_TMPFS_MB)]
-
-
-def _masked(mask: str, keep: Sequence[str], *, size_mb: int, mode: str = "0755") -> list[str]:
-    """A tmpfs of `size_mb` over `mask`, with the `keep` folders under it bound back
-    read-only (an interpreter may live under /tmp or a home directory)."""
-    argv = ["--perms", mode, "--size", str(size_mb * 2**20), "--tmpfs", mask]
-    for prefix in keep:
-        if _within(prefix, mask) and prefix != mask:
-            for parent in _parents_between(mask, prefix):
-                argv += ["--perms", "0755", "--dir", parent]
-            argv += ["--ro-bind", prefix, prefix]
+def _system_binds() -> list[str]:
+    argv = []
+    for folder in SYSTEM_DIRS:
+        if os.path.isdir(folder):
+            argv += ["--ro-bind", folder, folder]
+    for path in SYSTEM_LINKS:
+        if os.path.islink(path):
+            argv += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            argv += ["--ro-bind", path, path]
     return argv
+
+
+def _tmpfs(path: str, *, size_mb: int = SMALL_TMPFS_MB, mode: str = "0755") -> list[str]:
+    return ["--perms", mode, "--size", str(size_mb * 2**20), "--tmpfs", path]
 
 
 def _within(path: str, folder: str) -> bool:

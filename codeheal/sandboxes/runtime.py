@@ -2,12 +2,12 @@
 
 The job runs the base interpreter behind the user's virtualenv with `-S` (no site-packages)
 and PYTHONPATH naming only pytest and the distributions it requires. codeheal, the benchmark
-data and every other package of the virtualenv stay out of reach; bubblewrap also hides the
-virtualenv and the project directory from view (bwrap.py).
+data and every other package of the virtualenv stay out of reach; bubblewrap binds neither
+the virtualenv nor the project directory into the sandbox (bwrap.py).
 
 A project's interpreter (`codeheal fix`) is the project's, not codeheal's: it is checked
 without running it (a native executable, not a script) and asked what it has only inside the
-sandbox (`discovery_job`); what it answers is checked against its installation before the
+sandbox (`discovery_runtime`, DISCOVERY_ARGS); what it answers is checked against its installation before the
 host binds any path of it into later jobs."""
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ for dist in seen.values():
         tops[top] = str(dist.locate_file(top))
 print(json.dumps({
     "executable": getattr(sys, "_base_executable", sys.executable),
-    "prefix": sys.prefix,
     "base_prefixes": sorted({sys.base_prefix, sys.base_exec_prefix, sysconfig.get_paths()["stdlib"]}),
     "packages": tops,
 }))
@@ -65,8 +64,6 @@ class Runtime:
     """The base interpreter (a virtualenv's own python would add its site-packages)."""
     base_prefixes: tuple[str, ...]
     """Its installation: bound back read-only where bubblewrap hides a home directory."""
-    venv: str | None
-    """The virtualenv codeheal was started from, hidden inside bubblewrap; None if none."""
     packages: tuple[tuple[str, str], ...]
     """(top-level name, host path) of pytest and its requirements."""
 
@@ -107,11 +104,9 @@ def runtime_of(python: str) -> Runtime:
     executable = os.path.realpath(found["executable"])
     prefixes = {os.path.realpath(p) for p in found["base_prefixes"]}
     prefixes.add(_installation(executable))
-    venv = os.path.realpath(found["prefix"])
     return Runtime(
         executable=executable,
         base_prefixes=tuple(sorted(prefixes)),
-        venv=None if venv in prefixes else venv,
         packages=tuple(sorted((name, os.path.realpath(path)) for name, path in found["packages"].items())),
     )
 
@@ -122,7 +117,7 @@ def discovery_runtime(python: str) -> Runtime:
     visible, read-only. SandboxError when `python` is not a native executable."""
     if reason := not_an_interpreter(python):
         raise SandboxError(f"local sandbox: {reason}; give the path of a real Python interpreter")
-    return Runtime(executable=python, base_prefixes=_roots(python), venv=None, packages=())
+    return Runtime(executable=python, base_prefixes=_roots(python), packages=())
 
 
 def project_runtime(python: str, discovered: str) -> Runtime:
@@ -155,7 +150,6 @@ def project_runtime(python: str, discovered: str) -> Runtime:
     return Runtime(
         executable=executable,
         base_prefixes=(_installation(executable),),
-        venv=None,
         packages=tuple(sorted(entries.items())),
     )
 

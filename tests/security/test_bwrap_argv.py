@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
+
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.runtime import Runtime
 
 
 def argv_for(base: str, venv: str | None = None) -> list[str]:
-    runtime = Runtime(executable=f"{base}/bin/python3", base_prefixes=(base,), venv=venv,
+    runtime = Runtime(executable=f"{base}/bin/python3", base_prefixes=(base,),
                       packages=(("pytest", f"{venv or base}/site-packages/pytest"),))
     return bwrap.bwrap_argv("bwrap", runtime=runtime, files={"solution.py": 7}, env={},
                             status_fd=9, disk_mb=64, as_root=False)
@@ -35,5 +37,15 @@ def test_files_come_from_descriptors_and_only_pytest_is_on_the_site() -> None:
     argv = argv_for("/usr", venv="/var/cache")
     assert argv[argv.index(f"{bwrap.WORKSPACE}/solution.py") - 2:][:2] == ["--file", "7"]
     assert argv[argv.index(f"{bwrap.SITE}/pytest") - 1] == "/var/cache/site-packages/pytest"
-    assert argv[argv.index("/var/cache") - 1] == "--tmpfs"  # the virtualenv itself is hidden
+    # the virtualenv itself is never bound: only pytest's folder from it, under SITE
+    assert [a for a in argv if a.startswith("/var")] == ["/var/cache/site-packages/pytest"]
     assert argv[-1] == "--" and argv[argv.index("--json-status-fd") + 1] == "9"
+
+
+def test_only_the_system_and_the_interpreter_are_bound_from_the_host() -> None:
+    argv = argv_for("/opt/python")
+    sources = {argv[i + 1] for i, a in enumerate(argv) if a == "--ro-bind"}
+    assert sources == {"/usr", "/etc", "/opt/python", "/opt/python/site-packages/pytest"} | {
+        p for p in bwrap.SYSTEM_LINKS if os.path.isdir(p) and not os.path.islink(p)
+    }
+    assert "/" not in sources

@@ -198,3 +198,32 @@ def test_killing_the_parent_process_only_ends_the_sandbox(job_uids: list[int]) -
     feedback = run_hostile(code, job_uids)["feedback"]
     # pid 1 of the sandbox's namespace belongs to root (EPERM) or ignores signals from inside
     assert feedback["failures"][0]["exception"] in ("PermissionError", "AssertionError")
+
+
+def test_a_unix_socket_on_the_host_filesystem_cannot_be_reached(job_uids: list[int], tmp_path) -> None:
+    import socket
+    import tempfile
+
+    folder = tempfile.mkdtemp(dir="/var/tmp")
+    path = os.path.join(folder, "host.sock")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(path)
+    os.chmod(folder, 0o755)
+    os.chmod(path, 0o777)
+    listener.listen()
+    try:
+        code = (
+            "import os, socket\n"
+            "def attack():\n"
+            f"    if not os.path.exists({path!r}):\n"
+            "        return 'not there'\n"
+            "    s = socket.socket(socket.AF_UNIX)\n"
+            f"    s.connect({path!r})\n"
+            "    return 'connected'\n"
+        )
+        feedback = run_hostile(code, job_uids)["feedback"]
+        assert "'not there'" in feedback["failures"][0]["message"], feedback["failures"][0]
+    finally:
+        listener.close()
+        os.unlink(path)
+        os.rmdir(folder)
