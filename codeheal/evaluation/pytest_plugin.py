@@ -10,15 +10,13 @@ classes of the candidate are not, whatever their names. Standard library and pyt
 runs inside the sandbox."""
 
 import builtins
-import collections
-import decimal
-import fractions
 import hashlib
 import hmac
 import json
 import os
 
 import pytest
+from codeheal_plain import NotPlain, plain
 
 WORKSPACE = os.getcwd() + os.sep
 """Frames are kept for files under the workspace (where the job starts), by relative path:
@@ -40,11 +38,6 @@ _BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.start
 _comparison = {}
 _current = {"test": None}
 _recorded = {}
-PLAIN_TYPES = (bool, int, float, complex, str, bytes, type(None), decimal.Decimal, fractions.Fraction)
-CONTAINERS = (list, tuple, dict, set, frozenset)
-READ_AS = {collections.OrderedDict: dict, collections.Counter: dict, collections.deque: list}
-"""Standard library containers that redefine comparing, read as the builtin they extend (exact type only)."""
-COMPARISON_METHODS = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__")
 
 
 def _emit(record):
@@ -70,10 +63,10 @@ def value(check, side, obj):
     count = _recorded[key] = _recorded.get(key, 0) + 1
     if count <= RECORDS_PER_ASSERT:
         try:
-            encoded = {"plain": _plain(obj, 0)}
+            encoded = {"plain": plain(obj)}
             if len(json.dumps(encoded)) > VALUE_CHARS:
                 encoded = {"big": type(obj).__name__}
-        except _NotPlain as exc:
+        except NotPlain as exc:
             encoded = {"object": str(exc)}
         except (RecursionError, ValueError):
             encoded = {"big": type(obj).__name__}
@@ -87,41 +80,6 @@ def reached(check):
     if key not in _recorded:
         _recorded[key] = 1
         _emit({"event": "reached", "test": _current["test"], "check": check})
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _plain(obj, depth):
-    """`obj` as tagged JSON data, read through the builtin types' own methods: a subclass that
-    redefines how it compares is not plain data."""
-    kind = type(obj)
-    if depth > 50:
-        raise RecursionError
-    if kind in READ_AS:
-        base = READ_AS[kind]
-        obj = base(dict.items(obj)) if base is dict else base(collections.deque.__iter__(obj))
-        kind = base
-    base = next((t for t in (*PLAIN_TYPES, *CONTAINERS) if issubclass(kind, t)), None)
-    if base is None or (kind is not base and any(getattr(kind, m, None) is not getattr(base, m, None)
-                                                 for m in COMPARISON_METHODS)):
-        raise _NotPlain(kind.__name__)
-    if base is bool:
-        return ["bool", bool.__bool__(obj)]
-    if base in (int, float, complex):
-        return [base.__name__, base.__repr__(obj)]
-    if base in (decimal.Decimal, fractions.Fraction):
-        return [base.__name__, base.__str__(obj)]
-    if base is str:
-        return ["str", str.__str__(obj)]
-    if base is bytes:
-        return ["bytes", bytes.hex(obj)]
-    if base is type(None):
-        return ["None", None]
-    if base is dict:
-        return ["dict", [[_plain(k, depth + 1), _plain(v, depth + 1)] for k, v in dict.items(obj)]]
-    return [base.__name__, [_plain(item, depth + 1) for item in base.__iter__(obj)]]
 
 
 def _frames(excinfo):

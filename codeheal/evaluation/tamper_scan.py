@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor"})
+HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor", "codeheal_plain"})
 """Modules whose import alone is flagged: the runner, its plugin system, codeheal's report
 plugin and supervisor."""
 FRAME_ATTRIBUTES = frozenset({

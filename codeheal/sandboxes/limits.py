@@ -36,16 +36,19 @@ class Limits:
     """The job's private /tmp, workspace included (bubblewrap only: a size-limited tmpfs)."""
     open_files: int = 256
 
-    def prlimit_argv(self) -> list[str]:
+    def prlimit_argv(self, *, own_processes: bool = True) -> list[str]:
         """`prlimit` (util-linux) setting these limits, to go before the job's command.
 
         It runs inside the sandbox once its namespaces exist, so RLIMIT_NPROC counts only the
         job's processes (a user namespace of its own, or the job uid), not every process the
-        user runs: set on bubblewrap itself it stopped the namespace from being created."""
+        user runs: set on bubblewrap itself it stopped the namespace from being created.
+        `own_processes` False (basic isolation as an ordinary user): RLIMIT_NPROC would count
+        the user's other processes and stop the job's first fork, so it is not set."""
         cpu_s = math.ceil(self.timeout_s) + 1
+        nproc = [f"--nproc={self.processes}"] if own_processes else []
         return [
             "prlimit", f"--cpu={cpu_s}", f"--as={self.memory_mb * MB}", f"--fsize={self.file_mb * MB}",
-            f"--nofile={self.open_files}", f"--nproc={self.processes}", "--core=0", "--",
+            f"--nofile={self.open_files}", *nproc, "--core=0", "--",
         ]
 
 

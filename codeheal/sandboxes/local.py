@@ -168,7 +168,8 @@ class LocalSandbox(SyncFace):
             env = {**_scrubbed_env(runtime, self.isolation), **job.env, REPORT_FD_ENV: str(report_write)}
             as_root = os.geteuid() == 0
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
-            command = [*limits.prlimit_argv(), *(drop_argv(uid) if uid is not None else ()),
+            own_processes = self.isolation == "bwrap" or uid is not None
+            command = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ()),
                        runtime.executable, "-S", *job.python_args]
             status_fd = None
             if self.isolation == "bwrap":

@@ -205,3 +205,21 @@ def _pipes(pid: str) -> set[str]:
         if target.startswith("pipe:"):
             pipes.add(target)
     return pipes
+
+
+@pytest.mark.parametrize("code", [
+    "class Anything(float):\n    def __eq__(self, other):\n        return True\n    __hash__ = float.__hash__\n"
+    "def truncate_number(number):\n    return Anything(0)\n",
+    "def abs(x):\n    return 0\ndef truncate_number(number):\n    return 0.5\n",
+    "import builtins\nbuiltins.abs = lambda x: 0\ndef truncate_number(number):\n    return 0.5\n",
+])
+def test_the_humaneval_hidden_check_is_not_fooled_by_values_that_lie_or_names_that_shadow(code: str) -> None:
+    import asyncio
+
+    from codeheal.bench.hidden import hidden_verdict
+    from codeheal.bench.problems import load_problems
+    from codeheal.sandboxes import LocalSandbox
+
+    problem = next(p for p in load_problems() if p.task_id == "HumanEval/2")
+    verdict = asyncio.run(hidden_verdict(LocalSandbox(), problem, code))
+    assert not verdict.passed, verdict
