@@ -159,9 +159,10 @@ class Context:
     )
     tamper_scan: bool = setting(
         True,
-        "Fail a candidate, before it runs, that reaches into the test harness (imports pytest, "
-        "touches sys.modules, builtins, atexit, frame or trace hooks, exits at import). Turn "
-        "off for code that legitimately needs one of these.",
+        "Fail a candidate, before it runs, that reaches into the test harness (imports pytest or "
+        "codeheal's plugin, walks frames or the heap, traces, reaches other modules through "
+        "sys.modules, exits at import; project form: comparison methods that ignore their "
+        "argument). Turn off for code that legitimately needs one of these.",
     )
     lint: bool = setting(
         True,
