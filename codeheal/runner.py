@@ -16,6 +16,7 @@ from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
+from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, OutputState
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
@@ -56,12 +57,11 @@ def run_with_progress(
             narrator.resume(snapshot.values)
         with console.status("") as status:
             narrator.status = status
-            for _, update in graph.stream(
+            for event in graph.stream(
                 None if resuming else request, config, context=context,
-                stream_mode=["updates"], durability="sync",
+                stream_mode="custom", durability="sync",
             ):
-                for node, values in update.items():
-                    narrator.on_update(node, values or {})
+                narrator.on_event(event)
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     return OutputState(**{key: values[key] for key in keys})
@@ -116,7 +116,8 @@ def merged_context(saved: dict, given: dict[str, object]) -> Context:
 
 
 class _Narrator:
-    """Turns node updates into progress lines and a live 'what is running' spinner."""
+    """Turns the run's progress events (codeheal.progress) into progress lines and a live
+    'what is running' spinner."""
 
     def __init__(self, console: Console, context: Context) -> None:
         self.console = console
@@ -136,40 +137,38 @@ class _Narrator:
         if self.status is not None:
             self.status.update(f"attempt {self.attempt} of {self.context.max_attempts}: {what}")
 
-    def on_update(self, node: str, values: dict) -> None:
-        if node == "prepare":
-            if values.get("workspace"):
-                self._running(f"running the tests of the project as it is ({len(values['workspace'])} files)")
-            else:
-                self._running("testing the given code" if values.get("candidates") else "writing code")
-        elif node == "actor":
-            usage = values.get("generation") or {}
+    def on_event(self, event: ProgressEvent) -> None:
+        """Narrate one progress event."""
+        if event["kind"] == "run_started":
+            self._running({
+                "project": f"running the tests of the project as it is ({event['files']} files)",
+                "starting_code": "testing the given code",
+                "model": "writing code",
+            }[event["first"]])
+        elif event["kind"] == "candidates_written":
             tokens = ""
-            if usage.get("tokens"):
-                tokens = f" ({usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens)"
-            self.console.print(f"attempt {self.attempt}: code written in {usage.get('seconds', 0):.1f} s{tokens}")
+            if event["prompt_tokens"] + event["completion_tokens"]:
+                tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
+            self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")
             self._running("running the tests")
-        elif node == "evaluator":
-            self._on_evaluation(values)
-        elif node == "reflector":
-            for lesson in values.get("reflections") or []:  # none when Context.reflect is off
-                self.console.print(f"  [cyan]reflection:[/cyan] {escape(lesson)}", soft_wrap=False)
+        elif event["kind"] == "tests_result":
+            self._on_tested(event)
+        elif event["kind"] == "reflection_written":
+            self.console.print(f"  [cyan]reflection:[/cyan] {escape(event['reflection'])}", soft_wrap=False)
             self._running("writing code")
-        elif node == "finish":
-            status = values["status"]
+        elif event["kind"] == "status":
+            status = event["status"]
             elapsed = time.perf_counter() - self.started
             colour = "green" if status in ("passed", "accepted") else "red"
-            self.console.print(f"[{colour}]{status}[/{colour}] after {self.attempt - 1} attempt(s), {elapsed:.1f} s")
+            self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
 
-    def _on_evaluation(self, values: dict) -> None:
-        feedback = values["feedback"]
-        record = values["history"][-1]
-        mark = "[green]passed[/green]" if feedback["passed"] else "[red]failed[/red]"
+    def _on_tested(self, event: AttemptTested) -> None:
+        mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
         self.console.print(
-            f"attempt {record['attempt']}: {mark} {feedback['passed_count']}/{feedback['total']} checks "
-            f"in {feedback['seconds']:.2f} s ({feedback['isolation']} sandbox)"
+            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks "
+            f"in {event['sandbox_seconds']:.2f} s ({event['isolation']} sandbox)"
         )
-        self.attempt = record["attempt"] + 1
-        if not feedback["passed"]:
-            self.console.print(f"  [dim]{escape(record['summary'])}[/dim]")
+        self.attempt = event["attempt"] + 1
+        if not event["passed"]:
+            self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.context.reflect else "writing code")

@@ -11,6 +11,7 @@ from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
 from codeheal.evaluation.module_candidate import evaluation_steps
 from codeheal.forms.base import Form
 from codeheal.policy import WEAK_BELOW
+from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
 from codeheal.sandboxes.base import Sandbox
@@ -56,6 +57,9 @@ class ModuleForm(Form):
             "candidates": [starting_code] if starting_code.strip() else [],
             "probe_function": tested_function(state) if weak else None,
         }
+
+    def run_started(self, fields: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="starting_code" if fields["candidates"] else "model", files=0)
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from codeheal.forms import choose_form
+from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import State
 
@@ -32,4 +33,6 @@ def prepare(state: State) -> dict:
         "stop_reason": None,
         "probe_function": None,
     }
-    return {**reset, **form.start(state)}
+    fields = form.start(state)
+    emit(form.run_started(fields))
+    return {**reset, **fields}
