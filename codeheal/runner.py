@@ -16,6 +16,7 @@ from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
+from codeheal.nodes.prepare import start_run
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, OutputState
 
@@ -42,7 +43,12 @@ def run_with_progress(
     reflections are kept, not redone). `settings` are the Context fields the user gave
     explicitly: they always win; a continued run takes the rest from the run it continues,
     and the environment fills what neither names. `checkpointer` is a
-    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir)."""
+    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir).
+
+    A new run's input is checked (and a project read) once, here, before the thread is
+    touched: bad input raises InputError and leaves no checkpoint. Its result is written to
+    the thread as prepare's, and the graph goes on from there."""
+    start = start_run(request) if request is not None else None
     config = {"configurable": {"thread_id": thread_id}}
     with open_checkpointer(checkpointer, must_exist=request is None) as saver:
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
@@ -53,14 +59,15 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context)
-        if resuming:
-            narrator.resume(snapshot.values)
         with console.status("") as status:
             narrator.status = status
-            for event in graph.stream(
-                None if resuming else request, config, context=context,
-                stream_mode="custom", durability="sync",
-            ):
+            if resuming:
+                narrator.resume(snapshot.values)
+            else:
+                assert request is not None and start is not None
+                graph.update_state(config, {**request, **start}, as_node="prepare")
+                narrator.on_event(form_of(start).run_started(start))
+            for event in graph.stream(None, config, context=context, stream_mode="custom", durability="sync"):
                 narrator.on_event(event)
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
