@@ -85,7 +85,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "
-            "with Command(resume=...) to continue it (README: Human review)"
+            "with Command(resume=...) to continue it (docs/library.md: Human review)"
         )
     if request is None:
         if not snapshot.values:
