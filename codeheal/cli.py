@@ -193,7 +193,6 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from codeheal.forms.module import validate_input
     from codeheal.runner import run_with_progress
 
     request = {
@@ -203,7 +202,6 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
-    validate_input(request)
     settings = _typed_settings(args)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
@@ -212,7 +210,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.project.diff import DirtyTreeError
-    from codeheal.project.task import load_project
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
@@ -227,8 +224,6 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if args.task:
         request["task"] = _read_task(args.task)
-    project = load_project(request["project"], args.test_command, target=args.target, python=args.python)
-    _say_skipped(project.snapshot.skipped)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     try:
         result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)
@@ -238,19 +233,6 @@ def _fix(args: argparse.Namespace) -> int:
             f"`codeheal resume {thread_id}` writes it"
         ) from None
     return _report(args, result, thread_id)
-
-
-SKIPPED_SHOWN = 8
-
-
-def _say_skipped(skipped: list) -> None:
-    """What the snapshot left out, secrets first: none of it reaches the sandbox or a prompt."""
-    if not skipped:
-        return
-    ordered = sorted(skipped, key=lambda s: ("secret" not in s.reason and "private key" not in s.reason, s.path))
-    shown = "; ".join(f"{s.path} ({s.reason})" for s in ordered[:SKIPPED_SHOWN])
-    more = f"; and {len(skipped) - SKIPPED_SHOWN} more" if len(skipped) > SKIPPED_SHOWN else ""
-    stderr.print(f"[dim]left out of the project's copy: {escape(shown)}{more}[/dim]")
 
 
 def _resume(args: argparse.Namespace) -> int:

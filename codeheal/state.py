@@ -242,6 +242,8 @@ class RunScratch(TypedDict, total=False):
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
     workspace: dict[str, str] | None
     """Project form: the project's files as read at the start (path -> text)."""
+    left_out: list[str] | None
+    """Project form: what the snapshot left out and why ("path (reason)"), said once."""
     interpreter: str | None
     """Project form: the interpreter the tests run on; None: the sandbox's own."""
     repair_failures: list[CheckFailure] | None

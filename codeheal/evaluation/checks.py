@@ -8,6 +8,7 @@ both sides, as plain data the host compares itself; every other assert that it w
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -52,8 +53,10 @@ class WatchedAssert:
     start: tuple[int, int] = (0, 0)
 
 
+@functools.lru_cache(maxsize=64)
 def parse_tests(tests: str) -> ast.Module:
-    """Parse the tests, or raise InputError naming the offending line."""
+    """Parse the tests, or raise InputError naming the offending line. Parsed once per text:
+    every candidate of a run is judged against the same tests (callers only read the tree)."""
     try:
         return ast.parse(tests, filename="tests.py")
     except SyntaxError as exc:

@@ -10,6 +10,7 @@ from codeheal.errors import InputError
 from codeheal.evaluation.project_candidate import project_evaluation_steps
 from codeheal.forms.base import Form
 from codeheal.llm.factory import MAX_TOKENS
+from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import canonical_reply
 from codeheal.project.task import DEFAULT_TASK, load_project
@@ -45,6 +46,8 @@ class ProjectForm(Form):
         return {
             "task": task if task and task.strip() else DEFAULT_TASK,
             "workspace": project.snapshot.files,
+            "left_out": [f"{s.path} ({s.reason})" for s in sorted(
+                project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))],
             "interpreter": project.interpreter,
             "candidates": [AS_IT_IS],
             "repair_failures": None,
@@ -53,6 +56,10 @@ class ProjectForm(Form):
             "changed": [],
             "files_written": [],
         }
+
+    def run_started(self, fields: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="project", files=len(fields["workspace"]),
+                          left_out=fields.get("left_out") or [])
 
     def is_retry(self, state: State) -> bool:
         # Attempt 1 only tests the project as it is: the first written repair is greedy.
@@ -106,14 +113,17 @@ class ProjectForm(Form):
         (unless `force`) or changed since it was read."""
         changes = (best or {}).get("changes") or {}
         written = []
+        diff = unified_diff(state["workspace"], changes).text
         if state.get("apply") and status == "passed" and changes:
+            emit(ChangeToWrite(kind="change_to_write", diff=diff))
             paths = write_changes(state["project"], changes, originals=state["workspace"], force=bool(state.get("force")))
             written = [str(path) for path in paths]
         return {
-            "diff": unified_diff(state["workspace"], changes).text,
+            "diff": diff,
             "changed": list((best or {}).get("changed") or []),
             "files_written": written,
             **dict.fromkeys(self.run_fields),
+            "left_out": None,
             "apply": False,
             "force": False,
         }
