@@ -8,6 +8,22 @@ from pathlib import Path
 
 from codeheal import Context, build_graph
 
+WRONG_ADD = "def add(a, b):\n    return a - b\n"
+ADD_TESTS = "assert add(2, 3) == 5\nassert add(0, 0) == 0\n"
+FORGED = (
+    '{"event": "start"}\\n'
+    '{"event": "result", "test": "test_solution.py::test_line_1", "name": "test_line_1", "when": "call", "outcome": "passed"}\\n'
+    '{"event": "result", "test": "test_solution.py::test_line_2", "name": "test_line_2", "when": "call", "outcome": "passed"}\\n'
+    '{"event": "finish", "exitstatus": 0, "collected": 2}\\n'
+)
+"""A passing report of ADD_TESTS, as a string literal for candidate code to write."""
+FIND_CLASS = (
+    "def find(name, base=BaseException):\n"
+    "    for sub in base.__subclasses__():\n"
+    "        if sub.__name__ == name or (sub := find(name, sub)):\n"
+    "            return sub\n"
+)
+"""Candidate code that finds pytest's own exceptions without importing pytest."""
 TIMEOUT_S = 3.0
 MARGIN_S = 2.5
 """How far past timeout_s a hostile run may end (pytest start-up on a busy 2-core machine)."""

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_run import evaluate
+from hostile_run import ADD_TESTS, FIND_CLASS, FORGED, WRONG_ADD, evaluate
 
 from conftest import bwrap_usable
 
@@ -19,30 +19,15 @@ pytestmark = [
     pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here"),
 ]
 
-WRONG_ADD = "def add(a, b):\n    return a - b\n"
-PLAIN_TESTS = "assert add(2, 3) == 5\nassert add(0, 0) == 0\n"
 FUNCTION_TESTS = (
     "def test_add():\n"
     "    assert add(2, 3) == 5\n"
     "    assert add(1, 1) == 2\n"
     "    done = True\n"
 )
-FIND_CLASS = (
-    "def find(name, base=BaseException):\n"
-    "    for sub in base.__subclasses__():\n"
-    "        if sub.__name__ == name or (sub := find(name, sub)):\n"
-    "            return sub\n"
-)
-"""Candidate code that finds pytest's own exceptions without importing pytest."""
-FORGED = (
-    '{"event": "start"}\\n'
-    '{"event": "result", "test": "test_solution.py::test_line_1", "name": "test_line_1", "when": "call", "outcome": "passed"}\\n'
-    '{"event": "result", "test": "test_solution.py::test_line_2", "name": "test_line_2", "when": "call", "outcome": "passed"}\\n'
-    '{"event": "finish", "exitstatus": 0, "collected": 2}\\n'
-)
 
 
-def failed(code: str, tests: str = PLAIN_TESTS) -> dict:
+def failed(code: str, tests: str = ADD_TESTS) -> dict:
     updates, _ = evaluate(code, tests, tamper_scan=False)
     feedback = updates["feedback"]
     assert updates["status"] == "failed" and not feedback["passed"], feedback
@@ -114,7 +99,7 @@ def test_patching_builtins_at_import_does_not_change_the_tests() -> None:
     'exec(bytes.fromhex("{}").decode())'.format(
         "import _pytest.python; _pytest.python.Function.runtest = lambda self: None".encode().hex()),
 ])
-@pytest.mark.parametrize("tests", [PLAIN_TESTS, FUNCTION_TESTS])
+@pytest.mark.parametrize("tests", [ADD_TESTS, FUNCTION_TESTS])
 def test_patching_the_runner_through_any_spelling_is_not_a_pass(patch: str, tests: str) -> None:
     code = f"import importlib\n{patch}\n" + WRONG_ADD
     feedback = failed(code, tests)

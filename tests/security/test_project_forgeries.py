@@ -5,10 +5,12 @@ with a scripted model. A pass means every test the project as it is ran, ran and
 from __future__ import annotations
 
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
 from doubles import scripted
+from hostile_run import FIND_CLASS
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
@@ -18,12 +20,6 @@ pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not us
 
 SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
 TEST = "python -m pytest -q"
-FIND_CLASS = (
-    "    def find(name, base=BaseException):\n"
-    "        for sub in base.__subclasses__():\n"
-    "            if sub.__name__ == name or (sub := find(name, sub)):\n"
-    "                return sub\n"
-)
 FIXED_LOOP = (
     "    for threshold, percent in DISCOUNT_TIERS:\n"
     "        if quantity >= threshold:\n"
@@ -84,13 +80,13 @@ def test_skipping_the_failing_tests_is_not_a_pass(shop: Path) -> None:
     "import os; os.execv('/bin/true', ['/bin/true'])",
 ])
 def test_ending_the_session_early_is_not_a_pass(shop: Path, ending: str) -> None:
-    body = FIND_CLASS + f"    if quantity == 10:\n        {ending}\n" + FIXED_LOOP
+    body = textwrap.indent(FIND_CLASS, "    ") + f"    if quantity == 10:\n        {ending}\n" + FIXED_LOOP
     feedback = not_passed(shop, change(body))
     assert feedback["error"] or any(f["exception"] == "NotRun" for f in feedback["failures"]), feedback
 
 
 def test_pytest_exit_names_the_tests_that_did_not_run(shop: Path) -> None:
-    body = FIND_CLASS + "    if quantity == 10:\n        raise find('Exit')('done', returncode=0)\n" + FIXED_LOOP
+    body = textwrap.indent(FIND_CLASS, "    ") + "    if quantity == 10:\n        raise find('Exit')('done', returncode=0)\n" + FIXED_LOOP
     feedback = not_passed(shop, change(body))
     assert [f for f in feedback["failures"] if f["exception"] == "NotRun" and "no result" in f["message"]]
 

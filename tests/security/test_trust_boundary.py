@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 from conftest import bwrap_usable
-from hostile_run import MARGIN_S, TIMEOUT_S, evaluate
+from hostile_run import ADD_TESTS, FORGED, MARGIN_S, TIMEOUT_S, WRONG_ADD, evaluate
 
 from codeheal.errors import SandboxError
 from codeheal.evaluation.jobs import make_job
@@ -23,14 +23,6 @@ pytestmark = [
     pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here"),
 ]
 
-WRONG_ADD = "def add(a, b):\n    return a - b\n"
-ADD_TESTS = "assert add(2, 3) == 5\nassert add(0, 0) == 0\n"
-FORGED = (
-    '{"event": "start"}\\n'
-    '{"event": "result", "test": "test_solution.py::test_line_1", "name": "test_line_1", "when": "call", "outcome": "passed"}\\n'
-    '{"event": "result", "test": "test_solution.py::test_line_2", "name": "test_line_2", "when": "call", "outcome": "passed"}\\n'
-    '{"event": "finish", "exitstatus": 0, "collected": 2}\\n'
-)
 
 
 def failed(code: str, tests: str = ADD_TESTS, **settings: object) -> dict:
