@@ -73,3 +73,16 @@ def test_a_new_checkpoint_database_is_readable_by_its_owner_only(tmp_path: Path)
     with open_checkpointer(path):
         pass
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_codeheal_fix_says_what_it_left_out(tmp_path: Path, capsys) -> None:
+    from codeheal.cli import main
+
+    project = secret_project(tmp_path)
+    (project / "tests").mkdir()
+    (project / "tests" / "test_mod.py").write_text("from pkg.mod import f\n\ndef test_f():\n    assert f() == 1\n")
+    code = main(["fix", str(project), "--test", "python -m pytest -q", "--model", "unreachable",
+                 "--base-url", "http://127.0.0.1:9/v1", "--checkpointer", str(tmp_path / "c.sqlite")])
+    err = " ".join(capsys.readouterr().err.split())
+    assert code == 0, err  # the tests pass as the project is: no model call
+    assert f".env ({SECRET_REASON})" in err and "deploy_notes.txt (holds a private key: not read)" in err
