@@ -20,7 +20,9 @@ import os
 import signal
 import subprocess
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,12 +96,9 @@ def write_changes(
     try:
         for path, text in to_write.items():
             staged[targets[path]] = _stage(targets[path], text)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
-        try:
+        with _interrupts_held():
             for target, temporary in staged.items():
                 os.replace(temporary, target)
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
     finally:
         for target in targets.values():  # also a file staged when an interrupt came
             _remove_staged(target)
@@ -142,6 +141,25 @@ def _repo_prefix(root: Path) -> str:
         ["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT_S
     )
     return run.stdout.strip()
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C (and SIGTERM, SIGHUP) arriving inside is acted on only once it is over. Python
+    runs signal handlers in the main thread only: from any other thread (a graph node's) the
+    renames go on whatever the main thread does."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+    previous = {sig: signal.signal(sig, lambda number, frame: arrived.append(number)) for sig in HELD_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in arrived[:1]:
+            signal.raise_signal(sig)
 
 
 def _stage(target: Path, text: str) -> Path:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -67,6 +69,8 @@ def test_an_interrupt_while_renaming_is_held_until_every_file_is_in_place(projec
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between the two renames
 
     monkeypatch.setattr(diff.os, "replace", replace_then_interrupt)
+    # another thread running: the kernel may hand it the signal (a blocked mask is per thread)
+    threading.Thread(target=time.sleep, args=(1.0,), daemon=True).start()
     with pytest.raises(KeyboardInterrupt):
         write_changes(project, CHANGED, originals=ORIGINALS)
     assert contents(project) == CHANGED
