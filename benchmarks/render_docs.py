@@ -107,8 +107,9 @@ def quixbugs_summary() -> str:
         f"`codeheal fix` on the 20 QuixBugs programs with model `{run['model']}`, up to "
         f"{run['max_attempts']} attempts (attempt 1 runs the tests on the program as it is): healed "
         f"{run['healed']} of 20 ({', '.join(healed) or 'none'}), median diff of the healed "
-        f"{run['median_changed_lines_healed']} changed lines, only the program touched in "
-        f"{run['only_program_touched']} of 20; {_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
+        f"{run['median_changed_lines_healed']} changed lines, {run['whitespace_only_hunks']} hunks that "
+        f"change only whitespace, only the program touched in {run['only_program_touched']} of 20; "
+        f"{_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
         "(`benchmarks/results/quixbugs.md` has a row per program, `quixbugs.diff` every diff).\n"
     )
 
