@@ -96,7 +96,27 @@ def other_benchmarks() -> str:
         f"{concurrency['concurrent']['wall_s']:.1f} s at concurrency "
         f"{concurrency['concurrent']['concurrency']} against {concurrency['sequential']['wall_s']:.1f} s "
         f"one after another ({concurrency['speedup']:.1f} times faster).",
+        fixed_test_cost(),
     ]) + "\n"
+
+
+def fixed_test_cost() -> str:
+    """The project form's cost to the first test, with plugin autoload off and (before) on."""
+    run = _load("fixed_test_cost")
+    parts = []
+    for isolation, entry in run.items():
+        median = {name: setting["median_s"] for name, setting in entry["settings"].items()}
+        own, venv = "sandbox's own, autoload", "codeheal's virtualenv, autoload"
+        parts.append(
+            f"{isolation}: {median[own + ' as set now']:.2f} s on the sandbox's own interpreter "
+            f"({median[own + ' on (before)']:.2f} s with autoload), {median[venv + ' as set now']:.2f} s on "
+            f"codeheal's virtualenv ({median[venv + ' on (before)']:.2f} s), load average "
+            f"{entry['load_average_1m']['before']:.0f}"
+        )
+    return (
+        "- `fixed_test_cost.py`: one QuixBugs test run up to its first test (`--collect-only` in the "
+        f"project job), median of the 20 programs, plugin autoload off on codeheal's environment: {'; '.join(parts)}."
+    )
 
 
 def quixbugs_summary() -> str:

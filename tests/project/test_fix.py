@@ -252,3 +252,27 @@ def test_the_projects_interpreter_makes_its_installed_packages_importable() -> N
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
     venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
     assert venv["passed"], venv
+
+
+def test_codeheals_own_environment_lends_the_project_no_plugins_but_the_report_plugin() -> None:
+    files = {
+        "conftest.py": "import pytest\n\n\n@pytest.fixture\ndef answer():\n    return 42\n",
+        "tests/test_plugins.py": (
+            "def test_no_plugin_of_codeheals_dependencies(pytestconfig, answer):\n"
+            "    loaded = {name for name, _ in pytestconfig.pluginmanager.list_name_plugin()}\n"
+            "    assert not loaded & {'anyio', 'langsmith_plugin', 'platformdirs'}, sorted(loaded)\n"
+            "    assert answer == 42\n"
+        ),
+    }
+    job = project_job(files, ["-q"], 60, python=sys.executable)
+    assert job.env == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run_feedback(LocalSandbox().run(job), None, project=True)
+    assert result["passed"] and result["total"] == 1, result
+    assert project_job(files, ["-q"], 60).env == job.env, "the sandbox's own interpreter is codeheal's too"
+
+
+def test_a_projects_own_virtualenv_keeps_its_installed_plugins(tmp_path: Path) -> None:
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    assert project_job({}, ["-q"], 60, python=str(python)).env == {}
