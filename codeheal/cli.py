@@ -193,7 +193,6 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from codeheal.nodes.prepare import validate_input
     from codeheal.runner import run_with_progress
 
     request = {
@@ -203,7 +202,6 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
-    validate_input(request)
     settings = _typed_settings(args)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
@@ -212,7 +210,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.project.diff import DirtyTreeError
-    from codeheal.project.task import load_project
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
@@ -227,7 +224,6 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if args.task:
         request["task"] = _read_task(args.task)
-    load_project(request["project"], args.test_command, target=args.target, python=args.python)
     thread_id = args.thread or uuid.uuid4().hex[:12]
     try:
         result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)

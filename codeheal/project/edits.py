@@ -34,8 +34,8 @@ from typing import Literal, cast
 import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
+from codeheal.fences import FENCE, PYTHON_TAGS
 from codeheal.project.realign import realign
-from codeheal.prompting.extraction import FENCE, PYTHON_TAGS
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
@@ -111,10 +111,10 @@ def reply_blocks(reply: str) -> list[ReplyBlock]:
 def canonical_reply(reply: str) -> str:
     """A reply as a project-form candidate: its Python blocks, each headed by the path it
     names (all apply_reply reads of a reply), or with none the reply itself, which apply_reply
-    refuses with the reason. Never empty: the empty candidate is the unchanged project."""
+    refuses with the reason."""
     blocks = reply_blocks(reply)
     if not blocks:
-        return reply.strip() or "(an empty reply)"
+        return reply.strip()
     rendered = []
     for block in blocks:
         header = f"# {block.path}\n" if block.path else ""

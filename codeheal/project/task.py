@@ -13,8 +13,6 @@ from codeheal.project.edits import Target, parse_target, paths_named
 from codeheal.project.snapshot import Snapshot, find_python, read_project
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
-UNCHANGED = ""
-"""The candidate that changes nothing: the project as it is, tested before any model call."""
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+from codeheal.fences import python_blocks
+
 CODE_START = re.compile(r"^(def |class |import |from |@|async def )", re.MULTILINE)
 DEFINITION = re.compile(r"^(?:async\s+def|def|class|import|from)\s", re.MULTILINE)
 
@@ -18,7 +18,7 @@ def extract_code(reply: str) -> str | None:
     order (a later definition overrides an earlier one, as in Python); usage-only blocks
     are dropped unless nothing else is there. An unfenced reply counts when it starts
     with code or parses after dropping leading prose."""
-    blocks = [body.strip("\n") for tag, body in FENCE.findall(reply) if tag.lower() in PYTHON_TAGS]
+    blocks = [match.group(2).strip("\n") for match in python_blocks(reply)]
     blocks = [b for b in blocks if b.strip()]
     if blocks:
         useful = [b for b in blocks if DEFINITION.search(b)]
