@@ -13,6 +13,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -101,7 +102,7 @@ def run_quixbugs(config: QuixConfig, console: Console) -> dict:
             console.print(f"[yellow]{problem.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
             continue
         records[problem.name] = record
-        _append(path, record)
+        append_record(path, record)
         mark = "[green]healed[/green]" if record["healed"] else "[red]not healed[/red]"
         console.print(f"{problem.name}: {mark}, {record['changed_lines']} changed lines, "
                       f"{record['attempts']} attempts, {record['seconds']:.0f} s")
@@ -160,7 +161,8 @@ def read_records(path: Path, context: dict) -> dict[str, QuixRecord]:
     return records
 
 
-def _append(path: Path, record: QuixRecord) -> None:
+def append_record(path: Path, record: Mapping[str, object]) -> None:
+    """Add one finished record as a JSON line."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
