@@ -134,6 +134,21 @@ def quixbugs_summary() -> str:
     )
 
 
+def seeded_summary() -> str:
+    """The seeded-bugs run in one paragraph."""
+    run = _load("seeded_bugs")
+    return (
+        f"`codeheal fix` on {run['bugs']} seeded bugs in {' and '.join(run['libraries'])} with model "
+        f"`{run['model']}`, up to {run['max_attempts']} attempts, the test file a user would name as the "
+        f"test command: healed {run['healed']}, {run['healed_suite_passes']} of them with the whole suite "
+        f"passing (target 3 in 4: {'met' if run['target_met'] else 'not met'}), the seeded line restored "
+        f"exactly in {run['restored']}; median diff of the healed {run['median_changed_lines_healed']} changed "
+        f"lines, {run['whitespace_only_hunks']} hunks that change only whitespace; {_kilo(run['tokens'])} "
+        f"tokens, {run['seconds'] / 60:.0f} min (`benchmarks/results/seeded_bugs.md` has a row per bug, "
+        "`seeded_bugs.diff` every diff).\n"
+    )
+
+
 def first_attempt_table() -> str:
     """The first-attempt factors, one row per variant: hidden pass rate on the tuning slice
     (where choices are made) and, where run, on the report slice."""
@@ -230,6 +245,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "benchmarks": other_benchmarks,
     "headline": headline,
     "quixbugs": quixbugs_summary,
+    "seeded": seeded_summary,
     "first_attempt": first_attempt_table,
     "context": context_table,
     "server_settings": server_settings_table,

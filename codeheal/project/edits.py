@@ -7,7 +7,8 @@ the file stays as it was. A block may name its file, on the line before the fenc
 first line (`# shop/cart.py`); else the definition is looked up in the whole project, and an
 ambiguous name is settled by the `--target` hint and the functions on the failing traceback.
 A replacement's lines that only reformat the original (spacing, blank lines, a dropped comment)
-keep the original's bytes (realign.py), so the diff shows the real change and nothing else.
+keep the original's bytes (realign.py), and its docstring is the original's, so the diff shows
+the real change and nothing else.
 
 Policy, for a reply that does more than replace definitions:
 - an import the new code needs is added below the module's imports when every name it binds is
@@ -328,12 +329,32 @@ def _realigned(module: cst.Module, original: cst.FunctionDef, replacement: cst.F
     """The replacement with the lines that only reformat the original given back the
     original's bytes (realign.py); the original node itself when nothing else changed."""
     before = module.code_for_node(original)
-    after = realign(before, module.code_for_node(replacement))
+    after = realign(before, module.code_for_node(_keep_docstring(original, replacement)))
     if after == before:
         return original
     node = cast(cst.FunctionDef, cst.parse_statement(after, config=module.config_for_parsing))
     # the lines above it are the original's; parsed at the top level they would lose their nesting
     return node.with_changes(leading_lines=original.leading_lines)
+
+
+def _keep_docstring(original: cst.FunctionDef, replacement: cst.FunctionDef) -> cst.FunctionDef:
+    """The replacement with the original's docstring, or none where the original has none: a
+    repair changes code, and models drop, shorten or invent docstrings (doctests included)."""
+    if not isinstance(replacement.body, cst.IndentedBlock):
+        return replacement
+    body = list(replacement.body.body)
+    if _docstring(replacement) is not None:
+        body = body[1:]
+    if _docstring(original) is not None:
+        body = [original.body.body[0], *body]
+    return replacement.with_changes(body=replacement.body.with_changes(body=body)) if body else replacement
+
+
+def _docstring(node: cst.FunctionDef) -> cst.BaseStatement | None:
+    first = node.body.body[0] if isinstance(node.body, cst.IndentedBlock) and node.body.body else None
+    if first is not None and _small(first, cst.Expr) and isinstance(first.body[0].value, cst.SimpleString | cst.ConcatenatedString):
+        return first
+    return None
 
 
 class _Replacer(cst.CSTTransformer):

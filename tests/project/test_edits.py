@@ -185,6 +185,19 @@ def median(values):
     )]
 
 
+def test_the_original_docstring_stays_whatever_the_reply_does_with_it() -> None:
+    files = {"m.py": 'def take_nth(n, seq):\n    """Every nth item.\n\n    >>> list(take_nth(2, [10, 20, 30]))\n'
+                     '    [10, 30]\n    """\n    return islice(seq, 1, None, n)\n\n\ndef plain(x):\n    return x\n'}
+    dropped = fence("def take_nth(n, seq):\n    return islice(seq, 0, None, n)\n")
+    edited = fence('def take_nth(n, seq):\n    """Every nth item, from the first."""\n    return islice(seq, 0, None, n)\n')
+    for reply in (dropped, edited):
+        assert changed_lines(files["m.py"], apply_reply(files, reply).files["m.py"]) == [
+            ("    return islice(seq, 1, None, n)\n", "    return islice(seq, 0, None, n)\n"),
+        ]
+    invented = fence('def plain(x):\n    """The argument, as it is."""\n    return x + 0\n')
+    assert apply_reply(files, invented).files["m.py"] == files["m.py"].replace("return x\n", "return x + 0\n")
+
+
 def test_a_rewrite_that_only_reformats_changes_nothing_and_is_refused() -> None:
     reply = fence('''
 def median(values):
