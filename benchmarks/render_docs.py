@@ -137,13 +137,15 @@ def quixbugs_summary() -> str:
 def seeded_summary() -> str:
     """The seeded-bugs run in one paragraph."""
     run = _load("seeded_bugs")
+    median = run["median_changed_lines_healed"]
     return (
         f"`codeheal fix` on {run['bugs']} seeded bugs in {' and '.join(run['libraries'])} with model "
         f"`{run['model']}`, up to {run['max_attempts']} attempts, the test file a user would name as the "
         f"test command: healed {run['healed']}, {run['healed_suite_passes']} of them with the whole suite "
         f"passing (target 3 in 4: {'met' if run['target_met'] else 'not met'}), the seeded line restored "
-        f"exactly in {run['restored']}; median diff of the healed {run['median_changed_lines_healed']} changed "
-        f"lines, {run['whitespace_only_hunks']} hunks that change only whitespace; {_kilo(run['tokens'])} "
+        f"exactly in {run['restored']}; "
+        f"{'no healed diff' if median is None else f'median diff of the healed {median} changed lines'}, "
+        f"{run['whitespace_only_hunks']} hunks that change only whitespace; {_kilo(run['tokens'])} "
         f"tokens, {run['seconds'] / 60:.0f} min (`benchmarks/results/seeded_bugs.md` has a row per bug, "
         "`seeded_bugs.diff` every diff).\n"
     )
