@@ -96,7 +96,27 @@ def other_benchmarks() -> str:
         f"{concurrency['concurrent']['wall_s']:.1f} s at concurrency "
         f"{concurrency['concurrent']['concurrency']} against {concurrency['sequential']['wall_s']:.1f} s "
         f"one after another ({concurrency['speedup']:.1f} times faster).",
+        fixed_test_cost(),
     ]) + "\n"
+
+
+def fixed_test_cost() -> str:
+    """The project form's cost to the first test, with plugin autoload off and (before) on."""
+    run = _load("fixed_test_cost")
+    parts = []
+    for isolation, entry in run.items():
+        median = {name: setting["median_s"] for name, setting in entry["settings"].items()}
+        own, venv = "sandbox's own, autoload", "codeheal's virtualenv, autoload"
+        parts.append(
+            f"{isolation}: {median[own + ' as set now']:.2f} s on the sandbox's own interpreter "
+            f"({median[own + ' on (before)']:.2f} s with autoload), {median[venv + ' as set now']:.2f} s on "
+            f"codeheal's virtualenv ({median[venv + ' on (before)']:.2f} s), load average "
+            f"{entry['load_average_1m']['before']:.0f}"
+        )
+    return (
+        "- `fixed_test_cost.py`: one QuixBugs test run up to its first test (`--collect-only` in the "
+        f"project job), median of the 20 programs, plugin autoload off on codeheal's environment: {'; '.join(parts)}."
+    )
 
 
 def quixbugs_summary() -> str:
@@ -107,9 +127,27 @@ def quixbugs_summary() -> str:
         f"`codeheal fix` on the 20 QuixBugs programs with model `{run['model']}`, up to "
         f"{run['max_attempts']} attempts (attempt 1 runs the tests on the program as it is): healed "
         f"{run['healed']} of 20 ({', '.join(healed) or 'none'}), median diff of the healed "
-        f"{run['median_changed_lines_healed']} changed lines, only the program touched in "
-        f"{run['only_program_touched']} of 20; {_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
+        f"{run['median_changed_lines_healed']} changed lines, {run['whitespace_only_hunks']} hunks that "
+        f"change only whitespace, only the program touched in {run['only_program_touched']} of 20; "
+        f"{_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
         "(`benchmarks/results/quixbugs.md` has a row per program, `quixbugs.diff` every diff).\n"
+    )
+
+
+def seeded_summary() -> str:
+    """The seeded-bugs run in one paragraph."""
+    run = _load("seeded_bugs")
+    median = run["median_changed_lines_healed"]
+    return (
+        f"`codeheal fix` on {run['bugs']} seeded bugs in {' and '.join(run['libraries'])} with model "
+        f"`{run['model']}`, up to {run['max_attempts']} attempts, the test file a user would name as the "
+        f"test command: healed {run['healed']}, {run['healed_suite_passes']} of them with the whole suite "
+        f"passing (target 3 in 4: {'met' if run['target_met'] else 'not met'}), the seeded line restored "
+        f"exactly in {run['restored']}; "
+        f"{'no healed diff' if median is None else f'median diff of the healed {median} changed lines'}, "
+        f"{run['whitespace_only_hunks']} hunks that change only whitespace; {_kilo(run['tokens'])} "
+        f"tokens, {run['seconds'] / 60:.0f} min (`benchmarks/results/seeded_bugs.md` has a row per bug, "
+        "`seeded_bugs.diff` every diff).\n"
     )
 
 
@@ -209,6 +247,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "benchmarks": other_benchmarks,
     "headline": headline,
     "quixbugs": quixbugs_summary,
+    "seeded": seeded_summary,
     "first_attempt": first_attempt_table,
     "context": context_table,
     "server_settings": server_settings_table,

@@ -5,7 +5,12 @@ imports (`node.py`, `load_testdata.py` and the program's JSON data), and the `co
 defines the `pytest.use_correct` flag the tests read at import. The tests import the program as
 `python_programs.NAME` (found from the project root, which `python -m pytest` puts on sys.path)
 and their helpers by bare name (found beside the test file, pytest's rootdir-relative import).
-Some tests loop forever on the buggy code: the sandbox's time limit ends them."""
+Some tests loop forever on the buggy code: the sandbox's time limit ends them.
+
+Upstream QuixBugs also ships the corrected programs (correct_python_programs/), which every
+test module imports under `if pytest.use_correct:`. That import is never followed and nothing
+is ever read from that folder: a project holding the reference would show the model the answer
+(the repair context looks functions up by name across the project)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from codeheal import environment
 from codeheal.errors import ConfigError
 
 DATA_ENV = environment.QUIXBUGS_DIR
+CORRECT_PACKAGE = "correct_python_programs"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = REPO_ROOT.parent / "shared" / "data" / "quixbugs"
 """Where CI keeps the data: ../shared/data/quixbugs from the repository root."""
@@ -83,6 +89,8 @@ def _local_imports(base: Path, path: str) -> list[str]:
     here = PurePosixPath(path).parent
     found = []
     for module in modules:
+        if module.split(".")[0] == CORRECT_PACKAGE:
+            continue  # the reference solutions: never part of a problem
         relative = module.replace(".", "/") + ".py"
         for candidate in (str(here / relative), relative):
             if (base / candidate).is_file():

@@ -5,6 +5,7 @@ holds the report channel to the host (supervisor.py)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +23,8 @@ PYTEST_ARGS = (
     TEST_MODULE,
 )
 PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
+NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+"""Plugins named with -p still load (the report plugin); installed ones are not looked up."""
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
@@ -38,7 +41,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
         report=True,
-        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        env=NO_AUTOLOAD,
         session=session,
     )
 
@@ -48,13 +51,25 @@ def project_job(
     python: str | None = None,
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. The report
-    plugin goes beside them and is passed with -p; the project's own configuration, conftest
-    and installed pytest plugins apply (no codeheal pytest.ini, no plugin autoload switch)."""
+    plugin goes beside them and is passed with -p; the project's own configuration and conftest
+    apply (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
+    environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
+    virtualenv of its own) autoload is off, so the plugins of codeheal's dependencies (anyio,
+    langsmith, ...) neither change the run nor add their seconds to every attempt."""
     return Job(
         files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
         python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
         timeout_s=timeout_s,
         report=True,
+        env=NO_AUTOLOAD if is_codeheals_python(python) else {},
         session=session,
         python=python,
     )
+
+
+def is_codeheals_python(python: str | None) -> bool:
+    """Whether `python` (a project's interpreter; None: the sandbox's own) is the environment
+    codeheal itself runs in."""
+    if python is None:
+        return True
+    return Path(python).absolute().parent.parent.resolve() == Path(sys.prefix).resolve()

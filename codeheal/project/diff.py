@@ -17,6 +17,7 @@ from __future__ import annotations
 import difflib
 import glob
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -31,6 +32,7 @@ from codeheal.errors import InputError
 GIT_TIMEOUT_S = 30
 STAGED_SUFFIX = ".codeheal"
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
 class DirtyTreeError(InputError):
@@ -63,6 +65,33 @@ def unified_diff(original: Mapping[str, str], changed: Mapping[str, str], *, con
         count += sum(1 for line in lines[2:] if line[:1] in "+-")
         parts += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
     return Diff("".join(parts), files, count)
+
+
+def whitespace_only_hunks(diff: str) -> int:
+    """How many hunks of a unified diff change nothing but whitespace: their removed and
+    added lines are the same once all whitespace and blank lines are left out."""
+    count, lines = 0, iter(diff.splitlines())
+    for line in lines:
+        header = HUNK_HEADER.match(line)
+        if not header:
+            continue
+        old, new = int(header.group(1) or 1), int(header.group(2) or 1)
+        removed, added = [], []
+        while old or new:
+            body = next(lines, None)
+            if body is None:
+                break
+            if body.startswith("\\"):
+                continue  # "\ No newline at end of file"
+            kind, text = body[:1], "".join(body[1:].split())
+            if kind in " -":
+                old -= 1
+            if kind in " +":
+                new -= 1
+            if text and kind in "-+":
+                (removed if kind == "-" else added).append(text)
+        count += removed == added
+    return count
 
 
 def write_changes(

@@ -6,6 +6,9 @@ replaces the definition of the same qualified name in the project, and every oth
 the file stays as it was. A block may name its file, on the line before the fence or as its
 first line (`# shop/cart.py`); else the definition is looked up in the whole project, and an
 ambiguous name is settled by the `--target` hint and the functions on the failing traceback.
+A replacement's lines that only reformat the original (spacing, blank lines, a dropped comment)
+keep the original's bytes (realign.py), and its docstring is the original's, so the diff shows
+the real change and nothing else.
 
 Policy, for a reply that does more than replace definitions:
 - an import the new code needs is added below the module's imports when every name it binds is
@@ -27,12 +30,13 @@ import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, cast
 
 import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
+from codeheal.project.realign import realign
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
@@ -201,11 +205,14 @@ class _Edit:
         """The changed files and definitions; EditRejected when nothing changed."""
         changed_files, changed = {}, []
         for file, text in self.whole.items():
+            text = realign(self.files[file], text)
             if text != self.files[file]:
                 changed_files[file] = text
                 changed.append(ChangedDefinition(file, file, "file"))
         for file in sorted(set(self.replacements) | set(self.imports)):
-            module, edits = self.modules[file], self.replacements.get(file, {})
+            module = self.modules[file]
+            edits = {key: (found, _realigned(module, found.node, node))
+                     for key, (found, node) in self.replacements.get(file, {}).items()}
             new = module.visit(_Replacer({key: node for key, (_, node) in edits.items()}))
             added = _missing_imports(new, self.imports.get(file, []), file)
             new = _with_imports(new, added)
@@ -215,7 +222,7 @@ class _Edit:
             changed += [
                 ChangedDefinition(file, found.qualname, "method" if "." in found.qualname else "function")
                 for found, node in edits.values()
-                if module.code_for_node(found.node) != module.code_for_node(node)
+                if node is not found.node
             ]
             changed += [ChangedDefinition(file, module.code_for_node(i).strip(), "import") for i in added]
         if not changed_files:
@@ -316,6 +323,38 @@ class _Edit:
         if path in self.replacements or path in self.imports:
             raise EditRejected(f"{where} rewrites {path} whole, which another block edits: send one of them")
         self.whole[path] = code
+
+
+def _realigned(module: cst.Module, original: cst.FunctionDef, replacement: cst.FunctionDef) -> cst.FunctionDef:
+    """The replacement with the lines that only reformat the original given back the
+    original's bytes (realign.py); the original node itself when nothing else changed."""
+    before = module.code_for_node(original)
+    after = realign(before, module.code_for_node(_keep_docstring(original, replacement)))
+    if after == before:
+        return original
+    node = cast(cst.FunctionDef, cst.parse_statement(after, config=module.config_for_parsing))
+    # the lines above it are the original's; parsed at the top level they would lose their nesting
+    return node.with_changes(leading_lines=original.leading_lines)
+
+
+def _keep_docstring(original: cst.FunctionDef, replacement: cst.FunctionDef) -> cst.FunctionDef:
+    """The replacement with the original's docstring, or none where the original has none: a
+    repair changes code, and models drop, shorten or invent docstrings (doctests included)."""
+    if not isinstance(replacement.body, cst.IndentedBlock):
+        return replacement
+    body = list(replacement.body.body)
+    if _docstring(replacement) is not None:
+        body = body[1:]
+    if _docstring(original) is not None:
+        body = [original.body.body[0], *body]
+    return replacement.with_changes(body=replacement.body.with_changes(body=body)) if body else replacement
+
+
+def _docstring(node: cst.FunctionDef) -> cst.BaseStatement | None:
+    first = node.body.body[0] if isinstance(node.body, cst.IndentedBlock) and node.body.body else None
+    if first is not None and _small(first, cst.Expr) and isinstance(first.body[0].value, cst.SimpleString | cst.ConcatenatedString):
+        return first
+    return None
 
 
 class _Replacer(cst.CSTTransformer):

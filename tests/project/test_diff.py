@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.project.diff import DirtyTreeError, unified_diff, write_changes
+from codeheal.project.diff import DirtyTreeError, unified_diff, whitespace_only_hunks, write_changes
 from codeheal.project.snapshot import read_project
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
@@ -27,6 +27,17 @@ def test_unified_diff_has_git_paths_and_counts_lines() -> None:
 def test_unified_diff_marks_a_missing_final_newline() -> None:
     diff = unified_diff({"m.py": "a"}, {"m.py": "b"})
     assert diff.text.endswith("-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n")
+
+
+def test_whitespace_only_hunks_are_counted_and_real_ones_are_not() -> None:
+    original = {"m.py": "def f(x):\n    y = x+1\n\n    return y\n" + "# filler\n" * 8 + "LIMIT = 3\n"}
+    respaced = original["m.py"].replace("x+1\n\n", "x + 1\n")
+    assert whitespace_only_hunks(unified_diff(original, {"m.py": respaced}).text) == 1
+    both = respaced.replace("LIMIT = 3", "LIMIT = 4")
+    diff = unified_diff(original, {"m.py": both})
+    assert diff.text.count("@@ -") == 2 and whitespace_only_hunks(diff.text) == 1
+    assert whitespace_only_hunks(unified_diff(original, {"m.py": original["m.py"].replace("x+1", "x+2")}).text) == 0
+    assert whitespace_only_hunks(unified_diff({"m.py": "a"}, {"m.py": "a\n"}).text) == 1
 
 
 def test_the_diff_applies_with_git_apply(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
+from codeheal.project.diff import unified_diff, whitespace_only_hunks
 from codeheal.project.edits import (
     FULL_FILE_MAX_BYTES, EditRejected, Target, apply_reply, parse_target, reply_blocks,
 )
@@ -142,6 +143,86 @@ def test_a_reply_that_changes_nothing_is_refused(shop: dict[str, str]) -> None:
     same = source[source.index("def bulk_discount"): source.index("def line_total")]
     with pytest.raises(EditRejected, match="changes nothing"):
         apply_reply(shop, fence(same))
+
+
+MEDIAN = {"stats.py": '''"""Averages."""
+
+PLACES = 2
+
+def median(values):
+    # sort a copy: the caller's list stays as it was
+    ordered = sorted(values)
+
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+
+    # an even count: the mean of the two middle values
+    return (ordered[middle] + ordered[middle + 1]) / 2
+
+
+def mean(values):
+    return sum(values) / len(values)
+'''}
+
+
+def test_a_one_line_fix_in_a_reformatted_rewrite_stays_a_one_line_change() -> None:
+    reply = fence('''
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered)//2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+''')
+    result = apply_reply(MEDIAN, reply)
+    assert [(c.name, c.kind) for c in result.changed] == [("median", "function")]
+    diff = unified_diff(MEDIAN, result.files, context=0)
+    assert diff.changed_lines == 2 and whitespace_only_hunks(diff.text) == 0
+    assert changed_lines(MEDIAN["stats.py"], result.files["stats.py"]) == [(
+        "    return (ordered[middle] + ordered[middle + 1]) / 2\n",
+        "    return (ordered[middle - 1] + ordered[middle]) / 2\n",
+    )]
+
+
+def test_the_original_docstring_stays_whatever_the_reply_does_with_it() -> None:
+    files = {"m.py": 'def take_nth(n, seq):\n    """Every nth item.\n\n    >>> list(take_nth(2, [10, 20, 30]))\n'
+                     '    [10, 30]\n    """\n    return islice(seq, 1, None, n)\n\n\ndef plain(x):\n    return x\n'}
+    dropped = fence("def take_nth(n, seq):\n    return islice(seq, 0, None, n)\n")
+    edited = fence('def take_nth(n, seq):\n    """Every nth item, from the first."""\n    return islice(seq, 0, None, n)\n')
+    for reply in (dropped, edited):
+        assert changed_lines(files["m.py"], apply_reply(files, reply).files["m.py"]) == [
+            ("    return islice(seq, 1, None, n)\n", "    return islice(seq, 0, None, n)\n"),
+        ]
+    invented = fence('def plain(x):\n    """The argument, as it is."""\n    return x + 0\n')
+    assert apply_reply(files, invented).files["m.py"] == files["m.py"].replace("return x\n", "return x + 0\n")
+
+
+def test_a_rewrite_that_only_reformats_changes_nothing_and_is_refused() -> None:
+    reply = fence('''
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered)//2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle] + ordered[middle+1]) / 2
+''')
+    with pytest.raises(EditRejected, match="changes nothing"):
+        apply_reply(MEDIAN, reply)
+
+
+def test_a_reformatted_method_keeps_its_blank_lines_inside_its_class() -> None:
+    files = {"m.py": "class A:\n\n    def f(self, x):\n        y = x * 2\n\n        return y + 1\n\n    def g(self):\n        return 0\n"}
+    reply = fence("class A:\n  def f(self, x):\n    y = x*2\n    return y - 1\n")
+    new = apply_reply(files, reply).files["m.py"]
+    assert new == files["m.py"].replace("return y + 1", "return y - 1")
+
+
+def test_a_reformatted_whole_file_keeps_the_original_lines_it_did_not_change() -> None:
+    reply = fence("# stats.py\n" + MEDIAN["stats.py"].replace("\n\n", "\n").replace("PLACES = 2", "PLACES = 3"))
+    result = apply_reply(MEDIAN, reply)
+    assert [(c.name, c.kind) for c in result.changed] == [("stats.py", "file")]
+    assert changed_lines(MEDIAN["stats.py"], result.files["stats.py"]) == [("PLACES = 2\n", "PLACES = 3\n")]
 
 
 def test_class_statements_identical_to_the_original_are_allowed() -> None:

@@ -18,6 +18,7 @@ from codeheal.cli import main
 from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
+from codeheal.project.diff import whitespace_only_hunks
 from codeheal.prompting.fix_prompts import FIX_SYSTEM
 from codeheal.sandboxes import LocalSandbox
 
@@ -83,6 +84,46 @@ def test_graph_invoke_heals_the_project_with_a_diff_of_only_the_broken_function(
     first, second = result["history"]
     assert first["code"] == "" and first["passed_count"] == 8 and first["total"] == 12
     assert second["passed_count"] == 12 and second["changes"].keys() == {"shop/pricing.py"}
+
+
+MEDIAN = '''def median(values):
+    # sort a copy: the caller's list stays as it was
+    ordered = sorted(values)
+
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+
+    # an even count: the mean of the two middle values
+    return (ordered[middle] + ordered[middle + 1]) / 2
+'''
+MEDIAN_REWRITE = '''The even case reads one past the middle pair:
+
+```python
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered)//2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+```
+'''
+
+
+def test_a_one_line_fix_sent_as_a_reformatted_rewrite_is_a_one_line_diff(tmp_path: Path) -> None:
+    (tmp_path / "stats.py").write_text(MEDIAN)
+    (tmp_path / "test_stats.py").write_text(
+        "from stats import median\n\n\ndef test_odd():\n    assert median([3, 1, 2]) == 2\n\n\n"
+        "def test_even():\n    assert median([4, 1, 3, 2]) == 2.5\n"
+    )
+    result = fix(scripted("The even case is off by one.", MEDIAN_REWRITE), tmp_path)
+    assert result["status"] == "passed" and result["attempts"] == 2
+    changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == [
+        "-    return (ordered[middle] + ordered[middle + 1]) / 2",
+        "+    return (ordered[middle - 1] + ordered[middle]) / 2",
+    ]
+    assert whitespace_only_hunks(result["diff"]) == 0
 
 
 def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_window(shop: Path) -> None:
@@ -211,3 +252,27 @@ def test_the_projects_interpreter_makes_its_installed_packages_importable() -> N
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
     venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
     assert venv["passed"], venv
+
+
+def test_codeheals_own_environment_lends_the_project_no_plugins_but_the_report_plugin() -> None:
+    files = {
+        "conftest.py": "import pytest\n\n\n@pytest.fixture\ndef answer():\n    return 42\n",
+        "tests/test_plugins.py": (
+            "def test_no_plugin_of_codeheals_dependencies(pytestconfig, answer):\n"
+            "    loaded = {name for name, _ in pytestconfig.pluginmanager.list_name_plugin()}\n"
+            "    assert not loaded & {'anyio', 'langsmith_plugin', 'platformdirs'}, sorted(loaded)\n"
+            "    assert answer == 42\n"
+        ),
+    }
+    job = project_job(files, ["-q"], 60, python=sys.executable)
+    assert job.env == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    result = run_feedback(LocalSandbox().run(job), None, project=True)
+    assert result["passed"] and result["total"] == 1, result
+    assert project_job(files, ["-q"], 60).env == job.env, "the sandbox's own interpreter is codeheal's too"
+
+
+def test_a_projects_own_virtualenv_keeps_its_installed_plugins(tmp_path: Path) -> None:
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.symlink_to(sys.executable)
+    assert project_job({}, ["-q"], 60, python=str(python)).env == {}

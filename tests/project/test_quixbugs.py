@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import ast
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from project_failures import run_project_tests
 
-from codeheal.bench.quixbugs import DATA_ENV, DEFAULT_DIR, load_quixbugs, quixbugs_dir
+from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, DEFAULT_DIR, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
 from codeheal.project.edits import parse_target
 from codeheal.project.repair_context import estimate_tokens, repair_context
@@ -62,3 +63,30 @@ def test_data_folder_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(ConfigError, match=f"no QuixBugs data at {tmp_path}.*{DATA_ENV}"):
         quixbugs_dir()
     assert quixbugs_dir(DEFAULT_DIR) == DEFAULT_DIR, "an explicit folder wins over the environment"
+
+
+def test_the_corrected_programs_of_upstream_never_reach_a_project(tmp_path: Path) -> None:
+    """Upstream ships correct_python_programs/, imported by every test under
+    `if pytest.use_correct:`; on such a checkout no project may hold a corrected program."""
+    upstream = tmp_path / "QuixBugs"
+    shutil.copytree(quixbugs_dir(), upstream)
+    reference = upstream / CORRECT_PACKAGE
+    reference.mkdir()
+    (reference / "__init__.py").write_text("")
+    marks = {}
+    for program in sorted((upstream / "python_programs").glob("*.py")):
+        marks[program.stem] = f"REFERENCE_{program.stem.upper()} = 'the corrected program'\n"
+        (reference / program.name).write_text(marks[program.stem] + program.read_text())
+    node = upstream / "python_testcases" / "node.py"
+    (reference / "node.py").write_text(marks.setdefault("node", "REFERENCE_NODE = 1\n") + node.read_text())
+    test = (upstream / "python_testcases" / "test_kth.py").read_text()
+    assert f"from {CORRECT_PACKAGE}.kth import kth" in test, "the upstream import the loader must not follow"
+
+    problems = load_quixbugs(upstream)
+
+    assert [p.name for p in problems] == sorted(PROBLEMS)
+    for problem in problems:
+        assert not [path for path in problem.files if CORRECT_PACKAGE in path], problem.name
+        for path, text in problem.files.items():
+            assert not [name for name, mark in marks.items() if mark in text], (problem.name, path)
+        assert problem.files == PROBLEMS[problem.name].files
