@@ -34,11 +34,17 @@ from codeheal.bench.hidden import hidden_verdict
 from codeheal.bench.humaneval import task_text
 from codeheal.bench.problems import Problem, load_problems
 from codeheal.context import Context
+from codeheal.evaluation.module_candidate import aevaluate_candidate
 from codeheal.llm import chat_model
-from codeheal.nodes.evaluator import aevaluate_candidate
-from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.model_call import ainvoke_model
-from codeheal.nodes.prompts import CLOSING_FENCE, CODE_FENCE, actor_messages, function_stub, without_stub_block
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.model_call import ainvoke_model
+from codeheal.prompting.prompts import (
+    CLOSING_FENCE,
+    CODE_FENCE,
+    actor_messages,
+    function_stub,
+    without_stub_block,
+)
 from codeheal.sandboxes import LocalSandbox
 
 RESULTS = Path(__file__).parent / "results"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from codeheal.bench.humaneval import BenchConfig, condition_context, run_problem
 from codeheal.bench.problems import load_problems
-from codeheal.graph import build_graph
+from codeheal.loop.builder import build_graph
 from codeheal.sandboxes import LocalSandbox
 
 RESULTS = Path(__file__).parent / "results"

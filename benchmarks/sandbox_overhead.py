@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codeheal import Context, build_graph
-from codeheal.nodes.jobs import make_job
+from codeheal.evaluation.jobs import make_job
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import REPORT_FD_ENV
 

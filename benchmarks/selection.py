@@ -27,8 +27,8 @@ from pathlib import Path
 
 from codeheal.bench.humaneval import BenchConfig, condition_context, run_problem
 from codeheal.bench.problems import load_problems
-from codeheal.graph import build_graph
-from codeheal.graph.policy import WEAK_BELOW
+from codeheal.loop.builder import build_graph
+from codeheal.policy import WEAK_BELOW
 from codeheal.sandboxes import LocalSandbox
 
 RESULTS = Path(__file__).parent / "results"

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from codeheal.batch import BatchItem, solve_many
     from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
     from codeheal.context import Context
-    from codeheal.graph import build_graph
+    from codeheal.loop.builder import build_graph
 
     graph: CompiledStateGraph
 
@@ -24,21 +24,15 @@ _EXPORTS = {
     "open_async_checkpointer": "codeheal.checkpointers",
     "open_checkpointer": "codeheal.checkpointers",
     "Context": "codeheal.context",
-    "build_graph": "codeheal.graph",
+    "build_graph": "codeheal.loop.builder",
 }
 
 __all__ = [*sorted(_EXPORTS), "graph"]
 
-# The subpackage codeheal.graph (the builder) and the attribute codeheal.graph (the compiled
-# graph) share a name. Importing a subpackage binds it as an attribute of its parent, once:
-# import it now (it is light) and drop that binding, so `codeheal.graph` reaches __getattr__.
-importlib.import_module("codeheal.graph")
-del globals()["graph"]
-
 
 def __getattr__(name: str) -> Any:
     if name == "graph":
-        from codeheal.graph import build_graph
+        from codeheal.loop.builder import build_graph
 
         compiled = build_graph().compile(name="codeheal")
         globals()["graph"] = compiled  # compiled once

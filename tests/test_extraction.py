@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeheal.nodes.extraction import extract_code
+from codeheal.prompting.extraction import extract_code
 
 ADD = "def add(a, b):\n    return a + b"
 

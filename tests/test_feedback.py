@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from codeheal.nodes.evaluator import _from_run, feedback_without_running
-from codeheal.nodes.jobs import make_job
-from codeheal.nodes.feedback import run_feedback, summarize
+from codeheal.evaluation.feedback import run_feedback, summarize
+from codeheal.evaluation.jobs import make_job
+from codeheal.evaluation.module_candidate import _from_run, feedback_without_running
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 

@@ -7,7 +7,11 @@ from __future__ import annotations
 from scripted_openai import ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
-from codeheal.nodes.prompts import CLOSING_FENCE, SCRIPT_INSTRUCTION, SCRIPT_REPLY_START
+from codeheal.prompting.prompts import (
+    CLOSING_FENCE,
+    SCRIPT_INSTRUCTION,
+    SCRIPT_REPLY_START,
+)
 
 STUB_TASK = 'Add two numbers.\n\n```python\ndef add(a, b):\n    """a + b"""\n```'
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from codeheal import Context, build_graph, graph
-from codeheal.graph.policy import after_evaluation, attempt_limit, best_attempt, final_status
-from codeheal.graph.routers import route_after_evaluation, route_after_review, route_start
+from codeheal.loop.routers import (
+    route_after_evaluation,
+    route_after_review,
+    route_start,
+)
+from codeheal.policy import after_evaluation, attempt_limit, best_attempt, final_status
 
 
 def edges(drawn) -> dict[tuple[str, str], bool]:

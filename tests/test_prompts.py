@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from codeheal.nodes.feedback import attempt_feedback
-from codeheal.nodes.prompts import (
-    actor_messages, format_feedback, numbered_excerpt, reflector_messages,
-)
+from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
+from codeheal.prompting.prompts import (
+    actor_messages,
+    format_feedback,
+    numbered_excerpt,
+    reflector_messages,
+)
 from codeheal.state import CheckFailure, Frame
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codeheal.nodes.tamper_scan import scan
+from codeheal.evaluation.tamper_scan import scan
 
 FLAGGED = {
     "import pytest": "imports pytest",

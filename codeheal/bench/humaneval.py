@@ -26,19 +26,31 @@ from pathlib import Path
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from codeheal.bench.hidden import HiddenVerdict, hidden_verdict
 from codeheal.bench.problems import Problem, load_problems
 from codeheal.bench.records import (
-    CONDITIONS, AttemptKind, AttemptRecord, Condition, ProblemRecord, append_record, read_records,
+    CONDITIONS,
+    AttemptKind,
+    AttemptRecord,
+    Condition,
+    ProblemRecord,
+    append_record,
+    read_records,
 )
 from codeheal.bench.report import write_reports
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError
-from codeheal.graph import build_graph
-from codeheal.graph.policy import best_attempt
-from codeheal.nodes.evaluator import NO_CODE
+from codeheal.evaluation.module_candidate import NO_CODE
+from codeheal.loop.builder import build_graph
+from codeheal.policy import best_attempt
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Attempt, Feedback
 

@@ -14,11 +14,11 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal.context import Context
-from codeheal.graph import build_graph
-from codeheal.nodes.evaluator import evaluate_candidate
-from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.prompts import actor_messages, reflector_messages
-from codeheal.nodes.model_call import invoke_model
+from codeheal.evaluation.module_candidate import evaluate_candidate
+from codeheal.loop.builder import build_graph
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.model_call import invoke_model
+from codeheal.prompting.prompts import actor_messages, reflector_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Sandbox
 

@@ -24,8 +24,8 @@ from rich.markup import escape
 from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
-from codeheal.graph import build_graph
-from codeheal.graph.policy import best_attempt
+from codeheal.loop.builder import build_graph
+from codeheal.policy import best_attempt
 from codeheal.project.diff import unified_diff
 from codeheal.project.edits import parse_target
 

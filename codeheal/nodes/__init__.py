@@ -1,1 +1,1 @@
-"""The graph's nodes: prepare, actor, evaluator, reflector."""
+"""The graph's nodes: prepare, actor, test_candidate, evaluator, reflector, selector, review, finish."""

@@ -8,18 +8,18 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
 
 from codeheal.context import Context, current_context
-from codeheal.graph.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
-from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.fix_prompts import project_actor_messages, project_reply_start
-from codeheal.nodes.model_call import estimate_prompt_tokens, total_usage
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages
-from codeheal.nodes.steps import ModelCall, Steps
+from codeheal.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.progress import AttemptStarted, emit
 from codeheal.project.edits import canonical_reply
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.fix_prompts import project_actor_messages, project_reply_start
+from codeheal.prompting.model_call import estimate_prompt_tokens, total_usage
+from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages
 from codeheal.state import State
+from codeheal.steps import ModelCall, Steps
 
 
 def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict]]:

@@ -9,16 +9,16 @@ from collections.abc import Callable
 from langgraph.types import Send
 
 from codeheal.context import current_context
-from codeheal.nodes.evaluator import evaluation_steps
-from codeheal.nodes.fix_prompts import run_failures
+from codeheal.evaluation.module_candidate import evaluation_steps
+from codeheal.evaluation.project_candidate import project_evaluation_steps
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.project_evaluation import project_evaluation_steps
 from codeheal.nodes.selection import combined_tests
-from codeheal.nodes.steps import Steps
 from codeheal.project.task import UNCHANGED
+from codeheal.prompting.fix_prompts import run_failures
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CandidateJob, ChangedDefinition, State, TestedCandidate
+from codeheal.steps import Steps
 
 TEST_CANDIDATE = "test_candidate"
 RUN_FIELDS = ("tests", "project", "test_command", "target", "python", "workspace", "interpreter", "repair_failures")

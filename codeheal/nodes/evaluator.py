@@ -1,62 +1,16 @@
-"""The evaluator: judges a candidate against the tests (in a sandbox when it must run), and,
-as the graph node after the parallel `test_candidate` tasks, chooses among an attempt's
-candidates and records the attempt with its Feedback. What happens next is the loop policy's
-decision (graph/policy.py)."""
+"""The evaluator node, after the parallel `test_candidate` tasks: chooses among an attempt's
+tested candidates and records the attempt with its Feedback (the judging of one candidate is
+`codeheal.evaluation`'s). What happens next is the loop policy's decision (policy.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codeheal.nodes.checks import check_names, parse_tests
-from codeheal.nodes.feedback import attempt_feedback, run_feedback, summarize, syntax_feedback, tamper_feedback
-from codeheal.nodes.jobs import make_job
-from codeheal.nodes.lint import lint_notes
-from codeheal.nodes.model_call import NO_USAGE
+from codeheal.evaluation.feedback import summarize
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
-from codeheal.nodes.steps import SandboxRun, Steps, arun_steps, run_steps
 from codeheal.progress import AttemptTested, emit
-from codeheal.sandboxes.base import RunResult, Sandbox
+from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
-
-NO_CODE = "no code in reply: the reply had no Python code block"
-
-
-def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
-    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
-    (with `tamper_scan`) code that reaches into the test harness."""
-    if not candidate.strip():
-        return attempt_feedback(error=NO_CODE)
-    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
-
-
-def evaluation_steps(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
-) -> Steps[Feedback]:
-    """The feedback on one candidate: judged without running when it can be, else tested."""
-    feedback = feedback_without_running(candidate, tamper_scan)
-    if feedback is not None:
-        return feedback
-    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
-    feedback = _from_run(result, tests)
-    return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
-
-
-def evaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
-) -> Feedback:
-    """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
-    not run it."""
-    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
-
-
-async def aevaluate_candidate(
-    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
-) -> Feedback:
-    """evaluate_candidate without blocking the event loop."""
-    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
 
 
 def evaluator(state: State) -> dict:
@@ -112,10 +66,6 @@ class Choice:
         """The chosen candidate's feedback, timed as the whole attempt's sandbox work."""
         assert self.best is not None, "no candidate was tested"
         return {**self.best["feedback"], "seconds": round(self.sandbox_seconds, 3)}
-
-
-def _from_run(result: RunResult, tests: str) -> Feedback:
-    return run_feedback(result, check_names(parse_tests(tests)))
 
 
 def _record(state: State, choice: Choice, selection: Selection | None = None) -> dict:

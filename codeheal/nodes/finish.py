@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codeheal.context import current_context
-from codeheal.graph.policy import best_attempt, final_status
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.steps import CloseSession, Steps
+from codeheal.policy import best_attempt, final_status
 from codeheal.progress import RunStatus, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox, SessionSandbox
 from codeheal.state import Attempt, State
+from codeheal.steps import CloseSession, Steps
 
 
 def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]]:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import uuid
 
 from codeheal.errors import InputError
-from codeheal.nodes.checks import calls_name, count_checks, parse_tests
-from codeheal.nodes.model_call import NO_USAGE
+from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
+from codeheal.policy import WEAK_BELOW
 from codeheal.project.task import DEFAULT_TASK, UNCHANGED, load_project
+from codeheal.prompting.model_call import NO_USAGE
+from codeheal.prompting.prompts import tested_function
 from codeheal.state import State
 
 
@@ -58,6 +60,7 @@ def prepare(state: State) -> dict:
         "fresh_start": False,
         "written": 0,
         "stop_reason": None,
+        "probe_function": None,
     }
     if is_project(state):
         task = state.get("task")
@@ -79,4 +82,9 @@ def prepare(state: State) -> dict:
         }
     validate_input(state)
     starting_code = state.get("starting_code") or ""
-    return {**reset, "candidates": [starting_code] if starting_code.strip() else []}
+    weak = count_checks(parse_tests(state["tests"])) < WEAK_BELOW
+    return {
+        **reset,
+        "candidates": [starting_code] if starting_code.strip() else [],
+        "probe_function": tested_function(state) if weak else None,
+    }

@@ -8,15 +8,15 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
-from codeheal.graph.policy import completion_allowance
 from codeheal.llm import chat_model
-from codeheal.nodes.fix_prompts import project_reflector_messages
-from codeheal.nodes.model_call import charged, estimate_prompt_tokens
 from codeheal.nodes.prepare import is_project
-from codeheal.nodes.prompts import reflector_messages
-from codeheal.nodes.steps import ModelCall, Steps
+from codeheal.policy import completion_allowance
 from codeheal.progress import ReflectionWritten, emit
+from codeheal.prompting.fix_prompts import project_reflector_messages
+from codeheal.prompting.model_call import charged, estimate_prompt_tokens
+from codeheal.prompting.prompts import reflector_messages
 from codeheal.state import State
+from codeheal.steps import ModelCall, Steps
 
 EMPTY_REFLECTION = "(the reflector gave no lesson)"
 LESSON_MAX_TOKENS = 200

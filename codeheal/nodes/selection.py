@@ -17,17 +17,22 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.graph.policy import attempt_limit, completion_allowance
+from codeheal.evaluation.checks import check_names, parse_tests
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request
 from codeheal.nodes.actor import uses_prefill
-from codeheal.nodes.checks import check_names, parse_tests
-from codeheal.nodes.extraction import extract_code
-from codeheal.nodes.model_call import charged, estimate_prompt_tokens, total_usage
-from codeheal.nodes.prompts import CLOSING_FENCE, actor_messages, probe_messages, tested_function
-from codeheal.nodes.steps import ModelCall, Steps
+from codeheal.policy import attempt_limit, completion_allowance
 from codeheal.progress import AttemptStarted, emit
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.model_call import charged, estimate_prompt_tokens, total_usage
+from codeheal.prompting.prompts import (
+    CLOSING_FENCE,
+    actor_messages,
+    probe_messages,
+    tested_function,
+)
 from codeheal.state import Feedback, Selection, State, TestedCandidate
+from codeheal.steps import ModelCall, Steps
 
 PROBES_WANTED = 6
 PROBE_MAX_TOKENS = 300

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
-from codeheal.cli import main
-from codeheal.nodes.fix_prompts import FIX_SYSTEM
 from quixbugs_data import quixbugs_or_skip
 from scripted_openai import ScriptedServer
+
+from codeheal.cli import main
+from codeheal.prompting.fix_prompts import FIX_SYSTEM
 
 BUCKETSORT_FIX = '''```python
 # python_programs/bucketsort.py

@@ -12,9 +12,9 @@ from fake_server import FakeE2B
 
 from codeheal import Context
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
-from codeheal.nodes.evaluator import _from_run
-from codeheal.nodes.jobs import make_job
-from codeheal.nodes.feedback import strip_ansi
+from codeheal.evaluation.feedback import strip_ansi
+from codeheal.evaluation.jobs import make_job
+from codeheal.evaluation.module_candidate import _from_run
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 from codeheal.sandboxes.e2b import E2BSandbox

@@ -11,12 +11,19 @@ import pytest
 from doubles import fenced, scripted
 from langgraph.checkpoint.sqlite import SqliteSaver
 from rich.console import Console
-from scripted_openai import ADD_TASK, ADD_TESTS, BAD_ADD, GOOD_ADD, LESSON, ScriptedServer
+from scripted_openai import (
+    ADD_TASK,
+    ADD_TESTS,
+    BAD_ADD,
+    GOOD_ADD,
+    LESSON,
+    ScriptedServer,
+)
 
 from codeheal.cli import EXIT_BAD_INPUT, main
 from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
-from codeheal.graph import build_graph
+from codeheal.loop.builder import build_graph
 from codeheal.runner import run_with_progress
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from codeheal.nodes.jobs import project_job
-from codeheal.nodes.feedback import run_feedback
+from codeheal.evaluation.feedback import run_feedback
+from codeheal.evaluation.jobs import project_job
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
 

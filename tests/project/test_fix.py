@@ -16,9 +16,9 @@ from scripted_openai import ScriptedServer
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.errors import PromptTooLargeError
-from codeheal.nodes.jobs import project_job
-from codeheal.nodes.feedback import run_feedback
-from codeheal.nodes.fix_prompts import FIX_SYSTEM
+from codeheal.evaluation.feedback import run_feedback
+from codeheal.evaluation.jobs import project_job
+from codeheal.prompting.fix_prompts import FIX_SYSTEM
 from codeheal.sandboxes import LocalSandbox
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"

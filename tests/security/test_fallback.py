@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
 import uuid
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hostile_run import MARGIN_S, TIMEOUT_S, running_with
 
-from codeheal import Context, build_graph
+from codeheal import Context, build_graph, sandboxes
 from codeheal.errors import SandboxError
-from codeheal.nodes.jobs import make_job
-from codeheal import sandboxes
+from codeheal.evaluation.jobs import make_job
 from codeheal.sandboxes import Job, LocalSandbox, local, sandbox_for
 from codeheal.sandboxes.limits import processes_of, readable_by_anyone
 

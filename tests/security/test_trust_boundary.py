@@ -10,13 +10,13 @@ import subprocess
 import tempfile
 
 import pytest
+from conftest import bwrap_usable
 from hostile_run import MARGIN_S, TIMEOUT_S, evaluate
 
 from codeheal.errors import SandboxError
-from codeheal.nodes.jobs import make_job
+from codeheal.evaluation.jobs import make_job
 from codeheal.sandboxes import LocalSandbox, bwrap, cgroups
 from codeheal.sandboxes.limits import processes_of
-from conftest import bwrap_usable
 
 pytestmark = [
     pytest.mark.usefixtures("contained"),

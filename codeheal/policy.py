@@ -7,8 +7,6 @@ from __future__ import annotations
 from typing import Literal
 
 from codeheal.context import Context
-from codeheal.nodes.checks import count_checks, parse_tests
-from codeheal.nodes.prompts import tested_function
 from codeheal.state import Attempt, State, Status
 
 AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
@@ -87,14 +85,12 @@ def after_evaluation(state: State, context: Context) -> AfterEvaluation:
 
 def wants_selection(state: State, context: Context) -> bool:
     """The latest attempt passed tests too weak to trust (module form), samples are to be
-    drawn, an attempt is left, and this run has not selected yet (see nodes/selection.py)."""
+    drawn, an attempt is left, and this run has not selected yet (see nodes/selection.py; prepare sets `probe_function`)."""
     return bool(
         context.select_samples
-        and not state.get("project")
-        and count_checks(parse_tests(state["tests"])) < WEAK_BELOW
+        and state.get("probe_function")
         and (state.get("attempts") or 0) < attempt_limit(state, context)
         and not any(attempt.get("selection") for attempt in state.get("history") or [])
-        and tested_function(state)
     )
 
 

@@ -8,8 +8,12 @@ from langgraph.types import RetryPolicy
 
 from codeheal.context import Context
 from codeheal.errors import is_transient
-from codeheal.graph.routers import (
-    route_after_actor, route_after_evaluation, route_after_reflector, route_after_review, route_after_selector,
+from codeheal.loop.routers import (
+    route_after_actor,
+    route_after_evaluation,
+    route_after_reflector,
+    route_after_review,
+    route_after_selector,
     route_start,
 )
 from codeheal.nodes.actor import make_actor
@@ -20,9 +24,9 @@ from codeheal.nodes.prepare import prepare
 from codeheal.nodes.reflector import make_reflector
 from codeheal.nodes.review import review
 from codeheal.nodes.selection import make_selector
-from codeheal.nodes.steps import node
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import InputState, OutputState, State
+from codeheal.steps import node
 
 TRANSPORT_RETRY = RetryPolicy(
     max_attempts=3, initial_interval=1.0, backoff_factor=2.0, retry_on=is_transient

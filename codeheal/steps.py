@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from codeheal.nodes.model_call import ainvoke_model, invoke_model
+from codeheal.prompting.model_call import ainvoke_model, invoke_model
 from codeheal.sandboxes.base import Job, Sandbox, SessionSandbox
 
 T = TypeVar("T")

@@ -15,11 +15,16 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
-from codeheal.nodes.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.project.edits import Target, parse_target
 from codeheal.project.model_window import window_tokens
-from codeheal.project.repair_context import CHARS_PER_TOKEN, estimate_tokens, primary_function, repair_context
+from codeheal.project.repair_context import (
+    CHARS_PER_TOKEN,
+    estimate_tokens,
+    primary_function,
+    repair_context,
+)
 from codeheal.project.task import UNCHANGED
+from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State
 
 FIX_SYSTEM = (

@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from codeheal.context import Context
 from codeheal.errors import EditRejected
-from codeheal.nodes.feedback import attempt_feedback, run_feedback, tamper_feedback
-from codeheal.nodes.fix_prompts import project_targets
-from codeheal.nodes.jobs import project_job
-from codeheal.nodes.steps import SandboxRun, Steps
+from codeheal.evaluation.feedback import attempt_feedback, run_feedback, tamper_feedback
+from codeheal.evaluation.jobs import project_job
 from codeheal.project.edits import ChangedDefinition as ChangedEdit
 from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
 from codeheal.project.task import UNCHANGED, pytest_args
+from codeheal.prompting.fix_prompts import project_targets
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CheckFailure, Feedback, State
+from codeheal.steps import SandboxRun, Steps
 
 NOT_APPLIED = "the reply was not applied"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from codeheal.nodes.checks import TEST_MODULE, build_test_module
+from codeheal.evaluation.checks import TEST_MODULE, build_test_module
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"

@@ -8,8 +8,8 @@ from typing import Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
+from codeheal import policy
 from codeheal.context import Context, resolve_context
-from codeheal.graph import policy
 from codeheal.nodes.candidate_test import candidate_sends
 from codeheal.state import State
 

@@ -7,8 +7,8 @@ import re
 from collections.abc import Collection
 
 from codeheal.errors import SandboxError
-from codeheal.nodes import tamper_scan
-from codeheal.nodes.checks import PRELUDE_LINES, TEST_MODULE
+from codeheal.evaluation import tamper_scan
+from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 

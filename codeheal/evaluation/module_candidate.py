@@ -1,0 +1,62 @@
+"""Judging one candidate of the module form against the tests: without running it when it
+can be (no code, a SyntaxError, harness tampering), else in a sandbox job, its report turned
+into Feedback (with pyflakes notes when it failed)."""
+
+from __future__ import annotations
+
+from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.feedback import (
+    attempt_feedback,
+    run_feedback,
+    syntax_feedback,
+    tamper_feedback,
+)
+from codeheal.evaluation.jobs import make_job
+from codeheal.evaluation.pyflakes_notes import lint_notes
+from codeheal.sandboxes.base import RunResult, Sandbox
+from codeheal.state import Feedback
+from codeheal.steps import SandboxRun, Steps, arun_steps, run_steps
+
+NO_CODE = "no code in reply: the reply had no Python code block"
+
+
+def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
+    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
+    (with `tamper_scan`) code that reaches into the test harness."""
+    if not candidate.strip():
+        return attempt_feedback(error=NO_CODE)
+    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
+
+
+def evaluation_steps(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
+) -> Steps[Feedback]:
+    """The feedback on one candidate: judged without running when it can be, else tested."""
+    feedback = feedback_without_running(candidate, tamper_scan)
+    if feedback is not None:
+        return feedback
+    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
+    feedback = _from_run(result, tests)
+    return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
+
+
+def evaluate_candidate(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
+) -> Feedback:
+    """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
+    not run it."""
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
+
+
+async def aevaluate_candidate(
+    sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
+    *, tamper_scan: bool = True,
+) -> Feedback:
+    """evaluate_candidate without blocking the event loop."""
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
+
+
+def _from_run(result: RunResult, tests: str) -> Feedback:
+    return run_feedback(result, check_names(parse_tests(tests)))
