@@ -9,6 +9,7 @@ from collections.abc import Collection
 from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE
+from codeheal.project.tracebacks import read_output
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -122,6 +123,40 @@ def run_feedback(result: RunResult, expected: Collection[str] | None, *, project
         passed=error is None and not failures and passed_count == total,
         total=total,
         passed_count=passed_count,
+        failures=failures,
+        error=error,
+        stdout=_tail(result.stdout),
+        stderr=_tail(result.stderr),
+        output_truncated=result.output_truncated,
+        timed_out=result.timed_out,
+        seconds=result.seconds,
+        isolation=result.isolation,
+    )
+
+
+def reported(result: RunResult) -> bool:
+    """Whether the report plugin's channel reached the run's pytest (a launcher may close it)."""
+    return any(e.get("event") == "start" for e in _parse_events(result.report))
+
+
+def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
+    """Feedback on a test command codeheal cannot see inside: its exit code is the verdict (0
+    passed), and the failures are read from the tracebacks and runner summaries in its output,
+    with frames in the project's `files`."""
+    report = read_output(strip_ansi(result.stdout + "\n" + result.stderr), files)
+    passed = result.exit_code == 0 and not result.timed_out
+    failures = [] if passed else report.failures
+    total = report.total if report.total else max(len(failures), 1)
+    failed = 0 if passed else (report.failed if report.failed else max(len(failures), 1))
+    error = None
+    if result.timed_out:
+        error = "timed out: the test command did not finish within the time limit"
+    elif not passed and not failures:
+        error = _crash_description(result).replace("the test process ended early", "the test command failed")
+    return Feedback(
+        passed=passed,
+        total=total,
+        passed_count=max(total - failed, 0),
         failures=failures,
         error=error,
         stdout=_tail(result.stdout),

@@ -15,12 +15,24 @@ WORKSPACE = os.getcwd() + os.sep
 the candidate and the tests, or a project's modules and tests; never the plugin's own."""
 EXPLANATION_LINES = 6
 CANDIDATE_MODULE = "solution"
-_report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "w", encoding="utf-8", buffering=1)
 _comparison = {}
 
 
+def _channel():
+    # A launcher between the sandbox and pytest (hatch, tox) may close the descriptor or drop
+    # the variable: then nothing is reported, and the host reads the run's output instead.
+    try:
+        return os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "w", encoding="utf-8", buffering=1)
+    except (KeyError, ValueError, OSError):
+        return None
+
+
+_report = _channel()
+
+
 def _emit(record):
-    _report.write(json.dumps(record) + "\n")
+    if _report is not None:
+        _report.write(json.dumps(record) + "\n")
 
 
 def _frames(excinfo):

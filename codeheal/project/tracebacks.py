@@ -15,7 +15,9 @@ HEADER = "Traceback (most recent call last):"
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\s*$')
 EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
 UNITTEST_TEST = re.compile(r"^(?:FAIL|ERROR): (?P<test>\S+)(?: \((?P<where>[^)]*)\))?")
-PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (?P<test>\S+?)(?: - (?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?)?$")
+PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (?P<test>[^\s(]\S*?)(?: - (?P<detail>.*))?$")
+DETAIL = re.compile(r"^(?P<type>[A-Z][\w.]*): ?(?P<message>.*)$")
+"""pytest's summary detail: `KeyError: 'k'`, or for a failed assert only `assert 500 == 450`."""
 UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in ")
 UNITTEST_FAILED = re.compile(r"^FAILED \((?P<counts>[^)]*)\)")
 PYTEST_COUNTS = re.compile(r"^(?:=+ )?(?P<counts>\d+ (?:passed|failed|errors?)\b.*) in [\d.]+s")
@@ -55,7 +57,10 @@ def read_output(text: str, files: Collection[str]) -> OutputReport:
     for line in lines:
         match = PYTEST_FAILED.match(line)
         if match and match["test"].split("::")[-1] not in named:
-            failures.append(_failure(match["test"], match["type"] or "Failed", match["message"] or "", []))
+            detail = match["detail"] or ""
+            typed = DETAIL.match(detail)
+            exception = typed["type"] if typed else ("AssertionError" if detail.startswith("assert") else "Failed")
+            failures.append(_failure(match["test"], exception, typed["message"] if typed else detail, []))
     return OutputReport(failures, *_counts(lines))
 
 

@@ -21,11 +21,16 @@ REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 
 @dataclass(frozen=True)
 class Job:
-    """What to run: files written into an empty workspace, then `python <python_args>` in it."""
+    """What to run: files written into an empty workspace, then `python <python_args>` in it,
+    or `command` (found on the job's PATH) when one is given."""
 
     files: Mapping[str, str]
     python_args: Sequence[str]
     timeout_s: float
+    command: Sequence[str] = ()
+    """A command to run instead of the interpreter (a project's `make test`, `uv run pytest`):
+    the job's interpreter folder, then /usr/local/bin, /usr/bin and /bin are its PATH, and the
+    workspace is on PYTHONPATH (where a plugin among the job's files is found)."""
     report: bool = False
     """Give the job a report channel: a descriptor the host opened, named by the
     REPORT_FD_ENV variable (not a workspace file, so listing the workspace does not find

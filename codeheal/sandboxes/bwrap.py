@@ -55,18 +55,23 @@ def bwrap_argv(
     status_fd: int,
     disk_mb: int,
     as_root: bool,
+    expose: Sequence[str] = (),
 ) -> list[str]:
     """bwrap and its options, up to and including the `--` before the job's command.
 
     `files` maps workspace names to descriptors to copy them from; `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
-    command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it)."""
-    keep = runtime.base_prefixes
+    command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
+    folders shown read-only (a project's virtualenv, for a command job)."""
+    keep = (*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
     if os.path.isdir("/var/run") and not os.path.islink("/var/run"):
         argv += _tmpfs("/var/run")
     argv += _hide_private_dirs(runtime, keep)
+    for folder in keep[len(runtime.base_prefixes):]:
+        if folder in _hidden_dirs(runtime):  # a hidden folder itself, not one inside it
+            argv += ["--ro-bind", folder, folder]
     argv += _masked("/tmp", keep, size_mb=disk_mb, mode="1777")
     argv += ["--perms", "0777", "--dir", WORKSPACE]
     for name, fd in files.items():

@@ -19,6 +19,7 @@ from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
@@ -171,7 +172,9 @@ def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--test", "make test"], "codeheal runs the project's tests with pytest"),
+    (["--test", "python -m pytest -q && echo done"], "'&&' needs a shell"),
+    (["--test", "./run-tests.sh"], "give `sh ./run-tests.sh`"),
+    (["--test", "sh scripts/none.sh"], "scripts/none.sh is not in the project"),
     (["--test", "python -m pytest tests/test_nothing.py"], "tests/test_nothing.py is not in the project"),
     (["--test", TEST, "--target", "shop/pricing.py::nope"], "no function nope in shop/pricing.py"),
     (["--test", TEST, "--force"], "--force only makes sense with --apply"),
@@ -207,7 +210,7 @@ def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -
 def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
     files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
     sandbox = LocalSandbox()
-    bare = run_feedback(sandbox.run(project_job(files, ["-q"], 60)), None, project=True)
+    bare = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60)), None, project=True)
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
-    venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
+    venv = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)), None, project=True)
     assert venv["passed"], venv
