@@ -193,7 +193,7 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
-    from codeheal.nodes.prepare import validate_input
+    from codeheal.forms.module import validate_input
     from codeheal.runner import run_with_progress
 
     request = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Literal
 
 from codeheal.context import Context
-from codeheal.state import Attempt, State, Status
+from codeheal.state import Attempt, Feedback, State, Status
 
 AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
 WEAK_BELOW = 2
@@ -22,9 +22,17 @@ def attempt_limit(state: State, context: Context) -> int:
 
 
 def best_attempt(history: list[Attempt]) -> Attempt:
-    """The attempt that passed the most checks; the latest one among equals, code
-    before no code."""
+    """The run's best attempt: the one that passed the most checks; the latest one among
+    equals (it was written with the most feedback), code before no code."""
     return max(reversed(history), key=lambda a: (a["passed_count"], bool(a["code"].strip())))
+
+
+def replaces_best(candidate: Feedback, best: Feedback) -> bool:
+    """Whether a candidate of an attempt, tested after the attempt's best so far, takes its
+    place: the first that passed stays, else the one that passed more checks wins; the
+    earlier among equals (candidates are in the order they were drawn: the first is the
+    greedy one, and the starting code before what a model wrote)."""
+    return not best["passed"] and (candidate["passed"] or candidate["passed_count"] > best["passed_count"])
 
 
 def tokens_spent(state: State) -> int:

@@ -14,13 +14,13 @@ from rich.markup import escape
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
+from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.state import InputState, OutputState
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
 
 OUTPUT_KEYS = ("code", "status", "attempts", "reflections", "history")
-PROJECT_OUTPUT_KEYS = ("diff", "changed", "files_written")
 CONTEXT_KEY = "codeheal_context"
 """Checkpoint metadata key holding the run's Context as JSON, so a resumed run uses the
 settings the run started with."""
@@ -63,7 +63,7 @@ def run_with_progress(
                 for node, values in update.items():
                     narrator.on_update(node, values or {})
         values = graph.get_state(config).values
-    keys = OUTPUT_KEYS + (PROJECT_OUTPUT_KEYS if "diff" in values else ())
+    keys = OUTPUT_KEYS + form_of(values).output_keys
     return OutputState(**{key: values[key] for key in keys})
 
 
@@ -105,9 +105,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
 def _same_task(values: dict, request: InputState) -> bool:
     """Whether a thread's unfinished run was asked the same task: the same task and tests, or
     (project form) the same project and test command."""
-    if request.get("project"):
-        return (values.get("project"), values.get("test_command")) == (request["project"], request.get("test_command"))
-    return (values.get("task"), values.get("tests")) == (request.get("task"), request.get("tests"))
+    return all(values.get(key) == request.get(key) for key in choose_form(request).task_keys)
 
 
 def merged_context(saved: dict, given: dict[str, object]) -> Context:

@@ -15,6 +15,15 @@ attempt. "stuck": a fresh start failed the same way as the two attempts before i
 the run's token budget (Context.max_tokens) could not pay for the next model call."""
 
 
+FormName = Literal["module", "project"]
+"""The form of a run (see codeheal/forms/): a module written against tests, or a project healed
+against its test command."""
+Candidate = str | None
+"""Code to test: a module (module form), a reply's corrected definitions (project form), ""
+when a reply had no code; AS_IT_IS: no change, the project as it is."""
+AS_IT_IS: Candidate = None
+
+
 class Frame(TypedDict):
     """One traceback frame that belongs to the candidate or the tests."""
 
@@ -124,7 +133,7 @@ class TestedCandidate(TypedDict):
 
     index: int
     """Its place among the attempt's candidates: the earlier wins among equals."""
-    code: str
+    code: Candidate
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""
@@ -199,7 +208,9 @@ class ThreadMemory(TypedDict):
 class RunScratch(TypedDict, total=False):
     """Working fields of the run in progress; `prepare` resets them at the start of each run."""
 
-    candidates: list[str]
+    form: FormName
+    """The run's form, chosen by prepare: every node asks it (codeheal/forms/)."""
+    candidates: list[Candidate]
     """The code the evaluator tests next: the starting code, or what the actor wrote (one
     candidate on attempt 1, Context.retry_samples on later attempts)."""
     generation: Usage
@@ -252,7 +263,8 @@ class CandidateJob(TypedDict, total=False):
     """A `test_candidate` task's input (sent with `Send`): one candidate, and what testing it
     needs from the run's state."""
 
-    candidate: str
+    form: FormName
+    candidate: Candidate
     index: int
     session: str | None
     tests: str

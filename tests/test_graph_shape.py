@@ -36,9 +36,10 @@ def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
 
 
 def test_route_start():
-    (send,) = route_start({"candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"})
+    state = {"form": "module", "candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"}
+    (send,) = route_start(state)
     assert send.node == "test_candidate"
-    assert send.arg == {"candidate": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
+    assert send.arg == {"form": "module", "candidate": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
     assert route_start({"candidates": []}) == "actor"
     assert route_start({}) == "actor"
 

@@ -13,17 +13,17 @@ from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.task import UNCHANGED, parse_test_command
+from codeheal.project.task import parse_test_command
 from codeheal.prompting.fix_prompts import project_targets
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import CheckFailure, Feedback, State
+from codeheal.state import AS_IT_IS, Candidate, CheckFailure, Feedback, State
 from codeheal.steps import SandboxRun, Steps
 
 NOT_APPLIED = "the reply was not applied"
 
 
 def project_evaluation_steps(
-    sandbox: Sandbox, candidate: str, state: State, context: Context, session: str | None = None
+    sandbox: Sandbox, candidate: Candidate, state: State, context: Context, session: str | None = None
 ) -> Steps[tuple[Feedback, EditResult | None]]:
     """The feedback on one project-form candidate, and the edit it made: the reply applied
     to the project's files (a reply that cannot be applied, or that touches the tests, is a
@@ -31,7 +31,7 @@ def project_evaluation_steps(
     then the test command in the sandbox."""
     workspace = state["workspace"]
     edit = None
-    if candidate != UNCHANGED:
+    if candidate is not AS_IT_IS:
         try:
             edit = apply_reply(workspace, candidate, hints=repair_hints(state))
             _check_scope(edit, state)

@@ -9,23 +9,17 @@ from collections.abc import Callable
 from langgraph.types import Send
 
 from codeheal.context import current_context
-from codeheal.evaluation.module_candidate import evaluation_steps
-from codeheal.evaluation.project_candidate import project_evaluation_steps
-from codeheal.nodes.prepare import is_project
+from codeheal.forms import form_of
 from codeheal.nodes.selection import combined_tests
-from codeheal.project.task import UNCHANGED
-from codeheal.prompting.fix_prompts import run_failures
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import CandidateJob, ChangedDefinition, State, TestedCandidate
+from codeheal.state import Candidate, CandidateJob, State
 from codeheal.steps import Steps
 
 TEST_CANDIDATE = "test_candidate"
-RUN_FIELDS = ("tests", "project", "test_command", "target", "python", "workspace", "interpreter", "repair_failures")
-"""What a candidate's test needs from the run's state (a Send task sees only its own input)."""
 
 
-def candidates_to_test(state: State) -> list[str]:
+def candidates_to_test(state: State) -> list[Candidate]:
     """The distinct candidates, new code first. Code that an earlier attempt of this run
     already failed with is left out when there is anything new: it would fail the same way."""
     distinct = list(dict.fromkeys(state.get("candidates") or [""]))
@@ -38,7 +32,8 @@ def candidates_to_test(state: State) -> list[str]:
 
 def candidate_sends(state: State) -> list[Send]:
     """One `test_candidate` task per candidate to test, all run in the same step."""
-    shared = {name: state[name] for name in RUN_FIELDS if state.get(name) is not None}  # type: ignore[literal-required]
+    fields = ("form", *form_of(state).run_fields)
+    shared = {name: state[name] for name in fields if state.get(name) is not None}  # type: ignore[literal-required]
     if state.get("probes"):
         shared["tests"] = combined_tests(state["tests"], state["probes"])
     return [
@@ -53,20 +48,7 @@ def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJo
 
     def test_candidate(job: CandidateJob) -> Steps[dict]:
         context = current_context()
-        chosen = sandbox or sandbox_for(context)
-        code, session = job["candidate"], job.get("session")
-        if not is_project(job):  # type: ignore[arg-type]
-            feedback = yield from evaluation_steps(
-                chosen, code, job["tests"], context.timeout_s, session, tamper_scan=context.tamper_scan
-            )
-            return {"tested": [TestedCandidate(index=job["index"], code=code, feedback=feedback)]}
-        feedback, edit = yield from project_evaluation_steps(chosen, code, job, context, session)  # type: ignore[arg-type]
-        tested = TestedCandidate(index=job["index"], code=code, feedback=feedback)
-        if edit is not None:
-            tested["changes"] = edit.files
-            tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
-        if code == UNCHANGED:
-            tested["repair_failures"] = run_failures(feedback)
+        tested = yield from form_of(job).test_steps(sandbox or sandbox_for(context), job, context)
         return {"tested": [tested]}
 
     return test_candidate

@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from codeheal.evaluation.feedback import summarize
+from codeheal.forms import form_of
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
+from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
@@ -20,12 +22,9 @@ def evaluator(state: State) -> dict:
     if state.get("probes"):
         return {**_record_selection(state, tested), "tested": None, "probes": None}
     choice = Choice()
-    update: dict = {"tested": None}
     for candidate in tested:
         choice.add(candidate)
-        if "repair_failures" in candidate:
-            update["repair_failures"] = candidate["repair_failures"]
-    return {**_record(state, choice), **update}
+    return {**_record(state, choice), **form_of(state).run_update(tested), "tested": None}
 
 
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
@@ -42,9 +41,8 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
 
 @dataclass
 class Choice:
-    """The best of an attempt's tested candidates: the first that passed, else the one that
-    passed the most checks, the earlier one among equals; and the sandbox time all of them
-    took."""
+    """The best of an attempt's tested candidates (by `policy.replaces_best`), and the
+    sandbox time all of them took."""
 
     best: TestedCandidate | None = None
     tested: int = 0
@@ -58,8 +56,7 @@ class Choice:
         if self.best is None:
             self.best = tested
             return
-        current = self.best["feedback"]
-        if not current["passed"] and (feedback["passed"] or feedback["passed_count"] > current["passed_count"]):
+        if replaces_best(feedback, self.best["feedback"]):
             self.best = tested
 
     def attempt_feedback(self) -> Feedback:
@@ -77,7 +74,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
     generation = state.get("generation") or NO_USAGE
     record = Attempt(
         attempt=attempts,
-        code=best["code"],
+        code=best["code"] or "",  # "" also for the project as it is: no code was written
         candidates_tested=choice.tested,
         fresh_start=bool(state.get("fresh_start")),
         summary=summarize(feedback),
@@ -88,6 +85,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
         prompt_tokens=generation["prompt_tokens"],
         completion_tokens=generation["completion_tokens"],
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
+        **form_of(state).attempt_fields(best),
     )
     if selection is not None:
         record["selection"] = selection
@@ -95,9 +93,6 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
             f" (chosen by generated checks: {selection['agreeing']} of {selection['eligible']} candidates that "
             f"pass the tests agree on {selection['generated_checks']}, passing {selection['generated_passed']})"
         )
-    if "changes" in best:
-        record["changes"] = best["changes"]
-        record["changed"] = best.get("changed") or []
     emit(AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],
         passed_count=feedback["passed_count"], total=feedback["total"],

@@ -8,13 +8,12 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
+from codeheal.forms import form_of
 from codeheal.llm import chat_model
-from codeheal.nodes.prepare import is_project
 from codeheal.policy import completion_allowance
 from codeheal.progress import ReflectionWritten, emit
-from codeheal.prompting.fix_prompts import project_reflector_messages
+from codeheal.prompting.extraction import FENCE
 from codeheal.prompting.model_call import charged, estimate_prompt_tokens
-from codeheal.prompting.prompts import reflector_messages
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -22,7 +21,6 @@ EMPTY_REFLECTION = "(the reflector gave no lesson)"
 LESSON_MAX_TOKENS = 200
 LESSON_MAX_SENTENCES = 4
 LESSON_MAX_CHARS = 600
-CODE_BLOCK = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -33,10 +31,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         context = current_context()
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
-        if is_project(state):
-            messages = project_reflector_messages(state, context, LESSON_MAX_TOKENS)
-        else:
-            messages = reflector_messages(task=state["task"], code=last["code"], feedback=state["feedback"])
+        messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS)
         allowance = completion_allowance(
             state, context, prompt_tokens=estimate_prompt_tokens(messages), requests=1, samples=1,
             wanted=LESSON_MAX_TOKENS,
@@ -55,7 +50,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 def condense_lesson(reply: str) -> str:
     """The lesson as the memory keeps it: prose only, a few sentences. Small models often
     ignore "no code" and ramble, and every lesson is repeated in later actor prompts."""
-    prose = " ".join(CODE_BLOCK.sub(" ", reply).split())
+    prose = " ".join(FENCE.sub(" ", reply).split())
     sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]
     lesson = " ".join(sentences)
     if len(lesson) > LESSON_MAX_CHARS:

@@ -108,10 +108,10 @@ def reply_blocks(reply: str) -> list[ReplyBlock]:
 def canonical_reply(reply: str) -> str:
     """A reply as a project-form candidate: its Python blocks, each headed by the path it
     names (all apply_reply reads of a reply), or with none the reply itself, which apply_reply
-    refuses with the reason. Never empty: the empty candidate is the unchanged project."""
+    refuses with the reason."""
     blocks = reply_blocks(reply)
     if not blocks:
-        return reply.strip() or "(an empty reply)"
+        return reply.strip()
     rendered = []
     for block in blocks:
         header = f"# {block.path}\n" if block.path else ""

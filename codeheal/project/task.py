@@ -16,8 +16,6 @@ PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("uv", "poetry", "hatch", "pdm", "pipenv", "rye")
 """Tools whose `run` subcommand starts the rest of the command in the project's environment."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
-UNCHANGED = ""
-"""The candidate that changes nothing: the project as it is, tested before any model call."""
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 
 

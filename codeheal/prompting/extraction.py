@@ -6,6 +6,8 @@ import ast
 import re
 
 FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
+"""A fenced block, the one pattern for them: its tag (group 1) and its body (group 2); a
+block the reply never closed runs to the end."""
 PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
 CODE_START = re.compile(r"^(def |class |import |from |@|async def )", re.MULTILINE)
 DEFINITION = re.compile(r"^(?:async\s+def|def|class|import|from)\s", re.MULTILINE)
@@ -18,7 +20,7 @@ def extract_code(reply: str) -> str | None:
     order (a later definition overrides an earlier one, as in Python); usage-only blocks
     are dropped unless nothing else is there. An unfenced reply counts when it starts
     with code or parses after dropping leading prose."""
-    blocks = [body.strip("\n") for tag, body in FENCE.findall(reply) if tag.lower() in PYTHON_TAGS]
+    blocks = [match.group(2).strip("\n") for match in python_blocks(reply)]
     blocks = [b for b in blocks if b.strip()]
     if blocks:
         useful = [b for b in blocks if DEFINITION.search(b)]
@@ -26,6 +28,11 @@ def extract_code(reply: str) -> str | None:
     else:
         code = _unfenced_code(reply)
     return without_self_tests(code) if code else code
+
+
+def python_blocks(text: str) -> list[re.Match[str]]:
+    """The fenced blocks of `text` tagged as Python (or untagged), in order."""
+    return [match for match in FENCE.finditer(text) if match.group(1).lower() in PYTHON_TAGS]
 
 
 def without_self_tests(code: str) -> str:

@@ -23,7 +23,6 @@ from codeheal.project.repair_context import (
     primary_function,
     repair_context,
 )
-from codeheal.project.task import UNCHANGED
 from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State
 
@@ -47,8 +46,8 @@ LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
 
-def project_actor_messages(state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
-    """The actor's prompt for a run of the project form."""
+def project_actor_messages(state: State, context: Context, reply_tokens: int, *, retry: bool) -> list[BaseMessage]:
+    """The actor's prompt for a run of the project form; `retry`: a change was tried before."""
     return fix_actor_messages(
         task=state["task"],
         test_command=state["test_command"],
@@ -56,7 +55,7 @@ def project_actor_messages(state: State, context: Context, reply_tokens: int) ->
         files=state["workspace"],
         targets=project_targets(state),
         reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
-        last_feedback=state.get("feedback") if (state.get("attempts") or 0) > 1 else None,
+        last_feedback=state.get("feedback") if retry else None,
         window=window_tokens(context),
         reply_tokens=reply_tokens,
     )
@@ -138,7 +137,7 @@ def fix_reflector_messages(
 ) -> list[BaseMessage]:
     """The reflector's prompt in the project form: the failure and code of the project as it
     is, then the change tested and its outcome (none before the first repair)."""
-    if code.strip() and code != UNCHANGED:
+    if code.strip():
         outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import ast
-import re
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
+from codeheal.prompting.extraction import python_blocks
 from codeheal.state import Feedback, State
 
 EXCERPT_CONTEXT = 3
@@ -20,7 +20,6 @@ ACTOR_SYSTEM = (
 CODE_FENCE = "```python\n"
 CLOSING_FENCE = "\n```"
 """A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
-PYTHON_BLOCK = re.compile(r"```(?:python|py)?[ \t]*\n(.*?)```", re.S)
 STUB_IN_REPLY = "(The function's signature and docstring start your reply below: continue it.)"
 
 REFLECTOR_SYSTEM = (
@@ -113,7 +112,7 @@ def script_messages(*, task: str, tests: str, prefill: bool = False) -> list[Bas
 def without_stub_block(task: str) -> str:
     """The task with the code block that holds its function stub replaced by a pointer to
     the reply, where a prefill puts the stub: the model reads it once instead of twice."""
-    for match in reversed(list(PYTHON_BLOCK.finditer(task))):
+    for match in reversed(python_blocks(task)):
         if function_stub(match.group(0)) is not None:
             return task[: match.start()] + STUB_IN_REPLY + task[match.end():]
     return task
@@ -122,7 +121,7 @@ def without_stub_block(task: str) -> str:
 def function_stub(task: str) -> str | None:
     """The code a task shows up to the end of its last function's docstring, when that
     function has no body yet (only a docstring, `pass` or `...`); else None."""
-    for block in reversed(PYTHON_BLOCK.findall(task)):
+    for block in reversed([match.group(2) for match in python_blocks(task)]):
         try:
             module = ast.parse(block)
         except SyntaxError:

@@ -1,0 +1,71 @@
+"""The form of a run as one strategy object. A run is of one form, chosen once by prepare and
+kept in state by name; the nodes ask the form and never which form it is."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+from langchain_core.messages import BaseMessage
+
+from codeheal.context import Context
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import Attempt, CandidateJob, FormName, State, Status, TestedCandidate
+from codeheal.steps import Steps
+
+
+class Form(ABC):
+    """What differs between the forms of a run: its input, its prompts, how a reply becomes a
+    candidate, how a candidate is tested, and what the run's outcome adds."""
+
+    name: ClassVar[FormName]
+    run_fields: ClassVar[tuple[str, ...]]
+    """What testing a candidate needs from the run's state (a Send task sees only its input)."""
+    task_keys: ClassVar[tuple[str, ...]]
+    """The input keys that make two runs the same task."""
+    output_keys: ClassVar[tuple[str, ...]]
+    """The output keys a run of this form has besides the common ones."""
+    fresh_starts: ClassVar[bool]
+    """Whether an attempt may start over from the first attempt's prompt (Context.fresh_start)."""
+
+    @abstractmethod
+    def start(self, state: State) -> dict:
+        """The form's fields of a fresh run, its first candidates among them. Raises
+        InputError for input no model call could fix."""
+
+    @abstractmethod
+    def is_retry(self, state: State) -> bool:
+        """Whether the next candidates are a retry (sampled at the retry temperature, as
+        Context.retry_samples of them) rather than the first the model writes for the run."""
+
+    @abstractmethod
+    def actor_prompt(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool
+    ) -> tuple[list[BaseMessage], tuple[str, ...]]:
+        """The actor's messages and the stop sequences of its reply. `fresh`: written from
+        the first attempt's prompt; `prefill`: the reply is started for the model."""
+
+    @abstractmethod
+    def candidate(self, reply: str) -> str:
+        """The candidate a model reply gives (a reply without code still gives one, which
+        fails saying why)."""
+
+    @abstractmethod
+    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+        """The reflector's messages about the latest attempt."""
+
+    @abstractmethod
+    def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
+        """One candidate tested: the steps that judge it, and what its test showed."""
+
+    def attempt_fields(self, best: TestedCandidate) -> dict:
+        """The form's own fields of the attempt record, from the chosen candidate."""
+        return {}
+
+    def run_update(self, tested: list[TestedCandidate]) -> dict:
+        """What an attempt's tested candidates change in the run's state besides the attempt."""
+        return {}
+
+    def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
+        """What the run's end adds to its output, and clears of its input on the thread."""
+        return {}

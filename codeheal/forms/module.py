@@ -1,0 +1,96 @@
+"""The module form (`codeheal solve`, `graph.invoke({"task", "tests"})`): a new solution.py
+written against the user's tests."""
+
+from __future__ import annotations
+
+from langchain_core.messages import BaseMessage
+
+from codeheal.context import Context
+from codeheal.errors import InputError
+from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
+from codeheal.evaluation.module_candidate import evaluation_steps
+from codeheal.forms.base import Form
+from codeheal.policy import WEAK_BELOW
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import CandidateJob, State, TestedCandidate
+from codeheal.steps import Steps
+
+
+def validate_input(state: State) -> None:
+    """Raise InputError for module-form input no model call could fix."""
+    task, tests = state.get("task"), state.get("tests")
+    if not isinstance(task, str) or not task.strip():
+        raise InputError("the task is empty: describe what the code should do")
+    if not isinstance(tests, str) or not tests.strip():
+        raise InputError("the tests are empty: give pytest-style test_* functions or plain asserts")
+    module = parse_tests(tests)
+    if count_checks(module) == 0:
+        raise InputError("the tests contain no checks: add test_* functions or top-level asserts")
+    entry_point = state.get("entry_point")
+    if entry_point:
+        if not entry_point.isidentifier():
+            raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
+        if not calls_name(module, entry_point):
+            raise InputError(f"entry_point {entry_point!r} is never used by the tests")
+    code = state.get("starting_code")
+    if code is not None and not isinstance(code, str):
+        raise InputError(f"starting_code must be a string, got {type(code).__name__}")
+
+
+class ModuleForm(Form):
+    """A module written from the task against the tests, tested as solution.py beside them."""
+
+    name = "module"
+    run_fields = ("tests",)
+    task_keys = ("task", "tests")
+    output_keys = ()
+    fresh_starts = True
+
+    def start(self, state: State) -> dict:
+        validate_input(state)
+        starting_code = state.get("starting_code") or ""
+        weak = count_checks(parse_tests(state["tests"])) < WEAK_BELOW
+        return {
+            "candidates": [starting_code] if starting_code.strip() else [],
+            "probe_function": tested_function(state) if weak else None,
+        }
+
+    def is_retry(self, state: State) -> bool:
+        # Starting code may come from a model (HumanEval's shared attempt 1): it counts.
+        return bool(state.get("attempts"))
+
+    def actor_prompt(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool
+    ) -> tuple[list[BaseMessage], tuple[str, ...]]:
+        history = state.get("history") or []
+        last_code = None  # None: no failure shown; "": one failed, its code is not shown
+        if history and not fresh:
+            last_code = history[-1]["code"] if context.show_failed_code else ""
+        messages = actor_messages(
+            task=state["task"],
+            tests=state["tests"],
+            entry_point=state.get("entry_point"),
+            reflections=[] if fresh else state.get("reflections") or [],
+            memory=context.memory,
+            last_code=last_code,
+            last_feedback=None if fresh else state.get("feedback"),
+            prefill=prefill,
+            style=context.first_prompt,
+        )
+        return messages, (CLOSING_FENCE,) if prefill else ()
+
+    def candidate(self, reply: str) -> str:
+        # A reply without code is an empty candidate: a failed attempt ("no code in reply").
+        return extract_code(reply) or ""
+
+    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+        return reflector_messages(task=state["task"], code=state["history"][-1]["code"], feedback=state["feedback"])
+
+    def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
+        code = job["candidate"]
+        feedback = yield from evaluation_steps(
+            sandbox, code, job["tests"], context.timeout_s, job.get("session"), tamper_scan=context.tamper_scan
+        )
+        return TestedCandidate(index=job["index"], code=code, feedback=feedback)

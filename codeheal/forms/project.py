@@ -1,0 +1,113 @@
+"""The project form (`codeheal fix`, `graph.invoke({"project", "test_command"})`): a project's
+failing tests healed by targeted edits of its functions."""
+
+from __future__ import annotations
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from codeheal.context import Context
+from codeheal.errors import InputError
+from codeheal.evaluation.project_candidate import project_evaluation_steps
+from codeheal.forms.base import Form
+from codeheal.llm.factory import MAX_TOKENS
+from codeheal.project.diff import unified_diff, write_changes
+from codeheal.project.edits import canonical_reply
+from codeheal.project.task import DEFAULT_TASK, load_project
+from codeheal.prompting.fix_prompts import (
+    project_actor_messages, project_reflector_messages, project_reply_start, run_failures,
+)
+from codeheal.sandboxes.base import Sandbox
+from codeheal.state import AS_IT_IS, Attempt, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
+from codeheal.steps import Steps
+
+PROJECT_INPUT = ("project", "test_command", "target", "python")
+
+
+class ProjectForm(Form):
+    """The project read once (its files travel in state, so every attempt edits the same
+    snapshot) and tested as it is before any model call; each reply's corrected definitions
+    applied to it and the project's test command run on the changed copy."""
+
+    name = "project"
+    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures")
+    task_keys = ("project", "test_command")
+    output_keys = ("diff", "changed", "files_written")
+    fresh_starts = False
+    """Every project attempt repairs from the failing tests."""
+
+    def start(self, state: State) -> dict:
+        task = state.get("task")
+        if task is not None and not isinstance(task, str):
+            raise InputError(f"task must be a string, got {type(task).__name__}")
+        project = load_project(
+            state["project"], state.get("test_command") or "", target=state.get("target"), python=state.get("python"),
+        )
+        return {
+            "task": task if task and task.strip() else DEFAULT_TASK,
+            "workspace": project.snapshot.files,
+            "interpreter": project.interpreter,
+            "candidates": [AS_IT_IS],
+            "repair_failures": None,
+            "diff": "",
+            "changed": [],
+            "files_written": [],
+        }
+
+    def is_retry(self, state: State) -> bool:
+        # Attempt 1 only tests the project as it is: the first written repair is greedy.
+        return bool(state.get("written"))
+
+    def actor_prompt(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool
+    ) -> tuple[list[BaseMessage], tuple[str, ...]]:
+        messages = project_actor_messages(state, context, MAX_TOKENS, retry=self.is_retry(state))
+        if not prefill:
+            return messages, ()
+        start, stop = project_reply_start(state)
+        return [*messages, AIMessage(start)], stop
+
+    def candidate(self, reply: str) -> str:
+        # A reply without code is kept: applying it fails, saying why.
+        return canonical_reply(reply)
+
+    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+        return project_reflector_messages(state, context, reply_tokens)
+
+    def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
+        code = job["candidate"]
+        feedback, edit = yield from project_evaluation_steps(sandbox, code, job, context, job.get("session"))  # type: ignore[arg-type]
+        tested = TestedCandidate(index=job["index"], code=code, feedback=feedback)
+        if edit is not None:
+            tested["changes"] = edit.files
+            tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
+        if code is AS_IT_IS:
+            tested["repair_failures"] = run_failures(feedback)
+        return tested
+
+    def attempt_fields(self, best: TestedCandidate) -> dict:
+        if "changes" not in best:  # the project as it is, or a reply that was not applied
+            return {}
+        return {"changes": best["changes"], "changed": best.get("changed") or []}
+
+    def run_update(self, tested: list[TestedCandidate]) -> dict:
+        # The project as it is was tested: its failures are what every repair prompt shows.
+        return {"repair_failures": t["repair_failures"] for t in tested if "repair_failures" in t}
+
+    def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
+        """The best attempt's change as a diff, written into the project when the input asks
+        for it and the tests pass; the run's input and the snapshot cleared from the thread.
+        Raises DirtyTreeError (nothing written) when a file to write has uncommitted changes
+        (unless `force`) or changed since it was read."""
+        changes = (best or {}).get("changes") or {}
+        written = []
+        if state.get("apply") and status == "passed" and changes:
+            paths = write_changes(state["project"], changes, originals=state["workspace"], force=bool(state.get("force")))
+            written = [str(path) for path in paths]
+        return {
+            "diff": unified_diff(state["workspace"], changes).text,
+            "changed": list((best or {}).get("changed") or []),
+            "files_written": written,
+            **dict.fromkeys(self.run_fields),
+            "apply": False,
+            "force": False,
+        }
