@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
         "3 model or sandbox unavailable.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -78,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
         "Prints the change as a unified diff (stdout; progress on stderr); the project is written "
         "only with --apply. See docs/fix.md.",
         epilog="Exit codes: 0 the tests pass (healed, or passed already), 1 not healed (the best "
-        "attempt's diff is printed), 2 bad input (no such folder, over the size caps, bad --test "
+        "attempt's diff goes to stderr, stdout stays empty), 2 bad input (no such folder, over the size caps, bad --test "
         "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
     )
     fix.add_argument("project", nargs="?", default=".", metavar="DIR", help="the project's folder (default: .)")
@@ -305,12 +306,15 @@ def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> in
 
 
 def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
-    """A project-form result: the diff on stdout (or one JSON object), what happened on stderr."""
+    """A project-form result: the diff on stdout (or one JSON object), what happened on stderr.
+    Stdout carries a diff only when the tests pass, so `codeheal fix > fix.diff && git apply
+    fix.diff` never applies a change that fails; a failed run's best attempt goes to stderr
+    (and to the JSON, whose status says it failed)."""
     passed = result["status"] == "passed"
     if args.json:
         keys = ("status", "attempts", "diff", "changed", "files_written")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
-    else:
+    elif passed:
         print(result["diff"], end="")
     if passed and not result["diff"]:
         stderr.print("the tests pass as the project is: nothing to change")
@@ -318,7 +322,9 @@ def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -
         stderr.print(f"wrote {', '.join(result['files_written'])}")
     elif not passed:
         last = result["history"][-1]["summary"] if result["history"] else ""
-        shown = "the best attempt's diff is above" if result["diff"] else "no change helped"
+        if result["diff"] and not args.json:
+            Console(stderr=True, highlight=False, markup=False).print(result["diff"], end="")
+        shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
@@ -409,6 +415,15 @@ def _bench_quixbugs(args: argparse.Namespace) -> int:
 
     print(bench_quixbugs(args, stderr))
     return EXIT_PASSED
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("codeheal")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
 
 
 def _read_task(task: str) -> str:

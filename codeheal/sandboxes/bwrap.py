@@ -27,6 +27,16 @@ INSTALL_HINT = (
     "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root; "
     'or accept basic isolation explicitly (isolation="basic", CLI --isolation basic)'
 )
+USERNS_HINT = (
+    "the kernel refuses bubblewrap an unprivileged user namespace. On Ubuntu 24.04 and later "
+    "AppArmor restricts them: allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
+    "(persist it in /etc/sysctl.d/), or give bwrap an AppArmor profile that allows userns "
+    "(/etc/apparmor.d/bwrap: `abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap "
+    "flags=(unconfined) { userns, }`, then `sudo systemctl reload apparmor`); elsewhere check "
+    "`sysctl kernel.unprivileged_userns_clone` (Debian) or `user.max_user_namespaces`; or run "
+    "candidates in E2B (--sandbox e2b)"
+)
+USERNS_ERRORS = ("setting up uid map", "No permissions to create new namespace", "Creating new namespace failed")
 SMALL_TMPFS_MB = 8
 """Size of the tmpfs mounts other than /tmp (masks, /run, /dev/shm)."""
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/opt", "/tmp", "/var", "/proc", "/dev", "/sys")
@@ -44,6 +54,12 @@ def find_bwrap() -> str:
         if shutil.which(tool) is None:
             raise SandboxError(f"{tool} (util-linux) is not on PATH: codeheal needs it inside bubblewrap; install util-linux")
     return bwrap
+
+
+def start_hint(stderr: str) -> str:
+    """What to do about bubblewrap's start error `stderr`: the user-namespace case named with
+    its fix, else how to install bubblewrap."""
+    return USERNS_HINT if any(text in stderr for text in USERNS_ERRORS) else INSTALL_HINT
 
 
 def bwrap_argv(

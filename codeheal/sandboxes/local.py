@@ -104,7 +104,7 @@ class LocalSandbox:
             raise SandboxError(
                 f"local sandbox ({self.isolation}) cannot run Python: exit code {probe.exit_code}: "
                 f"{probe.stderr.strip()[-500:]}"
-                + (f"; {bwrap.INSTALL_HINT}" if self.isolation == "bwrap" else "")
+                + (f"; {bwrap.start_hint(probe.stderr)}" if self.isolation == "bwrap" else "")
             )
         self._ready = True
 
@@ -127,7 +127,8 @@ class LocalSandbox:
             report_text = await report.text()
             if status is not None and '"child-pid"' not in await status.text():
                 raise SandboxError(
-                    f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}"
+                    f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}; "
+                    f"{bwrap.start_hint(outcome.stderr)}"
                 )
         finally:
             for pipe in (report, status):

@@ -214,3 +214,35 @@ def test_the_projects_interpreter_makes_its_installed_packages_importable() -> N
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
     venv = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)), None, project=True)
     assert venv["passed"], venv
+
+
+STILL_WRONG = '''```python
+# shop/pricing.py
+def bulk_discount(quantity: int) -> int:
+    """Percent off for buying `quantity` of one item."""
+    for threshold, percent in DISCOUNT_TIERS:
+        if quantity > threshold + 1:
+            return percent
+    return 0
+```
+'''
+
+
+def test_a_failed_run_keeps_stdout_empty_and_shows_its_best_attempt_on_stderr(shop: Path, tmp_path: Path, capsys) -> None:
+    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
+        )
+    assert code == 1 and out == "", "a diff that fails never reaches stdout"
+    assert "+        if quantity > threshold + 1:" in err and "not healed" in err
+
+
+def test_version_and_python_dash_m(capsys) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"codeheal {version('codeheal')}"
+    run = subprocess.run([sys.executable, "-m", "codeheal", "--version"], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == f"codeheal {version('codeheal')}"

@@ -37,3 +37,13 @@ def test_files_come_from_descriptors_and_only_pytest_is_on_the_site() -> None:
     assert argv[argv.index(f"{bwrap.SITE}/pytest") - 1] == "/var/cache/site-packages/pytest"
     assert argv[argv.index("/var/cache") - 1] == "--tmpfs"  # the virtualenv itself is hidden
     assert argv[-1] == "--" and argv[argv.index("--json-status-fd") + 1] == "9"
+
+
+def test_the_ubuntu_apparmor_userns_refusal_names_its_fix() -> None:
+    from codeheal.sandboxes.bwrap import INSTALL_HINT, start_hint
+
+    hint = start_hint("bwrap: setting up uid map: Permission denied\n")
+    assert "kernel.apparmor_restrict_unprivileged_userns=0" in hint and "AppArmor profile" in hint
+    assert "--sandbox e2b" in hint
+    assert start_hint("bwrap: No permissions to create new namespace, likely because the kernel does not allow") == hint
+    assert start_hint("bwrap: execvp prlimit: No such file or directory") == INSTALL_HINT
