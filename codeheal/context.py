@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal, get_args, get_type_hints
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 from codeheal.errors import ConfigError
 
@@ -194,14 +195,9 @@ class Context:
             raise ConfigError(f"select_samples must be an integer >= 0, got {self.select_samples!r}")
         if not self.timeout_s > 0:
             raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
-        if self.prefill not in ("auto", "on", "off"):
-            raise ConfigError(f'prefill must be "auto", "on" or "off", got {self.prefill!r}')
-        if self.first_prompt not in ("stub", "script"):
-            raise ConfigError(f'first_prompt must be "stub" or "script", got {self.first_prompt!r}')
-        if self.sandbox not in ("local", "e2b"):
-            raise ConfigError(f'sandbox must be "local" or "e2b", got {self.sandbox!r}')
-        if self.isolation not in ("bwrap", "basic"):
-            raise ConfigError(f'isolation must be "bwrap" or "basic", got {self.isolation!r}')
+        for name, allowed in _choices().items():
+            if getattr(self, name) not in allowed:
+                raise ConfigError(f"{name} must be {_one_of(allowed)}, got {getattr(self, name)!r}")
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
             raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
         if not isinstance(self.context_size, int) or self.context_size < 0:
@@ -211,6 +207,18 @@ class Context:
         for name in ("temperature", "retry_temperature"):
             if not 0 <= getattr(self, name) <= 2:
                 raise ConfigError(f"{name} must be between 0 and 2, got {getattr(self, name)!r}")
+
+
+@functools.cache
+def _choices() -> dict[str, tuple[str, ...]]:
+    """The fields typed as a Literal, and the values each allows."""
+    hints = get_type_hints(Context)
+    return {f.name: get_args(hints[f.name]) for f in fields(Context) if get_origin(hints[f.name]) is Literal}
+
+
+def _one_of(allowed: tuple[str, ...]) -> str:
+    quoted = [f'"{value}"' for value in allowed]
+    return " or ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else quoted[0]
 
 
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
