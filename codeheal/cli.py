@@ -83,8 +83,10 @@ def _parser() -> argparse.ArgumentParser:
         "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
     )
     fix.add_argument("project", nargs="?", default=".", metavar="DIR", help="the project's folder (default: .)")
-    fix.add_argument("--test", required=True, metavar="CMD", dest="test_command",
-                     help='the test command, run from DIR without a shell: "python -m pytest ARGS" or "pytest ARGS"')
+    fix.add_argument("--test", metavar="CMD", dest="test_command",
+                     help='the test command, run from DIR without a shell: "python -m pytest ARGS", pytest behind '
+                     'a launcher ("uv run pytest ARGS"), or any command ("make test", judged by its exit code); '
+                     "default: test in [tool.codeheal.fix] of the project's pyproject.toml")
     fix.add_argument("--task", metavar="TEXT", help="what the code should do, when the tests do not say it all "
                      "(text, or @path to read it from a file)")
     fix.add_argument("--target", metavar="FILE::FUNC",
@@ -194,6 +196,7 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    from codeheal.config_file import load_config
     from codeheal.forms.module import validate_input
     from codeheal.runner import run_with_progress
 
@@ -205,33 +208,42 @@ def _solve(args: argparse.Namespace) -> int:
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
     validate_input(request)
-    settings = _typed_settings(args)
+    settings = {**load_config(Path.cwd(), command="solve").settings, **_typed_settings(args)}
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
     return _report(args, result, thread_id)
 
 
 def _fix(args: argparse.Namespace) -> int:
+    from codeheal.config_file import load_config
     from codeheal.project.diff import DirtyTreeError
     from codeheal.project.task import load_project
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
         raise InputError("--force only makes sense with --apply")
+    config = load_config(Path(args.project), command="fix")
+    given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
+    if not given.get("test_command"):
+        raise InputError(
+            "no test command: give --test CMD, or set test in [tool.codeheal.fix] of the project's "
+            "pyproject.toml, e.g. test = \"python -m pytest -q\""
+        )
     request = {
         "project": str(Path(args.project).absolute()),
-        "test_command": args.test_command,
-        "target": args.target,
-        "python": args.python,
+        "test_command": given["test_command"],
+        "target": given.get("target"),
+        "python": given.get("python"),
         "apply": args.apply,
         "force": args.force,
     }
-    if args.task:
-        request["task"] = _read_task(args.task)
-    load_project(request["project"], args.test_command, target=args.target, python=args.python)
+    if given.get("task"):
+        request["task"] = _read_task(given["task"])
+    load_project(request["project"], request["test_command"], target=request["target"], python=request["python"])
     thread_id = args.thread or uuid.uuid4().hex[:12]
+    settings = {**config.settings, **_typed_settings(args)}
     try:
-        result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)
+        result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
     except DirtyTreeError as exc:
         raise DirtyTreeError(
             f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
@@ -247,16 +259,6 @@ def _resume(args: argparse.Namespace) -> int:
     return _report(args, result, args.thread)
 
 
-RUN_FLAGS = {
-    # Context field: flag. Fields not named here get --field-name; review_on_exhaustion has
-    # no flag: a paused CLI run could not be answered.
-    "max_attempts": "--max-attempts",
-    "timeout_s": "--timeout",
-    "e2b_lifetime_s": "--e2b-lifetime",
-}
-NO_FLAG = {"review_on_exhaustion"}
-
-
 def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     """One flag per Context field a CLI user may set, described as Studio describes it.
     Flags the user does not give stay out of the parsed arguments (argparse.SUPPRESS), so
@@ -264,14 +266,17 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     from dataclasses import fields
     from typing import Literal, get_args, get_origin, get_type_hints
 
+    from codeheal.config_file import NO_FLAG, run_flag
     from codeheal.context import Context, fallback, value_kind
 
     hints = get_type_hints(Context)
-    group = parser.add_argument_group("run settings (default: $CODEHEAL_<FIELD> if set, else as shown)")
+    group = parser.add_argument_group(
+        "run settings (default: [tool.codeheal] in pyproject.toml, else $CODEHEAL_<FIELD>, else as shown)"
+    )
     for f in fields(Context):
         if f.name in NO_FLAG:
             continue
-        flag = RUN_FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+        flag = run_flag(f.name)
         default = fallback(f.name)
         options: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": f.metadata["description"]}
         if isinstance(default, bool):
