@@ -100,6 +100,10 @@ def _parser() -> argparse.ArgumentParser:
     _add_checkpointer(fix)
     fix.add_argument("--json", action="store_true",
                      help="print one JSON object: status, attempts, diff, changed, files_written, thread")
+    fix.add_argument("--format", choices=("diff", "github"), default="diff",
+                     help="stdout: the diff (default), or GitHub Actions annotations (::error) on the lines "
+                     "the fix changes; see docs/ci.md")
+    fix.add_argument("--out", metavar="FILE", help="also write the diff to FILE when the tests pass")
     fix.set_defaults(handler=_fix)
 
     resume = commands.add_parser(
@@ -222,6 +226,8 @@ def _fix(args: argparse.Namespace) -> int:
 
     if args.force and not args.apply:
         raise InputError("--force only makes sense with --apply")
+    if args.json and args.format != "diff":
+        raise InputError("--json and --format github are two outputs: choose one")
     config = load_config(Path(args.project), command="fix")
     given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
     if not given.get("test_command"):
@@ -316,9 +322,15 @@ def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -
     fix.diff` never applies a change that fails; a failed run's best attempt goes to stderr
     (and to the JSON, whose status says it failed)."""
     passed = result["status"] == "passed"
+    if passed and args.out and result["diff"]:
+        Path(args.out).write_text(result["diff"], encoding="utf-8")
     if args.json:
         keys = ("status", "attempts", "diff", "changed", "files_written")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
+    elif args.format == "github":
+        from codeheal.project.annotations import annotations, not_healed
+
+        print("\n".join(annotations(result["diff"]) if passed else [not_healed(result["history"])]))
     elif passed:
         print(result["diff"], end="")
     if passed and not result["diff"]:

@@ -246,3 +246,30 @@ def test_version_and_python_dash_m(capsys) -> None:
     assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"codeheal {version('codeheal')}"
     run = subprocess.run([sys.executable, "-m", "codeheal", "--version"], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == f"codeheal {version('codeheal')}"
+
+
+def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop: Path, tmp_path: Path, capsys) -> None:
+    out_file = tmp_path / "codeheal.diff"
+    with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--format", "github", "--out", str(out_file),
+        )
+    assert code == 0, err
+    assert out == (
+        "::error file=shop/pricing.py,line=10,endLine=10,title=codeheal fix::the tests pass with this change:"
+        "%0A-        if quantity > threshold:%0A+        if quantity >= threshold:\n"
+    )
+    assert out_file.read_text().startswith("--- a/shop/pricing.py\n")
+
+
+def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, capsys) -> None:
+    out_file = tmp_path / "codeheal.diff"
+    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
+            "--format", "github", "--out", str(out_file),
+        )
+    assert code == 1 and not out_file.exists()
+    assert out.startswith("::error title=codeheal fix::not healed; last attempt: failed ") and out.count("\n") == 1
