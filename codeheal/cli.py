@@ -64,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--code", metavar="FILE", dest="starting_code",
                        help="starting code to test (and heal) before any model call")
     _add_run_flags(solve)
+    _add_verbosity(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--apply", action="store_true", help="write the change into the project when the tests pass")
     fix.add_argument("--force", action="store_true", help="with --apply: write even over uncommitted changes of the files to write")
     _add_run_flags(fix)
+    _add_verbosity(fix)
     fix.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory")
     _add_checkpointer(fix)
     fix.add_argument("--json", action="store_true",
@@ -114,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
     _add_run_flags(resume)
+    _add_verbosity(resume)
     _add_checkpointer(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
     resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
@@ -214,7 +217,8 @@ def _solve(args: argparse.Namespace) -> int:
     validate_input(request)
     settings = {**load_config(Path.cwd(), command="solve").settings, **_typed_settings(args)}
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
+                               verbose=args.verbose)
     return _report(args, result, thread_id)
 
 
@@ -249,7 +253,8 @@ def _fix(args: argparse.Namespace) -> int:
     thread_id = args.thread or uuid.uuid4().hex[:12]
     settings = {**config.settings, **_typed_settings(args)}
     try:
-        result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
+        result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
+                                   verbose=args.verbose)
     except DirtyTreeError as exc:
         raise DirtyTreeError(
             f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
@@ -261,8 +266,21 @@ def _fix(args: argparse.Namespace) -> int:
 def _resume(args: argparse.Namespace) -> int:
     from codeheal.runner import run_with_progress
 
-    result = run_with_progress(None, _typed_settings(args), args.thread, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
+                               verbose=args.verbose)
     return _report(args, result, args.thread)
+
+
+def _add_verbosity(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr: only the result and errors")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="also show every prompt, every reply and each attempt's diff on stderr")
+
+
+def _progress(args: argparse.Namespace) -> Console:
+    """Where a run's progress goes: stderr, or nowhere with -q."""
+    return Console(stderr=True, highlight=False, quiet=args.quiet)
 
 
 def _add_run_flags(parser: argparse.ArgumentParser) -> None:

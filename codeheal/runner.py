@@ -17,6 +17,7 @@ from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.state import InputState, OutputState
+from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
 
@@ -33,8 +34,10 @@ def run_with_progress(
     console: Console,
     *,
     checkpointer: str | None = None,
+    verbose: bool = False,
 ) -> OutputState:
-    """Run one task on a thread, checkpointing every step, and narrate it on `console`.
+    """Run one task on a thread, checkpointing every step, and narrate it on `console`
+    (`verbose`: also every prompt, reply and attempt's diff).
 
     `request` None continues the thread's unfinished run; so does a request for the same
     task and tests (project and test command) when the thread's last run was cut short (its finished attempts and
@@ -52,6 +55,11 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context)
+        listeners: list = [narrator]
+        if verbose:
+            transcript = Transcript(console)
+            listeners.append(transcript)
+            config["callbacks"] = [transcript]
         if resuming:
             narrator.resume(snapshot.values)
         with console.status("") as status:
@@ -61,7 +69,8 @@ def run_with_progress(
                 stream_mode=["updates"], durability="sync",
             ):
                 for node, values in update.items():
-                    narrator.on_update(node, values or {})
+                    for listener in listeners:
+                        listener.on_update(node, values or {})
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     return OutputState(**{key: values[key] for key in keys})

@@ -273,3 +273,20 @@ def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, ca
         )
     assert code == 1 and not out_file.exists()
     assert out.startswith("::error title=codeheal fix::not healed; last attempt: failed ") and out.count("\n") == 1
+
+
+def test_verbose_shows_prompts_replies_and_each_attempts_diff_and_quiet_shows_none(shop: Path, tmp_path: Path, capsys) -> None:
+    def reply(body: dict) -> str:
+        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+
+    common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--checkpointer", str(tmp_path / "c.sqlite"))
+    with ScriptedServer(reply) as server:
+        code, out, err = run_cli(capsys, *common, "--base-url", server.url, "-v")
+        assert code == 0, err
+        assert "prompt: system" in err and FIX_SYSTEM.splitlines()[0] in err, "the prompt"
+        assert "reply" in err and "The tiers start at their threshold:" in err, "the reply"
+        assert "attempt 1: diff" in err and "(no change)" in err, "attempt 1 tests the project as it is"
+        assert "attempt 2: diff" in err and "+        if quantity >= threshold:" in err
+        code, quiet_out, quiet_err = run_cli(capsys, *common, "--base-url", server.url, "-q")
+    assert code == 0 and quiet_out == out
+    assert "attempt" not in quiet_err and "thread" not in quiet_err
