@@ -119,19 +119,7 @@ def run_feedback(result: RunResult, expected: Collection[str] | None, *, project
     else:
         error = _inconsistency(result, events, finishes, failures, expected)
 
-    return Feedback(
-        passed=error is None and not failures and passed_count == total,
-        total=total,
-        passed_count=passed_count,
-        failures=failures,
-        error=error,
-        stdout=_tail(result.stdout),
-        stderr=_tail(result.stderr),
-        output_truncated=result.output_truncated,
-        timed_out=result.timed_out,
-        seconds=result.seconds,
-        isolation=result.isolation,
-    )
+    return _feedback(result, error is None and not failures and passed_count == total, total, passed_count, failures, error)
 
 
 def reported(result: RunResult) -> bool:
@@ -153,10 +141,17 @@ def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
         error = "timed out: the test command did not finish within the time limit"
     elif not passed and not failures:
         error = _crash_description(result).replace("the test process ended early", "the test command failed")
+    return _feedback(result, passed, total, max(total - failed, 0), failures, error)
+
+
+def _feedback(
+    result: RunResult, passed: bool, total: int, passed_count: int, failures: list[CheckFailure], error: str | None
+) -> Feedback:
+    """The Feedback of a run: the verdict and counts given, the run's output and timing."""
     return Feedback(
         passed=passed,
         total=total,
-        passed_count=max(total - failed, 0),
+        passed_count=passed_count,
         failures=failures,
         error=error,
         stdout=_tail(result.stdout),
