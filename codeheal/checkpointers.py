@@ -8,7 +8,6 @@ the SQLite file in the user's data directory.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -18,9 +17,10 @@ from urllib.parse import urlsplit
 import platformdirs
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
+from codeheal import environment
 from codeheal.errors import CheckpointError, ConfigError
 
-ENV_VAR = "CODEHEAL_CHECKPOINTER"
+ENV_VAR = environment.CHECKPOINTER
 SQLITE_HEADER = b"SQLite format 3\x00"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 POSTGRES_EXTRA = "a postgresql:// checkpointer needs the postgres extra: pip install 'codeheal[postgres]'"
@@ -39,7 +39,7 @@ def checkpoint_path() -> Path:
 def resolve_target(target: str | Path | None = None) -> str:
     """The checkpointer a command uses: `target`, else $CODEHEAL_CHECKPOINTER, else the
     default SQLite file."""
-    return str(target or os.environ.get(ENV_VAR) or checkpoint_path())
+    return str(target or environment.read(ENV_VAR) or checkpoint_path())
 
 
 def is_postgres(target: str) -> bool:

@@ -204,7 +204,6 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 def _solve(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
-    from codeheal.forms.module import validate_input
     from codeheal.runner import run_with_progress
 
     request = {
@@ -214,7 +213,6 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
-    validate_input(request)
     settings = {**load_config(Path.cwd(), command="solve").settings, **_typed_settings(args)}
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
@@ -225,7 +223,6 @@ def _solve(args: argparse.Namespace) -> int:
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
     from codeheal.project.diff import DirtyTreeError
-    from codeheal.project.task import load_project
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
@@ -249,7 +246,6 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if given.get("task"):
         request["task"] = _read_task(given["task"])
-    load_project(request["project"], request["test_command"], target=request["target"], python=request["python"])
     thread_id = args.thread or uuid.uuid4().hex[:12]
     settings = {**config.settings, **_typed_settings(args)}
     try:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, get_args, get_origin, get_type_hints
 
+from codeheal import environment
 from codeheal.errors import ConfigError
 
 SandboxKind = Literal["local", "e2b"]
 Isolation = Literal["bwrap", "basic"]
-ENV_PREFIX = "CODEHEAL_"
 
 
 def setting(default: object, description: str) -> Any:
@@ -84,7 +83,8 @@ class Context:
     )
     context_size: int = setting(
         0,
-        "The model's context window in tokens, which every prompt is fitted to. 0: ask the "
+        "The model's context window in tokens, which the project form's prompts (`codeheal "
+        "fix`) are fitted to. 0: ask the "
         "server at base_url (llama.cpp, vLLM, Ollama), else 4096 for the embedded model and 16384 "
         "for others.",
     )
@@ -225,7 +225,7 @@ _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "fals
 
 
 def _unset_value(name: str, default: object) -> object:
-    env_value = os.environ.get(ENV_PREFIX + name.upper())
+    env_value = environment.setting(name)
     return default if env_value is None else _parse_env(name, env_value)
 
 
@@ -246,7 +246,7 @@ def _parse_env(name: str, value: str) -> object:
     try:
         return _BOOLEANS[value.strip().lower()] if kind is bool else kind(value)
     except (KeyError, ValueError):
-        raise ConfigError(f"{ENV_PREFIX}{name.upper()}={value!r} is not a valid {kind.__name__}") from None
+        raise ConfigError(f"{environment.SETTING_PREFIX}{name.upper()}={value!r} is not a valid {kind.__name__}") from None
 
 
 _FIELDS = {f.name: f for f in fields(Context)}

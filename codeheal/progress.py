@@ -1,16 +1,24 @@
-"""Live progress: the custom stream events the nodes emit while a run goes on.
+"""Live progress: the custom stream events the nodes emit while a run goes on, the one source
+of progress (the CLI narrates from them too).
 
 Read them with ``graph.stream(inp, stream_mode=["updates", "custom"])`` (each custom chunk is
 one event below) or through the LangGraph server's stream with ``stream_mode="custom"``.
-Every event is a plain dict whose ``kind`` key says which of the four shapes it has:
+Every event is a plain dict whose ``kind`` key says which of the six shapes it has:
 
+- ``run_started``: the run's input was accepted; ``first`` says what happens first: the
+  ``"model"`` writes code, the ``"starting_code"`` is tested, or the ``"project"`` (of
+  ``files`` files) is tested as it is.
 - ``attempt_started``: ``attempt`` (1-based) of ``max_attempts`` is being written.
+- ``candidates_written``: the actor wrote ``attempt``'s candidates in ``seconds``, using
+  ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them).
 - ``tests_result``: the evaluator finished ``attempt``: ``passed``, ``passed_count`` of
-  ``total`` checks, a one-line ``summary`` and the ``seconds`` the attempt took.
+  ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
+  sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``.
 - ``reflection_written``: the lesson drawn from ``attempt`` (from the reflector, or a
   human reviewer's hint).
-- ``status``: the run ended with ``status`` ("passed", "failed" or "accepted") after
-  ``attempts`` attempts. Emitted once, when the outcome is final.
+- ``status``: the run ended with ``status`` (one of codeheal.state.Status: "passed",
+  "failed", "accepted", "stuck", "budget") after ``attempts`` attempts. Emitted once, when
+  the outcome is final.
 """
 
 from __future__ import annotations
@@ -22,10 +30,24 @@ from langgraph.config import get_stream_writer
 from codeheal.state import Status
 
 
+class RunStarted(TypedDict):
+    kind: Literal["run_started"]
+    first: Literal["model", "starting_code", "project"]
+    files: int
+
+
 class AttemptStarted(TypedDict):
     kind: Literal["attempt_started"]
     attempt: int
     max_attempts: int
+
+
+class CandidatesWritten(TypedDict):
+    kind: Literal["candidates_written"]
+    attempt: int
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
 
 
 class AttemptTested(TypedDict):
@@ -36,6 +58,8 @@ class AttemptTested(TypedDict):
     total: int
     summary: str
     seconds: float
+    sandbox_seconds: float
+    isolation: str
 
 
 class ReflectionWritten(TypedDict):
@@ -50,7 +74,7 @@ class RunStatus(TypedDict):
     attempts: int
 
 
-ProgressEvent = AttemptStarted | AttemptTested | ReflectionWritten | RunStatus
+ProgressEvent = RunStarted | AttemptStarted | CandidatesWritten | AttemptTested | ReflectionWritten | RunStatus
 
 
 def emit(event: ProgressEvent) -> None:

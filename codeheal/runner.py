@@ -16,6 +16,8 @@ from codeheal.context import Context
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
+from codeheal.nodes.prepare import start_run
+from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, OutputState
 from codeheal.transcript import Transcript
 
@@ -44,7 +46,12 @@ def run_with_progress(
     reflections are kept, not redone). `settings` are the Context fields the user gave
     explicitly: they always win; a continued run takes the rest from the run it continues,
     and the environment fills what neither names. `checkpointer` is a
-    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir)."""
+    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir).
+
+    A new run's input is checked (and a project read) once, here, before the thread is
+    touched: bad input raises InputError and leaves no checkpoint. Its result is written to
+    the thread as prepare's, and the graph goes on from there."""
+    start = start_run(request) if request is not None else None
     config = {"configurable": {"thread_id": thread_id}}
     with open_checkpointer(checkpointer, must_exist=request is None) as saver:
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
@@ -55,22 +62,26 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context)
-        listeners: list = [narrator]
-        if verbose:
-            transcript = Transcript(console)
-            listeners.append(transcript)
+        transcript = Transcript(console) if verbose else None
+        if transcript is not None:
             config["callbacks"] = [transcript]
-        if resuming:
-            narrator.resume(snapshot.values)
         with console.status("") as status:
             narrator.status = status
-            for _, update in graph.stream(
-                None if resuming else request, config, context=context,
-                stream_mode=["updates"], durability="sync",
-            ):
-                for node, values in update.items():
-                    for listener in listeners:
-                        listener.on_update(node, values or {})
+            if resuming:
+                narrator.resume(snapshot.values)
+            else:
+                assert request is not None and start is not None
+                graph.update_state(config, {**request, **start}, as_node="prepare")
+                narrator.on_event(form_of(start).run_started(start))
+            if transcript is not None:
+                transcript.workspace = (snapshot.values if resuming else start).get("workspace")
+            modes = ["custom", "updates"] if transcript is not None else ["custom"]
+            for mode, payload in graph.stream(None, config, context=context, stream_mode=modes, durability="sync"):
+                if mode == "custom":
+                    narrator.on_event(payload)
+                elif transcript is not None:
+                    for node, values in payload.items():
+                        transcript.on_update(node, values or {})
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     return OutputState(**{key: values[key] for key in keys})
@@ -87,7 +98,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "
-            "with Command(resume=...) to continue it (README: Human review)"
+            "with Command(resume=...) to continue it (docs/library.md: Human review)"
         )
     if request is None:
         if not snapshot.values:
@@ -125,7 +136,8 @@ def merged_context(saved: dict, given: dict[str, object]) -> Context:
 
 
 class _Narrator:
-    """Turns node updates into progress lines and a live 'what is running' spinner."""
+    """Turns the run's progress events (codeheal.progress) into progress lines and a live
+    'what is running' spinner."""
 
     def __init__(self, console: Console, context: Context) -> None:
         self.console = console
@@ -145,40 +157,38 @@ class _Narrator:
         if self.status is not None:
             self.status.update(f"attempt {self.attempt} of {self.context.max_attempts}: {what}")
 
-    def on_update(self, node: str, values: dict) -> None:
-        if node == "prepare":
-            if values.get("workspace"):
-                self._running(f"running the tests of the project as it is ({len(values['workspace'])} files)")
-            else:
-                self._running("testing the given code" if values.get("candidates") else "writing code")
-        elif node == "actor":
-            usage = values.get("generation") or {}
+    def on_event(self, event: ProgressEvent) -> None:
+        """Narrate one progress event."""
+        if event["kind"] == "run_started":
+            self._running({
+                "project": f"running the tests of the project as it is ({event['files']} files)",
+                "starting_code": "testing the given code",
+                "model": "writing code",
+            }[event["first"]])
+        elif event["kind"] == "candidates_written":
             tokens = ""
-            if usage.get("tokens"):
-                tokens = f" ({usage['prompt_tokens']} prompt + {usage['completion_tokens']} completion tokens)"
-            self.console.print(f"attempt {self.attempt}: code written in {usage.get('seconds', 0):.1f} s{tokens}")
+            if event["prompt_tokens"] + event["completion_tokens"]:
+                tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
+            self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")
             self._running("running the tests")
-        elif node == "evaluator":
-            self._on_evaluation(values)
-        elif node == "reflector":
-            for lesson in values.get("reflections") or []:  # none when Context.reflect is off
-                self.console.print(f"  [cyan]reflection:[/cyan] {escape(lesson)}", soft_wrap=False)
+        elif event["kind"] == "tests_result":
+            self._on_tested(event)
+        elif event["kind"] == "reflection_written":
+            self.console.print(f"  [cyan]reflection:[/cyan] {escape(event['reflection'])}", soft_wrap=False)
             self._running("writing code")
-        elif node == "finish":
-            status = values["status"]
+        elif event["kind"] == "status":
+            status = event["status"]
             elapsed = time.perf_counter() - self.started
             colour = "green" if status in ("passed", "accepted") else "red"
-            self.console.print(f"[{colour}]{status}[/{colour}] after {self.attempt - 1} attempt(s), {elapsed:.1f} s")
+            self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
 
-    def _on_evaluation(self, values: dict) -> None:
-        feedback = values["feedback"]
-        record = values["history"][-1]
-        mark = "[green]passed[/green]" if feedback["passed"] else "[red]failed[/red]"
+    def _on_tested(self, event: AttemptTested) -> None:
+        mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
         self.console.print(
-            f"attempt {record['attempt']}: {mark} {feedback['passed_count']}/{feedback['total']} checks "
-            f"in {feedback['seconds']:.2f} s ({feedback['isolation']} sandbox)"
+            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks "
+            f"in {event['sandbox_seconds']:.2f} s ({event['isolation']} sandbox)"
         )
-        self.attempt = record["attempt"] + 1
-        if not feedback["passed"]:
-            self.console.print(f"  [dim]{escape(record['summary'])}[/dim]")
+        self.attempt = event["attempt"] + 1
+        if not event["passed"]:
+            self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.context.reflect else "writing code")

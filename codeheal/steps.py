@@ -18,7 +18,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 
 from codeheal.prompting.model_call import ainvoke_model, invoke_model
-from codeheal.sandboxes.base import Job, Sandbox, SessionSandbox
+from codeheal.sandboxes.base import Job, Sandbox, SessionSandbox, run_coroutine_sync
 
 T = TypeVar("T")
 
@@ -102,8 +102,8 @@ def _perform(call: Call) -> Any:
         return invoke_model(call.model, call.messages, stop=call.stop, samples=call.samples,
                             per_call=call.per_call, max_tokens=call.max_tokens)
     if isinstance(call, SandboxRun):
-        return call.sandbox.run(call.job)
-    return call.sandbox.close_session(call.session)
+        return run_coroutine_sync(call.sandbox.arun(call.job))
+    return run_coroutine_sync(call.sandbox.aclose_session(call.session))
 
 
 async def _aperform(call: Call) -> Any:

@@ -21,6 +21,7 @@ class Transcript(BaseCallbackHandler):
     def __init__(self, console: Console) -> None:
         self.console = console
         self.workspace: dict[str, str] | None = None
+        """Project form: the files of the project as it is; None for the module form."""
         self.previous = ""
 
     def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
@@ -34,10 +35,9 @@ class Transcript(BaseCallbackHandler):
                 self._block("reply", generation.text)
 
     def on_update(self, node: str, values: dict) -> None:
-        """A graph update: the project's files once prepared, an attempt once evaluated."""
-        if node == "prepare" and values.get("workspace"):
-            self.workspace = values["workspace"]
-        elif node == "evaluator" and values.get("history"):
+        """A graph update: an attempt once evaluated. (`workspace`, the project's files as they
+        are, is set by the runner before the graph runs.)"""
+        if node == "evaluator" and values.get("history"):
             record = values["history"][-1]
             if self.workspace is not None:
                 diff = unified_diff(self.workspace, record.get("changes") or {}).text

@@ -12,7 +12,7 @@ from langchain_core.outputs import ChatResult
 from pydantic import Field
 
 from codeheal.sandboxes import LocalSandbox
-from codeheal.sandboxes.base import Job, RunResult
+from codeheal.sandboxes.base import Job, RunResult, SyncFace
 
 
 class ScriptedModel(GenericFakeChatModel):
@@ -40,16 +40,12 @@ def fenced(code: str) -> str:
     return f"Here is the solution:\n\n```python\n{code.strip()}\n```\n\nHope this helps."
 
 
-class CountingSandbox:
+class CountingSandbox(SyncFace):
     """A real LocalSandbox that records the jobs it is given."""
 
     def __init__(self) -> None:
         self.inner = LocalSandbox()
         self.jobs: list[Job] = []
-
-    def run(self, job: Job) -> RunResult:
-        self.jobs.append(job)
-        return self.inner.run(job)
 
     async def arun(self, job: Job) -> RunResult:
         self.jobs.append(job)

@@ -17,15 +17,17 @@ WRONG = "def add(a, b):\n    return 42\n"
 
 class MeetingSandbox(CountingSandbox):
     """Runs a job only once `parties` jobs are running at the same time: a sequential
-    evaluator would break the barrier (BrokenBarrierError) instead of passing."""
+    evaluator would break the barrier (BrokenBarrierError) instead of passing. (The sync
+    graph runs each task in a worker thread of its own, with its own event loop: waiting
+    there blocks only that task.)"""
 
     def __init__(self, parties: int) -> None:
         super().__init__()
         self.barrier = threading.Barrier(parties, timeout=30)
 
-    def run(self, job: Job) -> RunResult:
+    async def arun(self, job: Job) -> RunResult:
         self.barrier.wait()
-        return super().run(job)
+        return await super().arun(job)
 
 
 def stream(model, sandbox, **context) -> list[tuple[str, dict]]:

@@ -36,3 +36,42 @@ def test_the_cli_starts_without_langchain_langgraph_or_openai():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_cli_doc_lists_every_run_setting_flag():
+    from dataclasses import fields
+
+    from codeheal.cli import NO_FLAG, RUN_FLAGS
+    from codeheal.context import Context, fallback
+
+    doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for f in fields(Context):
+        if f.name in NO_FLAG:
+            continue
+        flag = RUN_FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+        shown = flag.replace("--", "--[no-]", 1) if isinstance(fallback(f.name), bool) else flag + " "
+        assert shown in doc, f"docs/cli.md does not list {shown.strip()}"
+
+
+def test_the_module_map_names_every_module():
+    import ast
+    import re
+
+    doc = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    named = set()
+    for row in re.findall(r"^\| (`codeheal/.+?) \|", doc[doc.index("## Module map"):], re.M):
+        folder = None
+        for path in re.findall(r"`([^`]+)`", row):
+            if "/" in path:
+                folder = path.rstrip("/") if path.endswith("/") else path.rsplit("/", 1)[0]
+                named.add(path.rstrip("/"))
+            elif folder:
+                named.add(f"{folder}/{path}")
+    for name in named:
+        assert (ROOT / name).exists(), f"the module map names {name}, which does not exist"
+    for module in sorted((ROOT / "codeheal").rglob("*.py")):
+        path = module.relative_to(ROOT).as_posix()
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        defines = any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in tree.body)
+        if module.name != "__init__.py" or defines:  # a package's bare __init__ only imports
+            assert path in named or path.rsplit("/", 1)[0] in named, f"the module map does not name {path}"

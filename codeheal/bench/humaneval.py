@@ -49,6 +49,7 @@ from codeheal.bench.report import write_reports
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.module_candidate import NO_CODE
+from codeheal.llm.server import local_slots
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
 from codeheal.sandboxes import LocalSandbox
@@ -125,7 +126,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         f"timeout {config.timeout_s:g} s."
     )
     if config.model == "local":
-        settings += f" Local server slots: {os.environ[SLOTS_ENV]}."
+        settings += f" Local server slots: {local_slots()}."
     return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, settings)
 
 

@@ -10,13 +10,13 @@ Some tests loop forever on the buggy code: the sandbox's time limit ends them.""
 from __future__ import annotations
 
 import ast
-import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from codeheal import environment
 from codeheal.errors import ConfigError
 
-DATA_ENV = "CODEHEAL_QUIXBUGS_DIR"
+DATA_ENV = environment.QUIXBUGS_DIR
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = REPO_ROOT.parent / "shared" / "data" / "quixbugs"
 """Where CI keeps the data: ../shared/data/quixbugs from the repository root."""
@@ -39,7 +39,7 @@ class QuixProblem:
 def quixbugs_dir(override: str | Path | None = None) -> Path:
     """The QuixBugs data folder: `override`, else $CODEHEAL_QUIXBUGS_DIR, else
     ../shared/data/quixbugs from the repository root; ConfigError when it is not there."""
-    chosen = Path(override or os.environ.get(DATA_ENV) or DEFAULT_DIR)
+    chosen = Path(override or environment.read(DATA_ENV) or DEFAULT_DIR)
     if not (chosen / "python_programs").is_dir():
         raise ConfigError(
             f"no QuixBugs data at {chosen} (looked for python_programs/ in it): pass its folder "

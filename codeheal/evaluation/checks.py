@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 
 from codeheal.errors import InputError
 
@@ -14,8 +15,10 @@ PRELUDE_LINES = 1
 TEST_MODULE = "test_solution.py"
 
 
+@functools.lru_cache(maxsize=64)
 def parse_tests(tests: str) -> ast.Module:
-    """Parse the tests, or raise InputError naming the offending line."""
+    """Parse the tests, or raise InputError naming the offending line. Parsed once per text:
+    every candidate of a run is judged against the same tests (callers only read the tree)."""
     try:
         return ast.parse(tests, filename="tests.py")
     except SyntaxError as exc:

@@ -9,6 +9,7 @@ from typing import ClassVar
 from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
+from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Attempt, CandidateJob, FormName, State, Status, TestedCandidate
 from codeheal.steps import Steps
@@ -32,6 +33,10 @@ class Form(ABC):
     def start(self, state: State) -> dict:
         """The form's fields of a fresh run, its first candidates among them. Raises
         InputError for input no model call could fix."""
+
+    @abstractmethod
+    def run_started(self, fields: dict) -> RunStarted:
+        """The progress event of a run that `start` gave `fields`: what happens first."""
 
     @abstractmethod
     def is_retry(self, state: State) -> bool:

@@ -3,6 +3,8 @@ written against the user's tests."""
 
 from __future__ import annotations
 
+import ast
+
 from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
@@ -11,6 +13,7 @@ from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
 from codeheal.evaluation.module_candidate import evaluation_steps
 from codeheal.forms.base import Form
 from codeheal.policy import WEAK_BELOW
+from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
 from codeheal.sandboxes.base import Sandbox
@@ -18,8 +21,8 @@ from codeheal.state import CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps
 
 
-def validate_input(state: State) -> None:
-    """Raise InputError for module-form input no model call could fix."""
+def validate_input(state: State) -> ast.Module:
+    """Raise InputError for module-form input no model call could fix; the parsed tests."""
     task, tests = state.get("task"), state.get("tests")
     if not isinstance(task, str) or not task.strip():
         raise InputError("the task is empty: describe what the code should do")
@@ -37,6 +40,7 @@ def validate_input(state: State) -> None:
     code = state.get("starting_code")
     if code is not None and not isinstance(code, str):
         raise InputError(f"starting_code must be a string, got {type(code).__name__}")
+    return module
 
 
 class ModuleForm(Form):
@@ -49,13 +53,16 @@ class ModuleForm(Form):
     fresh_starts = True
 
     def start(self, state: State) -> dict:
-        validate_input(state)
+        tests = validate_input(state)
         starting_code = state.get("starting_code") or ""
-        weak = count_checks(parse_tests(state["tests"])) < WEAK_BELOW
+        weak = count_checks(tests) < WEAK_BELOW
         return {
             "candidates": [starting_code] if starting_code.strip() else [],
             "probe_function": tested_function(state) if weak else None,
         }
+
+    def run_started(self, fields: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="starting_code" if fields["candidates"] else "model", files=0)
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.

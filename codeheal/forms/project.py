@@ -10,6 +10,7 @@ from codeheal.errors import InputError
 from codeheal.evaluation.project_candidate import project_evaluation_steps
 from codeheal.forms.base import Form
 from codeheal.llm.factory import MAX_TOKENS
+from codeheal.progress import RunStarted
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import canonical_reply
 from codeheal.project.task import DEFAULT_TASK, load_project
@@ -52,6 +53,9 @@ class ProjectForm(Form):
             "changed": [],
             "files_written": [],
         }
+
+    def run_started(self, fields: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="project", files=len(fields["workspace"]))
 
     def is_retry(self, state: State) -> bool:
         # Attempt 1 only tests the project as it is: the first written repair is greedy.

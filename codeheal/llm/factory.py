@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import os
 
 from langchain_core.language_models import BaseChatModel
 from langchain_openai import ChatOpenAI
 
 from codeheal.context import Context
+from codeheal.environment import openai_api_key, openai_base_url
 from codeheal.errors import ConfigError
 
 LOCAL_NAMES = ("local", "local-1.5b")
@@ -29,7 +29,7 @@ def completions_per_request(context: Context) -> int:
         from codeheal.llm.server import local_slots
 
         return local_slots()
-    return 1 if context.base_url or os.environ.get("OPENAI_BASE_URL") else 8
+    return 1 if context.base_url or openai_base_url() else 8
 
 
 def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKENS) -> BaseChatModel:
@@ -51,8 +51,8 @@ def _cached_model(model: str, base_url: str | None, temperature: float, max_toke
             max_tokens=max_tokens,
             max_retries=2,
         )
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-    api_key = os.environ.get("OPENAI_API_KEY")
+    base_url = base_url or openai_base_url()
+    api_key = openai_api_key()
     if not api_key and not base_url:
         raise ConfigError(
             f"model {model!r} needs OPENAI_API_KEY (for OpenAI) or a base_url / OPENAI_BASE_URL "

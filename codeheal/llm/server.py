@@ -15,12 +15,11 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeheal import environment
 from codeheal.errors import ConfigError, ModelError
 from codeheal.llm.weights import LOCAL_MODELS, ensure_model
 
-SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
-THREADS_ENV = "CODEHEAL_LOCAL_THREADS"
-SPECULATIVE_ENV = "CODEHEAL_LOCAL_SPECULATIVE"
+SLOTS_ENV, THREADS_ENV, SPECULATIVE_ENV = environment.LOCAL_SLOTS, environment.LOCAL_THREADS, environment.LOCAL_SPECULATIVE
 SLOT_CONTEXT = 4096
 """Tokens of context each parallel slot gets: task, tests, reflections and an answer fit."""
 READY_TIMEOUT_S = 60.0
@@ -118,7 +117,7 @@ def local_slots() -> int:
 def local_speculative() -> str:
     """llama.cpp's speculative decoding type for a local server, from
     CODEHEAL_LOCAL_SPECULATIVE (default NGRAM_MOD; NONE: off)."""
-    raw = os.environ.get(SPECULATIVE_ENV)
+    raw = environment.read(SPECULATIVE_ENV)
     if raw is None:
         return ServerSettings.speculative
     import xllamacpp
@@ -138,7 +137,7 @@ def local_threads() -> int:
 
 
 def _positive_int_env(name: str, default: int, meaning: str) -> int:
-    raw = os.environ.get(name)
+    raw = environment.read(name)
     if raw is None:
         return default
     try:

@@ -11,7 +11,7 @@ from codeheal.forms import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
 from codeheal.policy import attempt_limit, completion_allowance, needs_fresh_start
-from codeheal.progress import AttemptStarted, emit
+from codeheal.progress import AttemptStarted, CandidatesWritten, emit
 from codeheal.prompting.model_call import estimate_prompt_tokens, total_usage
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
@@ -45,9 +45,14 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             model, messages, stop=stop, samples=samples, per_call=per_call,
             max_tokens=allowance if context.max_tokens is not None else None,
         )
+        generation = total_usage([usage for _, usage in replies])
+        emit(CandidatesWritten(
+            kind="candidates_written", attempt=(state.get("attempts") or 0) + 1, seconds=generation["seconds"],
+            prompt_tokens=generation["prompt_tokens"], completion_tokens=generation["completion_tokens"],
+        ))
         return {
             "candidates": [form.candidate(reply) for reply, _ in replies],
-            "generation": total_usage([usage for _, usage in replies]),
+            "generation": generation,
             "fresh_start": fresh,
             "written": (state.get("written") or 0) + 1,
         }

@@ -96,7 +96,8 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
     emit(AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],
         passed_count=feedback["passed_count"], total=feedback["total"],
-        summary=record["summary"], seconds=record["seconds"],
+        summary=record["summary"], seconds=record["seconds"], sandbox_seconds=feedback["seconds"],
+        isolation=feedback["isolation"],
     ))
     return {
         "attempts": attempts,

@@ -27,7 +27,6 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             yield CloseSession(chosen, session)
         status = final_status(state, context)
         attempts = state.get("attempts") or 0
-        emit(RunStatus(kind="status", status=status, attempts=attempts))
         history = state.get("history") or []
         best = best_attempt(history) if history else None
         update = {
@@ -37,6 +36,8 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             "starting_code": None,
             "entry_point": None,
         }
-        return update | form_of(state).outcome(state, best, status)
+        update |= form_of(state).outcome(state, best, status)
+        emit(RunStatus(kind="status", status=status, attempts=attempts))
+        return update
 
     return finish

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import uuid
 
-from codeheal.forms import choose_form
+from codeheal.forms import choose_form, form_of
+from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import State
 
 
 def prepare(state: State) -> dict:
+    """The first node: the fresh run's fields (see `start_run`), announced as `run_started`."""
+    update = start_run(state)
+    emit(form_of(update).run_started(update))
+    return update
+
+
+def start_run(state: State) -> dict:
     """Choose the run's form, validate the input and start a fresh run: every per-run field
     is reset. The reflection memory is kept: on a thread it carries the lessons of earlier
     runs. The form adds its own fields, the first candidates among them (the project form
-    reads the project once and tests it as it is before any model call)."""
+    reads the project once and tests it as it is before any model call). Raises InputError."""
     form = choose_form(state)
     reset = {
         "form": form.name,

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import urllib.error
 import urllib.request
 from typing import TYPE_CHECKING
+
+from codeheal.environment import openai_api_key, openai_base_url
 
 if TYPE_CHECKING:
     from codeheal.context import Context
@@ -106,9 +107,9 @@ def window_tokens(context: Context) -> int:
         from codeheal.llm.server import SLOT_CONTEXT
 
         return SLOT_CONTEXT
-    return _asked(context.base_url or os.environ.get("OPENAI_BASE_URL"), context.model)
+    return _asked(context.base_url or openai_base_url(), context.model)
 
 
 @functools.lru_cache(maxsize=16)
 def _asked(base_url: str | None, model: str) -> int:
-    return context_size(base_url, default=DEFAULT_WINDOW, model=model, api_key=os.environ.get("OPENAI_API_KEY"))
+    return context_size(base_url, default=DEFAULT_WINDOW, model=model, api_key=openai_api_key())

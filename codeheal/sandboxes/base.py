@@ -72,10 +72,10 @@ class RunResult:
 
 @runtime_checkable
 class Sandbox(Protocol):
-    """Somewhere untrusted code can run. Test failures are results; only infrastructure
-    faults (the sandbox cannot start, the transport fails) raise SandboxError."""
-
-    def run(self, job: Job) -> RunResult: ...
+    """Somewhere untrusted code can run, asynchronously (both sandboxes are async at heart;
+    the blocking face is derived once: `SyncFace`, `run_coroutine_sync`). Test failures are
+    results; only infrastructure faults (the sandbox cannot start, the transport fails)
+    raise SandboxError."""
 
     async def arun(self, job: Job) -> RunResult: ...
 
@@ -84,9 +84,19 @@ class Sandbox(Protocol):
 class SessionSandbox(Sandbox, Protocol):
     """A sandbox that keeps resources between the jobs of a session: told when it ends."""
 
-    def close_session(self, session: str) -> None: ...
-
     async def aclose_session(self, session: str) -> None: ...
+
+
+class SyncFace:
+    """The blocking face of a sandbox, derived from its async protocol."""
+
+    def run(self: Sandbox, job: Job) -> RunResult:
+        """Run `job`, blocking until it is done."""
+        return run_coroutine_sync(self.arun(job))
+
+    def close_session(self: SessionSandbox, session: str) -> None:
+        """Release what the sandbox keeps for `session`, blocking until it is done."""
+        run_coroutine_sync(self.aclose_session(session))
 
 
 def run_coroutine_sync(coro: Coroutine[Any, Any, T]) -> T:

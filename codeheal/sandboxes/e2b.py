@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import os
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -36,9 +35,10 @@ from e2b import (
 )
 from e2b_code_interpreter import AsyncSandbox
 
+from codeheal import environment
 from codeheal.context import Context
 from codeheal.errors import SandboxAuthError, SandboxError, SandboxUnavailableError
-from codeheal.sandboxes.base import Job, RunResult
+from codeheal.sandboxes.base import Job, RunResult, SyncFace
 from codeheal.sandboxes.e2b_job import REQUEST_TIMEOUT_S, ensure_pytest, run_job
 
 T = TypeVar("T")
@@ -46,7 +46,7 @@ KILL_TIMEOUT_S = 10.0
 KEY_HINT = "create one at https://e2b.dev/dashboard and export E2B_API_KEY, or use the local sandbox"
 
 
-class E2BSandbox:
+class E2BSandbox(SyncFace):
     """Runs jobs in E2B sandboxes created from `template`, each living at most `lifetime_s`.
     The SDK's environment variables (E2B_API_KEY, E2B_DOMAIN, E2B_DEBUG, E2B_API_URL,
     E2B_SANDBOX_URL) configure where it connects."""
@@ -62,15 +62,8 @@ class E2BSandbox:
         """The E2B sandbox a run's Context describes."""
         return cls(template=context.e2b_template, lifetime_s=context.e2b_lifetime_s)
 
-    def run(self, job: Job) -> RunResult:
-        return _bridge().call(self._run(job))
-
     async def arun(self, job: Job) -> RunResult:
         return await _bridge().acall(self._run(job))
-
-    def close_session(self, session: str) -> None:
-        """Kill the session's remote sandbox, if it has one."""
-        _bridge().call(_sessions.close(session))
 
     async def aclose_session(self, session: str) -> None:
         """Kill the session's remote sandbox, if it has one."""
@@ -187,7 +180,7 @@ def _require_key() -> None:
 
 def _endpoint() -> str:
     config = ConnectionConfig()
-    sandbox_url = os.environ.get("E2B_SANDBOX_URL")
+    sandbox_url = environment.read(environment.E2B_SANDBOX_URL)
     return sandbox_url if config.debug and sandbox_url else config.api_url
 
 
@@ -197,14 +190,6 @@ class _Bridge:
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, name="codeheal-e2b", daemon=True).start()
-
-    def call(self, coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()  # e.g. KeyboardInterrupt: the job's handler kills its sandbox
-            raise
 
     async def acall(self, coro: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))

@@ -26,7 +26,7 @@ from codeheal.context import Isolation
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import (
-    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, run_coroutine_sync,
+    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, SyncFace,
 )
 from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
@@ -60,7 +60,7 @@ class _Launch:
     """Everything else to release when the job is over."""
 
 
-class LocalSandbox:
+class LocalSandbox(SyncFace):
     """Runs jobs as child process trees of this one.
 
     `isolation` "bwrap" (the default) needs bubblewrap and raises SandboxError, naming the
@@ -74,9 +74,6 @@ class LocalSandbox:
         self.isolation = isolation
         self._bwrap: str | None = None
         self._ready = False
-
-    def run(self, job: Job) -> RunResult:
-        return run_coroutine_sync(self.arun(job))
 
     async def arun(self, job: Job) -> RunResult:
         # File-system work runs in a worker thread: the event loop may be serving other runs

@@ -72,7 +72,7 @@ def test_retry_with_a_hint_joins_the_memory_and_grants_attempts():
     assert values["history"][1]["reflection"] == hint
     assert "return a + b" in values["code"]
     assert [event["kind"] for event in custom] == [
-        "reflection_written", "attempt_started", "tests_result", "status",
+        "reflection_written", "attempt_started", "candidates_written", "tests_result", "status",
     ]
     assert custom[1] == {"kind": "attempt_started", "attempt": 3, "max_attempts": 4}
 

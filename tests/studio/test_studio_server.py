@@ -122,16 +122,18 @@ def test_thread_run_streams_progress_and_completes(client, assistant_id, model_s
     assert not errors, f"{errors}; server log:\n{log.read_text()[-4000:]}"
     custom = [part.data for part in parts if part.event == "custom"]
     assert [event["kind"] for event in custom] == [
-        "attempt_started", "tests_result", "reflection_written",
-        "attempt_started", "tests_result", "status",
+        "run_started", "attempt_started", "candidates_written", "tests_result", "reflection_written",
+        "attempt_started", "candidates_written", "tests_result", "status",
     ]
-    assert custom[1] | {"seconds": 0} == {
+    assert custom[0] == {"kind": "run_started", "first": "model", "files": 0}
+    assert custom[3]["isolation"] in ("bwrap", "basic")
+    assert custom[3] | {"seconds": 0, "sandbox_seconds": 0} == {
         "kind": "tests_result", "attempt": 1, "passed": False, "passed_count": 0, "total": 2,
-        "summary": custom[1]["summary"], "seconds": 0,
+        "summary": custom[3]["summary"], "seconds": 0, "sandbox_seconds": 0, "isolation": custom[3]["isolation"],
     }
-    assert custom[2]["reflection"] == LESSON
-    assert custom[4]["passed"] and custom[4]["passed_count"] == 2
-    assert custom[5] == {"kind": "status", "status": "passed", "attempts": 2}
+    assert custom[4]["reflection"] == LESSON
+    assert custom[7]["passed"] and custom[7]["passed_count"] == 2
+    assert custom[8] == {"kind": "status", "status": "passed", "attempts": 2}
     assert any(part.event == "updates" for part in parts)
 
     values = client.threads.get_state(thread["thread_id"])["values"]

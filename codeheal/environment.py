@@ -1,0 +1,39 @@
+"""Every environment variable codeheal reads on the host, read here and nowhere else (the E2B
+SDK reads its own E2B_* variables; inside the sandbox the report plugin reads its channel).
+Each is read when asked, so a change of the environment applies to the next run."""
+
+from __future__ import annotations
+
+import os
+
+OPENAI_BASE_URL = "OPENAI_BASE_URL"
+OPENAI_API_KEY = "OPENAI_API_KEY"
+SETTING_PREFIX = "CODEHEAL_"
+"""CODEHEAL_<FIELD>: the fallback of a Context field the caller left unset."""
+CHECKPOINTER = "CODEHEAL_CHECKPOINTER"
+LOCAL_SLOTS = "CODEHEAL_LOCAL_SLOTS"
+LOCAL_THREADS = "CODEHEAL_LOCAL_THREADS"
+LOCAL_SPECULATIVE = "CODEHEAL_LOCAL_SPECULATIVE"
+QUIXBUGS_DIR = "CODEHEAL_QUIXBUGS_DIR"
+E2B_SANDBOX_URL = "E2B_SANDBOX_URL"
+"""The E2B SDK's debug-mode sandbox address (the SDK itself reads it only for its own calls)."""
+
+
+def openai_base_url() -> str | None:
+    """The OpenAI-compatible endpoint a model without its own base_url is asked at."""
+    return os.environ.get(OPENAI_BASE_URL)
+
+
+def openai_api_key() -> str | None:
+    """The key sent to OpenAI or to the endpoint at base_url."""
+    return os.environ.get(OPENAI_API_KEY)
+
+
+def setting(field: str) -> str | None:
+    """The text of CODEHEAL_<FIELD> for Context field `field`, or None when it is not set."""
+    return os.environ.get(SETTING_PREFIX + field.upper())
+
+
+def read(name: str) -> str | None:
+    """The text of one of the variables named above, or None when it is not set."""
+    return os.environ.get(name)
