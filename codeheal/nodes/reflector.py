@@ -8,11 +8,11 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
+from codeheal.fences import FENCE
 from codeheal.forms import form_of
 from codeheal.llm import chat_model
 from codeheal.policy import completion_allowance
 from codeheal.progress import ReflectionWritten, emit
-from codeheal.prompting.extraction import FENCE
 from codeheal.prompting.model_call import charged, estimate_prompt_tokens
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps

@@ -32,7 +32,7 @@ from typing import Literal
 import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
-from codeheal.prompting.extraction import FENCE, PYTHON_TAGS
+from codeheal.fences import FENCE, PYTHON_TAGS
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks

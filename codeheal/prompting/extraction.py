@@ -5,10 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-"""A fenced block, the one pattern for them: its tag (group 1) and its body (group 2); a
-block the reply never closed runs to the end."""
-PYTHON_TAGS = {"", "python", "py", "python3", "py3"}
+from codeheal.fences import python_blocks
+
 CODE_START = re.compile(r"^(def |class |import |from |@|async def )", re.MULTILINE)
 DEFINITION = re.compile(r"^(?:async\s+def|def|class|import|from)\s", re.MULTILINE)
 
@@ -28,11 +26,6 @@ def extract_code(reply: str) -> str | None:
     else:
         code = _unfenced_code(reply)
     return without_self_tests(code) if code else code
-
-
-def python_blocks(text: str) -> list[re.Match[str]]:
-    """The fenced blocks of `text` tagged as Python (or untagged), in order."""
-    return [match for match in FENCE.finditer(text) if match.group(1).lower() in PYTHON_TAGS]
 
 
 def without_self_tests(code: str) -> str:

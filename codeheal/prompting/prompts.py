@@ -6,7 +6,7 @@ import ast
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from codeheal.prompting.extraction import python_blocks
+from codeheal.fences import python_blocks
 from codeheal.state import Feedback, State
 
 EXCERPT_CONTEXT = 3
