@@ -26,7 +26,7 @@ from pathlib import Path
 
 from codeheal.bench.quixbugs import load_quixbugs
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.task import pytest_args
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 RESULT = Path(__file__).parent / "results" / "fixed_test_cost.json"
@@ -37,7 +37,7 @@ def measure(sandbox: LocalSandbox, python: str | None, autoload: bool, runs: int
     """Median seconds to the first test over the programs (each the median of `runs` runs)."""
     per_program = {}
     for problem in load_quixbugs():
-        job = project_job(problem.files, (*pytest_args(problem.test_command), "--collect-only"), 60, python=python)
+        job = project_job(problem.files, parse_test_command(f"{problem.test_command} --collect-only"), 60, python=python)
         if autoload:
             job = dataclasses.replace(job, env={})
         samples = []

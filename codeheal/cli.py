@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
         "3 model or sandbox unavailable.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -63,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--code", metavar="FILE", dest="starting_code",
                        help="starting code to test (and heal) before any model call")
     _add_run_flags(solve)
+    _add_verbosity(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
@@ -78,12 +80,14 @@ def _parser() -> argparse.ArgumentParser:
         "Prints the change as a unified diff (stdout; progress on stderr); the project is written "
         "only with --apply. See docs/fix.md.",
         epilog="Exit codes: 0 the tests pass (healed, or passed already), 1 not healed (the best "
-        "attempt's diff is printed), 2 bad input (no such folder, over the size caps, bad --test "
+        "attempt's diff goes to stderr, stdout stays empty), 2 bad input (no such folder, over the size caps, bad --test "
         "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
     )
     fix.add_argument("project", nargs="?", default=".", metavar="DIR", help="the project's folder (default: .)")
-    fix.add_argument("--test", required=True, metavar="CMD", dest="test_command",
-                     help='the test command, run from DIR without a shell: "python -m pytest ARGS" or "pytest ARGS"')
+    fix.add_argument("--test", metavar="CMD", dest="test_command",
+                     help='the test command, run from DIR without a shell: "python -m pytest ARGS", pytest behind '
+                     'a launcher ("uv run pytest ARGS"), or any command ("make test", judged by its exit code); '
+                     "default: test in [tool.codeheal.fix] of the project's pyproject.toml")
     fix.add_argument("--task", metavar="TEXT", help="what the code should do, when the tests do not say it all "
                      "(text, or @path to read it from a file)")
     fix.add_argument("--target", metavar="FILE::FUNC",
@@ -93,10 +97,15 @@ def _parser() -> argparse.ArgumentParser:
     fix.add_argument("--apply", action="store_true", help="write the change into the project when the tests pass")
     fix.add_argument("--force", action="store_true", help="with --apply: write even over uncommitted changes of the files to write")
     _add_run_flags(fix)
+    _add_verbosity(fix)
     fix.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory")
     _add_checkpointer(fix)
     fix.add_argument("--json", action="store_true",
                      help="print one JSON object: status, attempts, diff, changed, files_written, thread")
+    fix.add_argument("--format", choices=("diff", "github"), default="diff",
+                     help="stdout: the diff (default), or GitHub Actions annotations (::error) on the lines "
+                     "the fix changes; see docs/ci.md")
+    fix.add_argument("--out", metavar="FILE", help="also write the diff to FILE when the tests pass")
     fix.set_defaults(handler=_fix)
 
     resume = commands.add_parser(
@@ -107,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
     _add_run_flags(resume)
+    _add_verbosity(resume)
     _add_checkpointer(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
     resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
@@ -193,6 +203,7 @@ def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
 
 
 def _solve(args: argparse.Namespace) -> int:
+    from codeheal.config_file import load_config
     from codeheal.runner import run_with_progress
 
     request = {
@@ -202,31 +213,44 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
-    settings = _typed_settings(args)
+    settings = {**load_config(Path.cwd(), command="solve").settings, **_typed_settings(args)}
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    result = run_with_progress(request, settings, thread_id, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
+                               verbose=args.verbose)
     return _report(args, result, thread_id)
 
 
 def _fix(args: argparse.Namespace) -> int:
+    from codeheal.config_file import load_config
     from codeheal.project.diff import DirtyTreeError
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
         raise InputError("--force only makes sense with --apply")
+    if args.json and args.format != "diff":
+        raise InputError("--json and --format github are two outputs: choose one")
+    config = load_config(Path(args.project), command="fix")
+    given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
+    if not given.get("test_command"):
+        raise InputError(
+            "no test command: give --test CMD, or set test in [tool.codeheal.fix] of the project's "
+            "pyproject.toml, e.g. test = \"python -m pytest -q\""
+        )
     request = {
         "project": str(Path(args.project).absolute()),
-        "test_command": args.test_command,
-        "target": args.target,
-        "python": args.python,
+        "test_command": given["test_command"],
+        "target": given.get("target"),
+        "python": given.get("python"),
         "apply": args.apply,
         "force": args.force,
     }
-    if args.task:
-        request["task"] = _read_task(args.task)
+    if given.get("task"):
+        request["task"] = _read_task(given["task"])
     thread_id = args.thread or uuid.uuid4().hex[:12]
+    settings = {**config.settings, **_typed_settings(args)}
     try:
-        result = run_with_progress(request, _typed_settings(args), thread_id, stderr, checkpointer=args.checkpointer)
+        result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
+                                   verbose=args.verbose)
     except DirtyTreeError as exc:
         raise DirtyTreeError(
             f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
@@ -238,18 +262,21 @@ def _fix(args: argparse.Namespace) -> int:
 def _resume(args: argparse.Namespace) -> int:
     from codeheal.runner import run_with_progress
 
-    result = run_with_progress(None, _typed_settings(args), args.thread, stderr, checkpointer=args.checkpointer)
+    result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
+                               verbose=args.verbose)
     return _report(args, result, args.thread)
 
 
-RUN_FLAGS = {
-    # Context field: flag. Fields not named here get --field-name; review_on_exhaustion has
-    # no flag: a paused CLI run could not be answered.
-    "max_attempts": "--max-attempts",
-    "timeout_s": "--timeout",
-    "e2b_lifetime_s": "--e2b-lifetime",
-}
-NO_FLAG = {"review_on_exhaustion"}
+def _add_verbosity(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr: only the result and errors")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="also show every prompt, every reply and each attempt's diff on stderr")
+
+
+def _progress(args: argparse.Namespace) -> Console:
+    """Where a run's progress goes: stderr, or nowhere with -q."""
+    return Console(stderr=True, highlight=False, quiet=args.quiet)
 
 
 def _add_run_flags(parser: argparse.ArgumentParser) -> None:
@@ -259,14 +286,17 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     from dataclasses import fields
     from typing import Literal, get_args, get_origin, get_type_hints
 
+    from codeheal.config_file import NO_FLAG, run_flag
     from codeheal.context import Context, fallback, value_kind
 
     hints = get_type_hints(Context)
-    group = parser.add_argument_group("run settings (default: $CODEHEAL_<FIELD> if set, else as shown)")
+    group = parser.add_argument_group(
+        "run settings (default: [tool.codeheal] in pyproject.toml, else $CODEHEAL_<FIELD>, else as shown)"
+    )
     for f in fields(Context):
         if f.name in NO_FLAG:
             continue
-        flag = RUN_FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+        flag = run_flag(f.name)
         default = fallback(f.name)
         options: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": f.metadata["description"]}
         if isinstance(default, bool):
@@ -301,12 +331,21 @@ def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> in
 
 
 def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
-    """A project-form result: the diff on stdout (or one JSON object), what happened on stderr."""
+    """A project-form result: the diff on stdout (or one JSON object), what happened on stderr.
+    Stdout carries a diff only when the tests pass, so `codeheal fix > fix.diff && git apply
+    fix.diff` never applies a change that fails; a failed run's best attempt goes to stderr
+    (and to the JSON, whose status says it failed)."""
     passed = result["status"] == "passed"
+    if passed and args.out and result["diff"]:
+        Path(args.out).write_text(result["diff"], encoding="utf-8")
     if args.json:
         keys = ("status", "attempts", "diff", "changed", "files_written")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
-    else:
+    elif args.format == "github":
+        from codeheal.project.annotations import annotations, not_healed
+
+        print("\n".join(annotations(result["diff"]) if passed else [not_healed(result["history"])]))
+    elif passed:
         print(result["diff"], end="")
     if passed and not result["diff"]:
         stderr.print("the tests pass as the project is: nothing to change")
@@ -314,7 +353,9 @@ def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -
         stderr.print(f"wrote {', '.join(result['files_written'])}")
     elif not passed:
         last = result["history"][-1]["summary"] if result["history"] else ""
-        shown = "the best attempt's diff is above" if result["diff"] else "no change helped"
+        if result["diff"] and not args.json:
+            Console(stderr=True, highlight=False, markup=False).print(result["diff"], end="")
+        shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
@@ -405,6 +446,15 @@ def _bench_quixbugs(args: argparse.Namespace) -> int:
 
     print(bench_quixbugs(args, stderr))
     return EXIT_PASSED
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("codeheal")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
 
 
 def _read_task(task: str) -> str:

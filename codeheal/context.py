@@ -85,7 +85,7 @@ class Context:
         0,
         "The model's context window in tokens, which the project form's prompts (`codeheal "
         "fix`) are fitted to. 0: ask the "
-        "server at base_url (llama.cpp, vLLM), else 4096 for the embedded model and 16384 "
+        "server at base_url (llama.cpp, vLLM, Ollama), else 4096 for the embedded model and 16384 "
         "for others.",
     )
     prefill: Literal["auto", "on", "off"] = setting(

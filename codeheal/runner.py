@@ -19,6 +19,7 @@ from codeheal.loop.builder import build_graph
 from codeheal.nodes.prepare import start_run
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, OutputState
+from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
 
@@ -36,8 +37,10 @@ def run_with_progress(
     console: Console,
     *,
     checkpointer: str | None = None,
+    verbose: bool = False,
 ) -> OutputState:
-    """Run one task on a thread, checkpointing every step, and narrate it on `console`.
+    """Run one task on a thread, checkpointing every step, and narrate it on `console`
+    (`verbose`: also every prompt, reply and attempt's diff).
 
     `request` None continues the thread's unfinished run; so does a request for the same
     task and tests (project and test command) when the thread's last run was cut short (its finished attempts and
@@ -60,6 +63,9 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context)
+        transcript = Transcript(console) if verbose else None
+        if transcript is not None:
+            config["callbacks"] = [transcript]
         with console.status("") as status:
             narrator.status = status
             if resuming:
@@ -68,8 +74,15 @@ def run_with_progress(
                 assert request is not None and start is not None
                 graph.update_state(config, {**request, **start}, as_node="prepare")
                 narrator.on_event(form_of(start).run_started(start))
-            for event in graph.stream(None, config, context=context, stream_mode="custom", durability="sync"):
-                narrator.on_event(event)
+            if transcript is not None:
+                transcript.workspace = (snapshot.values if resuming else start).get("workspace")
+            modes = ["custom", "updates"] if transcript is not None else ["custom"]
+            for mode, payload in graph.stream(None, config, context=context, stream_mode=modes, durability="sync"):
+                if mode == "custom":
+                    narrator.on_event(payload)
+                elif transcript is not None:
+                    for node, values in payload.items():
+                        transcript.on_update(node, values or {})
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     return OutputState(**{key: values[key] for key in keys})

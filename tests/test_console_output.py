@@ -23,3 +23,21 @@ def test_reflections_and_summaries_with_brackets_are_printed_as_written() -> Non
     printed = out.getvalue()
     assert f"reflection: {TRICKY}" in printed
     assert f"failed 0/1 passed; {TRICKY}" in printed
+
+
+def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_path, capsys) -> None:
+    from scripted_openai import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer
+
+    from codeheal.cli import main
+
+    tests = tmp_path / "tests.py"
+    tests.write_text(ADD_TESTS)
+    with ScriptedServer() as server:
+        code = main(["solve", ADD_TASK, "--tests", str(tests), "--model", "scripted", "--base-url", server.url,
+                     "--checkpointer", str(tmp_path / "c.sqlite"), "-v"])
+    out, err = capsys.readouterr()
+    assert code == 0 and out.strip() == "def add(a, b):\n    return a + b"
+    assert "prompt: system" in err and ADD_TASK in err and LESSON in err
+    first, second = err.split("attempt 1: diff", 1)[1].split("attempt 2: diff", 1)
+    assert "+    return a - b" in first
+    assert "-    return a - b" in second and "+    return a + b" in second

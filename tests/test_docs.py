@@ -41,14 +41,14 @@ def test_the_cli_starts_without_langchain_langgraph_or_openai():
 def test_the_cli_doc_lists_every_run_setting_flag():
     from dataclasses import fields
 
-    from codeheal.cli import NO_FLAG, RUN_FLAGS
+    from codeheal.config_file import NO_FLAG, run_flag
     from codeheal.context import Context, fallback
 
     doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
     for f in fields(Context):
         if f.name in NO_FLAG:
             continue
-        flag = RUN_FLAGS.get(f.name, "--" + f.name.replace("_", "-"))
+        flag = run_flag(f.name)
         shown = flag.replace("--", "--[no-]", 1) if isinstance(fallback(f.name), bool) else flag + " "
         assert shown in doc, f"docs/cli.md does not list {shown.strip()}"
 

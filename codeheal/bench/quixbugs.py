@@ -26,6 +26,7 @@ CORRECT_PACKAGE = "correct_python_programs"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DIR = REPO_ROOT.parent / "shared" / "data" / "quixbugs"
 """Where CI keeps the data: ../shared/data/quixbugs from the repository root."""
+UPSTREAM = "https://github.com/jkoppel/QuixBugs"
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,8 @@ def quixbugs_dir(override: str | Path | None = None) -> Path:
     chosen = Path(override or environment.read(DATA_ENV) or DEFAULT_DIR)
     if not (chosen / "python_programs").is_dir():
         raise ConfigError(
-            f"no QuixBugs data at {chosen} (looked for python_programs/ in it): pass its folder, "
-            f"or set {DATA_ENV}"
+            f"no QuixBugs data at {chosen} (looked for python_programs/ in it): pass its folder "
+            f"(--data DIR), or set {DATA_ENV}; get it with `git clone {UPSTREAM}`"
         )
     return chosen
 

@@ -29,7 +29,7 @@ from codeheal.evaluation.jobs import project_job
 from codeheal.loop import build_graph
 from codeheal.policy import best_attempt
 from codeheal.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.project.task import pytest_args
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 RECORDS_FILE = "seeded_bugs.jsonl"
@@ -125,13 +125,13 @@ def write_project(folder: Path, files: Mapping[str, str]) -> None:
 
 def suite_passes(files: Mapping[str, str], library: Library, timeout_s: float = SUITE_TIMEOUT_S) -> bool:
     """Whether the library's whole test suite passes on `files`, in the sandbox."""
-    job = project_job(files, pytest_args(library.suite), timeout_s)
+    job = project_job(files, parse_test_command(library.suite), timeout_s)
     return bool(run_feedback(LocalSandbox().run(job), None, project=True)["passed"])
 
 
 def named_file_passes(files: Mapping[str, str], bug: SeededBug, timeout_s: float) -> bool:
     """Whether the bug's test file passes on `files`, in the sandbox."""
-    job = project_job(files, pytest_args(bug.test_command), timeout_s)
+    job = project_job(files, parse_test_command(bug.test_command), timeout_s)
     return bool(run_feedback(LocalSandbox().run(job), None, project=True)["passed"])
 
 

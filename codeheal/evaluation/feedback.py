@@ -9,6 +9,7 @@ from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
 from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
+from codeheal.project.tracebacks import read_output
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -140,11 +141,50 @@ def run_feedback(
     else:
         error = _inconsistency(exit_code, events, finishes, failures, expected)
 
-    feedback = Feedback(
-        passed=error is None and not failures and not host_failures and passed_count == total,
+    feedback = _feedback(
+        result, error is None and not failures and not host_failures and passed_count == total,
+        total, passed_count, failures + host_failures, error,
+    )
+    if project:
+        feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
+    return feedback
+
+
+def reported(result: RunResult) -> bool:
+    """Whether the report plugin's evidence reached the host (a launcher between the sandbox
+    and pytest may close the plugin's descriptors: then only the output tells)."""
+    return any(e.get("event") == "start" for e in parse_report(result.report).events)
+
+
+def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
+    """Feedback on a test command codeheal cannot see inside: its exit code is the verdict (0
+    passed; the supervisor's record of it where the job ran under one), and the failures are
+    read from the tracebacks and runner summaries in its output, with frames in the project's
+    `files`."""
+    supervisor = parse_report(result.report).supervisor
+    exit_code = supervisor["exit_code"] if supervisor else result.exit_code
+    report = read_output(strip_ansi(result.stdout + "\n" + result.stderr), files)
+    passed = exit_code == 0 and not result.timed_out
+    failures = [] if passed else report.failures
+    total = report.total if report.total else max(len(failures), 1)
+    failed = 0 if passed else (report.failed if report.failed else max(len(failures), 1))
+    error = None
+    if result.timed_out:
+        error = "timed out: the test command did not finish within the time limit"
+    elif not passed and not failures:
+        error = _crash_description(result, exit_code).replace("the test process ended early", "the test command failed")
+    return _feedback(result, passed, total, max(total - failed, 0), failures, error)
+
+
+def _feedback(
+    result: RunResult, passed: bool, total: int, passed_count: int, failures: list[CheckFailure], error: str | None
+) -> Feedback:
+    """The Feedback of a run: the verdict and counts given, the run's output and timing."""
+    return Feedback(
+        passed=passed,
         total=total,
         passed_count=passed_count,
-        failures=failures + host_failures,
+        failures=failures,
         error=error,
         stdout=_tail(result.stdout),
         stderr=_tail(result.stderr),
@@ -153,9 +193,6 @@ def run_feedback(
         seconds=result.seconds,
         isolation=result.isolation,
     )
-    if project:
-        feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
-    return feedback
 
 
 def _untrusted(report: Report) -> str | None:

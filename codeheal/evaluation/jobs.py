@@ -6,10 +6,11 @@ holds the report channel to the host (supervisor.py)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
+from codeheal.project.task import TestCommand
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"
@@ -22,7 +23,10 @@ PYTEST_ARGS = (
     SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
 )
-PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
+PLUGIN_OPTIONS = ("-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
+PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", *PLUGIN_OPTIONS)
+COMMAND_FLAG = "--command"
+"""The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
 
@@ -47,23 +51,32 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
 
 
 def project_job(
-    files: Mapping[str, str], pytest_args: Sequence[str], timeout_s: float, session: str | None = None,
+    files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
     python: str | None = None,
 ) -> Job:
-    """The sandbox job that runs a project's test command on a copy of its files. The report
-    plugin goes beside them and is passed with -p; the project's own configuration and conftest
-    apply (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
+    """The sandbox job that runs a project's test command on a copy of its files. Where pytest
+    is visible in the command, the report plugin goes beside the files and is passed to it with
+    -p, under the supervisor (pytest itself runs on the project's interpreter; a launcher runs
+    as given, the supervisor starting it); the project's own configuration and conftest apply
+    (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
     environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
     virtualenv of its own) autoload is off, so the plugins of codeheal's dependencies (anyio,
-    langsmith, ...) neither change the run nor add their seconds to every attempt."""
+    langsmith, ...) neither change the run nor add their seconds to every attempt. Any other
+    command runs as given, and its exit code and output are the report."""
+    if command.direct:
+        run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
+    elif command.pytest_at is not None:
+        run = {"python_args": (SUPERVISOR, COMMAND_FLAG), "command": command.with_pytest_options(PLUGIN_OPTIONS)}
+    else:
+        return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
     return Job(
         files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
-        python_args=(*PROJECT_PYTEST_ARGS, *pytest_args),
         timeout_s=timeout_s,
         report=True,
         env=NO_AUTOLOAD if is_codeheals_python(python) else {},
         session=session,
         python=python,
+        **run,
     )
 
 

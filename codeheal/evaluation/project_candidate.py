@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
-from codeheal.evaluation.feedback import attempt_feedback, run_feedback, tamper_feedback
+from codeheal.evaluation.feedback import attempt_feedback, output_feedback, reported, run_feedback, tamper_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.project.edits import ChangedDefinition as ChangedEdit
 from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.task import pytest_args
+from codeheal.project.task import parse_test_command
 from codeheal.prompting.fix_prompts import project_targets
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AS_IT_IS, Candidate, CheckFailure, Feedback, State
@@ -42,8 +42,11 @@ def project_evaluation_steps(
         if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
             return lint_feedback(findings), edit
     files = {**workspace, **(edit.files if edit else {})}
-    job = project_job(files, pytest_args(state["test_command"]), context.timeout_s, session, state.get("interpreter"))
+    command = parse_test_command(state["test_command"])
+    job = project_job(files, command, context.timeout_s, session, state.get("interpreter"))
     result = yield SandboxRun(sandbox, job)
+    if not (command.direct or reported(result)):
+        return output_feedback(result, files), edit  # only the exit code and the output tell
     must_run = None if candidate is AS_IT_IS else state.get("baseline_tests")
     feedback = run_feedback(result, None, project=True, must_run=must_run)
     if candidate is AS_IT_IS:

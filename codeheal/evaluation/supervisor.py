@@ -8,7 +8,8 @@ the candidate is imported, and its output goes through the supervisor. The super
 on the authenticated evidence and adds what only it can see: how the test process ended, and
 how many lines arrived that the plugin did not write. It cannot be traced or written to by the
 test process (not dumpable). Usage: python supervisor.py PYTHON_ARGS... (the test process's
-arguments; it runs on this interpreter, with this interpreter's flags)."""
+arguments; it runs on this interpreter, with this interpreter's flags), or
+python supervisor.py --command ARGV... (a launcher that starts pytest, found on PATH)."""
 
 import sys
 
@@ -28,6 +29,7 @@ REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 KEY_FD_ENV = "CODEHEAL_KEY_FD"
 EVIDENCE_CAP_BYTES = 3 * 1024 * 1024
 """Evidence passed on at most (the host keeps 4 MB of the report channel)."""
+COMMAND_FLAG = "--command"
 MAC_CHARS = 32
 PR_SET_DUMPABLE = 4
 FLAGS = (("no_site", "-S"), ("isolated", "-I"), ("ignore_environment", "-E"), ("no_user_site", "-s"))
@@ -48,9 +50,12 @@ def main(argv):
     os.write(key_write, key)
     os.close(key_write)
     env = {**os.environ, REPORT_FD_ENV: str(evidence_write), KEY_FD_ENV: str(key_read)}
-    flags = [flag for name, flag in FLAGS if getattr(sys.flags, name)]
+    if argv[:1] == [COMMAND_FLAG]:
+        command = argv[1:]
+    else:
+        command = [sys.executable, *(flag for name, flag in FLAGS if getattr(sys.flags, name)), *argv]
     child = subprocess.Popen(
-        [sys.executable, *flags, *argv], env=env, pass_fds=(evidence_write, key_read),
+        command, env=env, pass_fds=(evidence_write, key_read),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     os.close(evidence_write)

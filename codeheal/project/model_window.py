@@ -7,7 +7,11 @@ none of this is in the OpenAI API):
   gets. Its `/v1/models` `meta.n_ctx_train` is the model's training context, not the
   server's, and is not used: it can be far larger than what the server allows.
 - vLLM: `GET /v1/models` -> `data[].max_model_len`.
-OpenAI and servers that report neither: the caller's setting."""
+- Ollama: `GET /api/ps` -> `models[].context_length`, the window of a loaded model; else
+  `POST /api/show` -> `parameters` `num_ctx` (set in the Modelfile), else Ollama's default
+  serving window, OLLAMA_DEFAULT_WINDOW; either capped by `model_info` `<arch>.context_length`
+  (the model's own). Ollama cuts a longer prompt silently, so it is asked, never guessed.
+OpenAI and servers that report none of these: the caller's setting."""
 
 from __future__ import annotations
 
@@ -25,6 +29,10 @@ if TYPE_CHECKING:
 ASK_TIMEOUT_S = 5.0
 DEFAULT_WINDOW = 16384
 """Tokens assumed for a model whose server does not say (OpenAI's models have far more)."""
+OLLAMA_DEFAULT_WINDOW = 4096
+"""What Ollama serves a model whose Modelfile sets no num_ctx (OLLAMA_CONTEXT_LENGTH on the
+server, which codeheal cannot see, changes it; on machines with 24 GiB of VRAM or more newer
+Ollama serves more, which /api/ps then reports once the model is loaded)."""
 
 
 def context_size(base_url: str | None, *, default: int, model: str | None = None, api_key: str | None = None) -> int:
@@ -39,6 +47,8 @@ def context_size(base_url: str | None, *, default: int, model: str | None = None
         n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
         if isinstance(n_ctx, int) and n_ctx > 0:
             return n_ctx
+    if model is not None and (ollama := _ollama_window(root, model, api_key)) is not None:
+        return ollama
     listing = _get_json(f"{root}/v1/models", api_key)
     entries = listing.get("data") if listing else None
     if isinstance(entries, list):
@@ -49,10 +59,36 @@ def context_size(base_url: str | None, *, default: int, model: str | None = None
     return default
 
 
-def _get_json(url: str, api_key: str | None) -> dict | None:
+def _ollama_window(root: str, model: str, api_key: str | None) -> int | None:
+    """The window Ollama serves `model` with; None when the server is not Ollama."""
+    loaded = _get_json(f"{root}/api/ps", api_key)
+    for entry in (loaded or {}).get("models") or []:
+        if isinstance(entry, dict) and model in (entry.get("name"), entry.get("model")):
+            size = entry.get("context_length")
+            if isinstance(size, int) and size > 0:
+                return size
+    shown = _get_json(f"{root}/api/show", api_key, body={"model": model})
+    if shown is None or "model_info" not in shown:
+        return None
+    window = OLLAMA_DEFAULT_WINDOW
+    for line in str(shown.get("parameters") or "").splitlines():
+        name, _, value = line.partition(" ")
+        if name == "num_ctx" and value.strip().isdigit():
+            window = int(value)
+    trained = [v for k, v in (shown.get("model_info") or {}).items() if k.endswith(".context_length") and isinstance(v, int)]
+    return min([window, *trained])
+
+
+def _get_json(url: str, api_key: str | None, *, body: dict | None = None) -> dict | None:
+    """GET `url` (POST `body` as JSON when given) and return the JSON object it answers."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=ASK_TIMEOUT_S) as response:
+        request = urllib.request.Request(url, data=data, headers=headers)
+        with urllib.request.urlopen(request, timeout=ASK_TIMEOUT_S) as response:
             body = json.loads(response.read())
     except (urllib.error.URLError, OSError, ValueError):
         return None

@@ -13,55 +13,111 @@ from codeheal.project.edits import Target, parse_target, paths_named
 from codeheal.project.snapshot import Snapshot, find_python, read_project
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
+LAUNCHERS = ("uv", "poetry", "hatch", "pdm", "pipenv", "rye")
+"""Tools whose `run` subcommand starts the rest of the command in the project's environment."""
+SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 
 
 @dataclass(frozen=True)
+class TestCommand:
+    """A project's test command, as the sandbox runs it (without a shell).
+
+    Three kinds: pytest itself (`pytest ARGS`, `python -m pytest ARGS`), run on the project's
+    interpreter; pytest behind a launcher (`uv run pytest ARGS`, `poetry run python -m pytest`),
+    run as given with the report plugin added to pytest's arguments; and a command codeheal
+    cannot see inside (`make test`, `python -m unittest`, `tox`, a script), whose exit code
+    decides and whose output's tracebacks are the feedback."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    argv: tuple[str, ...]
+    pytest_at: int | None
+    """Where pytest's own arguments start in argv; None when pytest is not visible in it."""
+
+    @property
+    def direct(self) -> bool:
+        """pytest itself, with nothing before it but an interpreter."""
+        return self.pytest_at is not None and PurePosixPath(self.argv[0]).name not in LAUNCHERS
+
+    @property
+    def pytest_args(self) -> tuple[str, ...]:
+        """pytest's arguments (none for a command codeheal cannot see inside)."""
+        return () if self.pytest_at is None else self.argv[self.pytest_at:]
+
+    def with_pytest_options(self, options: tuple[str, ...]) -> tuple[str, ...]:
+        """The command with `options` given to its pytest first."""
+        assert self.pytest_at is not None
+        return (*self.argv[: self.pytest_at], *options, *self.argv[self.pytest_at:])
+
+
+def parse_test_command(test_command: str) -> TestCommand:
+    """The test command as words, and where its pytest is. InputError for an empty command or
+    one that needs a shell (pipes, `&&`, redirections, variables)."""
+    try:
+        argv = tuple(shlex.split(test_command))
+    except ValueError as exc:
+        raise InputError(f"test command {test_command!r}: {exc}") from None
+    if not argv:
+        raise InputError("the test command is empty: give one, e.g. --test 'python -m pytest -q'")
+    shell = [word for word in argv if word in SHELL_WORDS or "$" in word]
+    if shell:
+        raise InputError(
+            f"test command {test_command!r}: {shell[0]!r} needs a shell, and codeheal runs the command "
+            "without one: put it in a script of the project and give `sh run-tests.sh`"
+        )
+    if argv[0].startswith("./"):
+        raise InputError(
+            f"test command {test_command!r}: the sandbox's copy of the project keeps no executable "
+            f"bits; give `sh {argv[0]}` (or bash, python) instead"
+        )
+    return TestCommand(argv, _pytest_start(argv))
+
+
+def _pytest_start(argv: tuple[str, ...]) -> int | None:
+    start = 2 if len(argv) > 1 and PurePosixPath(argv[0]).name in LAUNCHERS and argv[1] == "run" else 0
+    for i in range(start, len(argv) if start else 1):
+        word = PurePosixPath(argv[i]).name
+        if word in ("pytest", "py.test"):
+            return i + 1
+        if PYTHON.match(word) and argv[i + 1 : i + 3] == ("-m", "pytest"):
+            return i + 3
+    return None
+
+
+@dataclass(frozen=True)
 class ProjectTask:
-    """A project read into memory, the pytest arguments of its test command, and its Python."""
+    """A project read into memory, its test command, and its Python."""
 
     snapshot: Snapshot
-    pytest_args: tuple[str, ...]
+    command: TestCommand
     interpreter: str | None
     """None: the sandbox's own interpreter (codeheal's)."""
     target: Target | None
 
 
-def pytest_args(test_command: str) -> tuple[str, ...]:
-    """The arguments pytest gets from a test command: `pytest ARGS`, or `python -m pytest ARGS`
-    (also python3, python3.12). The command runs without a shell. InputError for any other."""
-    try:
-        argv = shlex.split(test_command)
-    except ValueError as exc:
-        raise InputError(f"test command {test_command!r}: {exc}") from None
-    if argv[:1] in (["pytest"], ["py.test"]):
-        return tuple(argv[1:])
-    if len(argv) >= 3 and PYTHON.match(PurePosixPath(argv[0]).name) and argv[1:3] == ["-m", "pytest"]:
-        return tuple(argv[3:])
-    raise InputError(
-        f"test command {test_command!r}: codeheal runs the project's tests with pytest; write "
-        "`python -m pytest ARGS` or `pytest ARGS` (no shell: no pipes, `&&` or variables)"
-    )
-
-
 def load_project(
     project: str, test_command: str, *, target: str | None = None, python: str | None = None
 ) -> ProjectTask:
-    """Read the project and check its input: a test command pytest can run, test files
-    that exist in the project, a --target that names a function of it. Raises InputError."""
+    """Read the project and check its input: a test command that runs without a shell, test
+    files (and a script it starts) that exist in the project, a --target that names a function
+    of it. Raises InputError."""
     if not isinstance(test_command, str) or not test_command.strip():
         raise InputError("the test command is empty: give one, e.g. --test 'python -m pytest -q'")
-    args = pytest_args(test_command)
+    command = parse_test_command(test_command)
     snapshot = read_project(project)
-    for arg in args:
-        path = arg.split("::", 1)[0]
-        if not arg.startswith("-") and path.endswith(".py") and not paths_named(path.removeprefix("./"), snapshot.files):
+    named = [arg.split("::", 1)[0] for arg in command.pytest_args if not arg.startswith("-")]
+    named = [path for path in named if path.endswith(".py")]
+    if command.argv[0] in ("sh", "bash") and len(command.argv) > 1 and not command.argv[1].startswith("-"):
+        named.append(command.argv[1])  # the script
+    for path in named:
+        if not paths_named(path.removeprefix("./"), snapshot.files):
             raise InputError(f"test command {test_command!r}: {path} is not in the project {snapshot.root}")
     chosen = parse_target(target) if target else None
     if chosen is not None:
         _check_target(chosen, snapshot)
     env = find_python(snapshot.root, python=python)
-    return ProjectTask(snapshot, args, str(env.interpreter) if env else None, chosen)
+    return ProjectTask(snapshot, command, str(env.interpreter) if env else None, chosen)
 
 
 def _check_target(target: Target, snapshot: Snapshot) -> None:

@@ -21,11 +21,17 @@ REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 
 @dataclass(frozen=True)
 class Job:
-    """What to run: files written into an empty workspace, then `python <python_args>` in it."""
+    """What to run: files written into an empty workspace, then `python <python_args>` in it,
+    or `command` (found on the job's PATH) when one is given: on its own without
+    `python_args`, else after them (a supervisor script that starts the command)."""
 
     files: Mapping[str, str]
     python_args: Sequence[str]
     timeout_s: float
+    command: Sequence[str] = ()
+    """A command to run instead of the interpreter (a project's `make test`, `uv run pytest`):
+    the job's interpreter folder, then /usr/local/bin, /usr/bin and /bin are its PATH, and the
+    workspace is on PYTHONPATH (where a plugin among the job's files is found)."""
     report: bool = False
     """Give the job a report channel: a descriptor the host opened, named by the
     REPORT_FD_ENV variable (not a workspace file, so listing the workspace does not find
@@ -46,6 +52,12 @@ class Job:
             path = PurePosixPath(name)
             if path.is_absolute() or ".." in path.parts or not path.parts:
                 raise ValueError(f"job file {name!r}: give a relative path inside the workspace")
+
+    def argv(self, interpreter: Sequence[str]) -> list[str]:
+        """The job's command line, `interpreter` being how the sandbox starts its Python."""
+        if self.command and not self.python_args:
+            return list(self.command)
+        return [*interpreter, *self.python_args, *self.command]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
@@ -27,6 +27,16 @@ INSTALL_HINT = (
     "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root; "
     'or accept basic isolation explicitly (isolation="basic", CLI --isolation basic)'
 )
+USERNS_HINT = (
+    "the kernel refuses bubblewrap an unprivileged user namespace. On Ubuntu 24.04 and later "
+    "AppArmor restricts them: allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
+    "(persist it in /etc/sysctl.d/), or give bwrap an AppArmor profile that allows userns "
+    "(/etc/apparmor.d/bwrap: `abi <abi/4.0>, include <tunables/global> profile bwrap /usr/bin/bwrap "
+    "flags=(unconfined) { userns, }`, then `sudo systemctl reload apparmor`); elsewhere check "
+    "`sysctl kernel.unprivileged_userns_clone` (Debian) or `user.max_user_namespaces`; or run "
+    "candidates in E2B (--sandbox e2b)"
+)
+USERNS_ERRORS = ("setting up uid map", "No permissions to create new namespace", "Creating new namespace failed")
 SMALL_TMPFS_MB = 8
 """Size of the tmpfs mounts other than /tmp (masks, /run, /dev/shm)."""
 SYSTEM_DIRS = ("/usr", "/etc")
@@ -49,6 +59,12 @@ def find_bwrap() -> str:
     return bwrap
 
 
+def start_hint(stderr: str) -> str:
+    """What to do about bubblewrap's start error `stderr`: the user-namespace case named with
+    its fix, else how to install bubblewrap."""
+    return USERNS_HINT if any(text in stderr for text in USERNS_ERRORS) else INSTALL_HINT
+
+
 def bwrap_argv(
     bwrap: str,
     *,
@@ -58,16 +74,18 @@ def bwrap_argv(
     status_fd: int,
     disk_mb: int,
     as_root: bool,
+    expose: Sequence[str] = (),
 ) -> list[str]:
     """bwrap and its options, up to and including the `--` before the job's command.
 
     `files` maps workspace names to descriptors to copy them from; `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
-    command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it)."""
+    command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
+    folders shown read-only (a project's virtualenv, for a command job)."""
     argv = [bwrap, *_system_binds(), "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
-    for prefix in runtime.base_prefixes:
+    for prefix in dict.fromkeys((*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))):
         if not any(_within(prefix, system) for system in SYSTEM_DIRS):
             for parent in _parents_between("/", prefix):
                 argv += ["--perms", "0755", "--dir", parent]

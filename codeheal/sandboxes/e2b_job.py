@@ -41,8 +41,8 @@ async def run_job(remote: AsyncSandbox, job: Job) -> RunResult:
         [{"path": f"{workspace}/{name}", "data": content} for name, content in job.files.items()],
         request_timeout=REQUEST_TIMEOUT_S,
     )
-    command = shlex.join([PYTHON, *job.python_args])
-    env = dict(job.env)
+    command = shlex.join(job.argv([PYTHON]))
+    env = {**job.env, "PYTHONPATH": workspace} if job.command else dict(job.env)
     if report:
         relative = os.path.relpath(report, workspace)  # the command runs in the workspace
         command = f"mkdir -p {shlex.quote(os.path.dirname(relative))} && exec {command} {REPORT_FD}>{shlex.quote(relative)}"

@@ -101,7 +101,7 @@ class LocalSandbox(SyncFace):
             raise SandboxError(
                 f"local sandbox ({self.isolation}) cannot run Python: exit code {probe.exit_code}: "
                 f"{probe.stderr.strip()[-500:]}"
-                + (f"; {bwrap.INSTALL_HINT}" if self.isolation == "bwrap" else "")
+                + (f"; {bwrap.start_hint(probe.stderr)}" if self.isolation == "bwrap" else "")
             )
         self._ready = True
 
@@ -141,7 +141,8 @@ class LocalSandbox(SyncFace):
             report_text = await report.text()
             if status is not None and '"child-pid"' not in await status.text():
                 raise SandboxError(
-                    f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}"
+                    f"local sandbox: bubblewrap could not start the sandbox: {outcome.stderr.strip()[-500:]}; "
+                    f"{bwrap.start_hint(outcome.stderr)}"
                 )
         finally:
             for pipe in (report, status):
@@ -170,19 +171,28 @@ class LocalSandbox(SyncFace):
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
             own_processes = self.isolation == "bwrap" or uid is not None
             command = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ()),
-                       runtime.executable, "-S", *job.python_args]
+                       *job.argv([runtime.executable, "-S"])]
+            interpreter_env = _interpreter_env(job) if job.command else None
+            if interpreter_env is not None:
+                env["PATH"] = f"{interpreter_env.bin_dir}:{env['PATH']}"
             status_fd = None
             if self.isolation == "bwrap":
                 assert self._bwrap is not None
                 status_read, status_write = child_side.pipe(stack)
                 files = {name: child_side.memfd(content) for name, content in job.files.items()}
+                if job.command:
+                    env["PYTHONPATH"] += f":{bwrap.WORKSPACE}"
+                expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
-                                          status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root),
+                                          status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
+                                          expose=expose),
                         *command]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read
             else:
                 cwd = _basic_workspace(job.files, uid, stack)
+                if job.command:
+                    env["PYTHONPATH"] += f"{os.pathsep}{cwd}"
                 argv, outer_env = command, {**env, "HOME": cwd, "TMPDIR": cwd}
             group = job_group(limits.memory_mb, limits.processes)
             if group is not None:
@@ -399,6 +409,24 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+@dataclass(frozen=True)
+class _InterpreterEnv:
+    bin_dir: str
+    """The folder of the job's interpreter, as the user named it (a virtualenv's bin/)."""
+    prefix: str
+    """Its virtualenv (or installation), shown read-only to a command job."""
+
+
+def _interpreter_env(job: Job) -> _InterpreterEnv | None:
+    """Where a command job finds the project's tools: its interpreter's folder (a project
+    virtualenv's bin/, with its console scripts and launchers). None for codeheal's own
+    interpreter, whose virtualenv stays hidden."""
+    if job.python is None:
+        return None
+    bin_dir = os.path.dirname(os.path.abspath(job.python))
+    return _InterpreterEnv(bin_dir, os.path.dirname(bin_dir))
 
 
 def _scrubbed_env(runtime: Runtime, isolation: Isolation) -> dict[str, str]:

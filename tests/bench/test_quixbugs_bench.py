@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from quixbugs_data import quixbugs_or_skip
 from scripted_openai import ScriptedServer
 
 from codeheal.cli import main
@@ -39,6 +40,7 @@ def script(body: dict) -> str:
 
 
 def test_bench_quixbugs_on_two_programs_writes_results_and_resumes(tmp_path, capsys):
+    quixbugs_or_skip()
     argv = ["bench", "quixbugs", "--only", "bucketsort", "get_factors", "--max-attempts", "2",
             "--model", "scripted", "--out", str(tmp_path)]
     with ScriptedServer(script) as server:

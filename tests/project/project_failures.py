@@ -4,15 +4,18 @@ report plugin, as `codeheal fix` runs them."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping
 
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
 
 
 def run_project_tests(files: Mapping[str, str], test_args: list[str], timeout_s: float = 60) -> Feedback:
     """Run `python -m pytest *test_args` on `files` in the local sandbox and return the Feedback."""
-    result = LocalSandbox().run(project_job(files, test_args, timeout_s))
+    command = parse_test_command(shlex.join(["python", "-m", "pytest", *test_args]))
+    result = LocalSandbox().run(project_job(files, command, timeout_s))
     return run_feedback(result, None, project=True)

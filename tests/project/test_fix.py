@@ -20,6 +20,7 @@ from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.project.diff import whitespace_only_hunks
 from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
@@ -212,7 +213,9 @@ def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--test", "make test"], "codeheal runs the project's tests with pytest"),
+    (["--test", "python -m pytest -q && echo done"], "'&&' needs a shell"),
+    (["--test", "./run-tests.sh"], "give `sh ./run-tests.sh`"),
+    (["--test", "sh scripts/none.sh"], "scripts/none.sh is not in the project"),
     (["--test", "python -m pytest tests/test_nothing.py"], "tests/test_nothing.py is not in the project"),
     (["--test", TEST, "--target", "shop/pricing.py::nope"], "no function nope in shop/pricing.py"),
     (["--test", TEST, "--force"], "--force only makes sense with --apply"),
@@ -248,9 +251,9 @@ def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -
 def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
     files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
     sandbox = LocalSandbox()
-    bare = run_feedback(sandbox.run(project_job(files, ["-q"], 60)), None, project=True)
+    bare = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60)), None, project=True)
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
-    venv = run_feedback(sandbox.run(project_job(files, ["-q"], 60, python=sys.executable)), None, project=True)
+    venv = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)), None, project=True)
     assert venv["passed"], venv
 
 
@@ -264,15 +267,91 @@ def test_codeheals_own_environment_lends_the_project_no_plugins_but_the_report_p
             "    assert answer == 42\n"
         ),
     }
-    job = project_job(files, ["-q"], 60, python=sys.executable)
+    job = project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)
     assert job.env == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     result = run_feedback(LocalSandbox().run(job), None, project=True)
     assert result["passed"] and result["total"] == 1, result
-    assert project_job(files, ["-q"], 60).env == job.env, "the sandbox's own interpreter is codeheal's too"
+    assert project_job(files, parse_test_command("pytest -q"), 60).env == job.env, "the sandbox's own interpreter is codeheal's too"
 
 
 def test_a_projects_own_virtualenv_keeps_its_installed_plugins(tmp_path: Path) -> None:
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True)
     python.symlink_to(sys.executable)
-    assert project_job({}, ["-q"], 60, python=str(python)).env == {}
+    assert project_job({}, parse_test_command("pytest -q"), 60, python=str(python)).env == {}
+
+
+STILL_WRONG = '''```python
+# shop/pricing.py
+def bulk_discount(quantity: int) -> int:
+    """Percent off for buying `quantity` of one item."""
+    for threshold, percent in DISCOUNT_TIERS:
+        if quantity > threshold + 1:
+            return percent
+    return 0
+```
+'''
+
+
+def test_a_failed_run_keeps_stdout_empty_and_shows_its_best_attempt_on_stderr(shop: Path, tmp_path: Path, capsys) -> None:
+    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
+        )
+    assert code == 1 and out == "", "a diff that fails never reaches stdout"
+    assert "+        if quantity > threshold + 1:" in err and "not healed" in err
+
+
+def test_version_and_python_dash_m(capsys) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"codeheal {version('codeheal')}"
+    run = subprocess.run([sys.executable, "-m", "codeheal", "--version"], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == f"codeheal {version('codeheal')}"
+
+
+def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop: Path, tmp_path: Path, capsys) -> None:
+    out_file = tmp_path / "codeheal.diff"
+    with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--format", "github", "--out", str(out_file),
+        )
+    assert code == 0, err
+    assert out == (
+        "::error file=shop/pricing.py,line=10,endLine=10,title=codeheal fix::the tests pass with this change:"
+        "%0A-        if quantity > threshold:%0A+        if quantity >= threshold:\n"
+    )
+    assert out_file.read_text().startswith("--- a/shop/pricing.py\n")
+
+
+def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, capsys) -> None:
+    out_file = tmp_path / "codeheal.diff"
+    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
+            "--format", "github", "--out", str(out_file),
+        )
+    assert code == 1 and not out_file.exists()
+    assert out.startswith("::error title=codeheal fix::not healed; last attempt: failed ") and out.count("\n") == 1
+
+
+def test_verbose_shows_prompts_replies_and_each_attempts_diff_and_quiet_shows_none(shop: Path, tmp_path: Path, capsys) -> None:
+    def reply(body: dict) -> str:
+        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+
+    common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--checkpointer", str(tmp_path / "c.sqlite"))
+    with ScriptedServer(reply) as server:
+        code, out, err = run_cli(capsys, *common, "--base-url", server.url, "-v")
+        assert code == 0, err
+        assert "prompt: system" in err and FIX_SYSTEM.splitlines()[0] in err, "the prompt"
+        assert "reply" in err and "The tiers start at their threshold:" in err, "the reply"
+        assert "attempt 1: diff" in err and "(no change)" in err, "attempt 1 tests the project as it is"
+        assert "attempt 2: diff" in err and "+        if quantity >= threshold:" in err
+        code, quiet_out, quiet_err = run_cli(capsys, *common, "--base-url", server.url, "-q")
+    assert code == 0 and quiet_out == out
+    assert "attempt" not in quiet_err and "thread" not in quiet_err

@@ -68,3 +68,80 @@ def test_otherwise_the_setting(silent: str) -> None:
     assert context_size(silent, default=1000) == 1000
     assert context_size(None, default=1000) == 1000
     assert context_size("http://127.0.0.1:9/v1", default=1000) == 1000
+
+
+def serve_ollama(shown: dict[str, dict], loaded: list[dict]) -> Iterator[tuple[str, list[dict]]]:
+    """A fake Ollama: /api/show answers a POSTed model name from `shown`, /api/ps lists `loaded`;
+    llama.cpp's /props and vLLM's /v1/models fields are absent, as on a real Ollama."""
+    asked: list[dict] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self, status: int, payload: object) -> None:
+            body = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802
+            routes = {"/api/ps": {"models": loaded}, "/v1/models": {"object": "list", "data": [{"id": m} for m in shown]}}
+            if self.path in routes:
+                self._answer(200, routes[self.path])
+            else:
+                self._answer(404, {"error": "404 page not found"})
+
+        def do_POST(self) -> None:  # noqa: N802
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            asked.append(request)
+            if self.path == "/api/show" and request.get("model") in shown:
+                self._answer(200, shown[request["model"]])
+            else:
+                self._answer(404, {"error": f"model '{request.get('model')}' not found"})
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", asked
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+QWEN_INFO = {"general.architecture": "qwen2", "qwen2.context_length": 32768, "qwen2.block_count": 28}
+
+
+@pytest.fixture
+def ollama() -> Iterator[tuple[str, list[dict]]]:
+    yield from serve_ollama(
+        {
+            "qwen2.5-coder:7b": {"parameters": 'stop "<|im_end|>"', "model_info": QWEN_INFO},
+            "qwen-16k": {"parameters": 'num_ctx                        16384\nstop "<|im_end|>"', "model_info": QWEN_INFO},
+            "tiny": {"parameters": "num_ctx 8192", "model_info": {"llama.context_length": 2048}},
+            "loaded": {"parameters": "", "model_info": QWEN_INFO},
+        },
+        loaded=[{"name": "loaded", "model": "loaded", "context_length": 65536}],
+    )
+
+
+def test_ollama_serves_4096_unless_num_ctx_is_set(ollama: tuple[str, list[dict]]) -> None:
+    url, asked = ollama
+    assert context_size(url, default=16384, model="qwen2.5-coder:7b") == 4096
+    assert asked == [{"model": "qwen2.5-coder:7b"}], "asked with a POST naming the model"
+    assert context_size(url, default=16384, model="qwen-16k") == 16384
+
+
+def test_ollama_window_capped_by_the_model_and_read_from_a_loaded_model(ollama: tuple[str, list[dict]]) -> None:
+    url, asked = ollama
+    assert context_size(url, default=16384, model="tiny") == 2048
+    asked.clear()
+    assert context_size(url, default=16384, model="loaded") == 65536
+    assert asked == [], "a loaded model's window comes from /api/ps"
+
+
+def test_ollama_unknown_model_falls_back_to_the_setting(ollama: tuple[str, list[dict]]) -> None:
+    url, _ = ollama
+    assert context_size(url, default=1000, model="missing") == 1000

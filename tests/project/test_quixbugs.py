@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 from project_failures import run_project_tests
+from quixbugs_data import quixbugs_or_skip
 
-from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, DEFAULT_DIR, load_quixbugs, quixbugs_dir
+from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
 from codeheal.project.edits import parse_target
 from codeheal.project.repair_context import estimate_tokens, repair_context
 
-PROBLEMS = {p.name: p for p in load_quixbugs()}
+DATA = quixbugs_or_skip()
+PROBLEMS = {p.name: p for p in load_quixbugs(DATA)}
 
 
 def test_the_twenty_programs() -> None:
@@ -60,16 +62,16 @@ def test_the_loaded_files_are_enough_to_run_the_tests(name: str, failing: int) -
 def test_data_folder_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert quixbugs_dir().name == "quixbugs"
     monkeypatch.setenv(DATA_ENV, str(tmp_path))
-    with pytest.raises(ConfigError, match=f"no QuixBugs data at {tmp_path}.*{DATA_ENV}"):
+    with pytest.raises(ConfigError, match=f"no QuixBugs data at {tmp_path}.*--data DIR.*{DATA_ENV}.*{UPSTREAM}"):
         quixbugs_dir()
-    assert quixbugs_dir(DEFAULT_DIR) == DEFAULT_DIR, "an explicit folder wins over the environment"
+    assert quixbugs_dir(DATA) == DATA, "an explicit folder wins over the environment"
 
 
 def test_the_corrected_programs_of_upstream_never_reach_a_project(tmp_path: Path) -> None:
     """Upstream ships correct_python_programs/, imported by every test under
     `if pytest.use_correct:`; on such a checkout no project may hold a corrected program."""
     upstream = tmp_path / "QuixBugs"
-    shutil.copytree(quixbugs_dir(), upstream)
+    shutil.copytree(DATA, upstream)
     reference = upstream / CORRECT_PACKAGE
     reference.mkdir()
     (reference / "__init__.py").write_text("")

@@ -3,22 +3,20 @@ asked what it has only inside the sandbox, isolated and with an empty environmen
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from packaging.requirements import Requirement
 
 from codeheal.cli import main
 from codeheal.errors import SandboxError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
+from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from conftest import bwrap_usable
+from project_venv import venv_with_pytest
 
 SECRET = "CODEHEAL_TEST_HOST_SECRET"
 
@@ -32,32 +30,11 @@ def project_with_venv(root: Path, canary: Path) -> Path:
         "import os\n\ndef test_no_host_secret():\n"
         f"    assert {SECRET!r} not in os.environ\n"
     )
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", "--without-pip", str(project / ".venv")], check=True)
-    site = next((project / ".venv" / "lib").glob("python3*/site-packages"))
-    for dist in pytest_closure():
-        for top in {file.parts[0] for file in dist.files or ()} - {"..", "__pycache__"}:
-            source = Path(dist.locate_file(top))
-            (shutil.copytree if source.is_dir() else shutil.copy)(source, site / top)
+    site = venv_with_pytest(project / ".venv")
     (site / "evil.pth").write_text(
         f"import os; open({str(canary)!r}, 'w').write(repr(sorted(os.environ)))\n"
     )
     return project
-
-
-def pytest_closure() -> list[md.Distribution]:
-    """pytest and the distributions it requires here (their files, metadata included)."""
-    seen: dict[str, md.Distribution] = {}
-    pending = ["pytest"]
-    while pending:
-        dist = md.distribution(pending.pop())
-        if dist.metadata["Name"].lower() in seen:
-            continue
-        seen[dist.metadata["Name"].lower()] = dist
-        for requirement in map(Requirement, dist.requires or ()):
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
-                pending.append(requirement.name)
-    return list(seen.values())
 
 
 @pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here")
@@ -67,7 +44,7 @@ def test_the_projects_site_packages_run_only_inside_the_sandbox(tmp_path: Path, 
     project = project_with_venv(tmp_path, canary)
     files = {"tests/test_env.py": (project / "tests" / "test_env.py").read_text()}
     python = str(project / ".venv" / "bin" / "python")
-    feedback = run_feedback(LocalSandbox().run(project_job(files, ["-q"], 60, python=python)), None, project=True)
+    feedback = run_feedback(LocalSandbox().run(project_job(files, parse_test_command("pytest -q"), 60, python=python)), None, project=True)
     assert feedback["passed"], feedback
     assert not canary.exists(), "the project's .pth file ran on the host"
 
@@ -93,7 +70,7 @@ def test_the_sandbox_refuses_a_script_as_interpreter_too(tmp_path: Path) -> None
     script.write_text(f"#!/bin/sh\ntouch {canary}\n")
     script.chmod(0o755)
     with pytest.raises(SandboxError, match="not a Python interpreter"):
-        LocalSandbox(isolation="basic").run(project_job({}, ["-q"], 30, python=str(script)))
+        LocalSandbox(isolation="basic").run(project_job({}, parse_test_command("pytest -q"), 30, python=str(script)))
     assert not canary.exists()
 
 

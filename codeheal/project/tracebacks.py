@@ -1,0 +1,126 @@
+"""Failures read from a test command's output, for commands codeheal cannot see inside
+(`make test`, `python -m unittest`, `tox`, a script): Python tracebacks, unittest's
+`FAIL: name` headers, pytest's `FAILED id - message` summary lines and the counts each
+runner prints. Evidence for the prompt only: the command's exit code is the verdict."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from codeheal.state import CheckFailure, Frame
+
+HEADER = "Traceback (most recent call last):"
+FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\s*$')
+EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
+UNITTEST_TEST = re.compile(r"^(?:FAIL|ERROR): (?P<test>\S+)(?: \((?P<where>[^)]*)\))?")
+PYTEST_FAILED = re.compile(r"^(?:FAILED|ERROR) (?P<test>[^\s(]\S*?)(?: - (?P<detail>.*))?$")
+DETAIL = re.compile(r"^(?P<type>[A-Z][\w.]*): ?(?P<message>.*)$")
+"""pytest's summary detail: `KeyError: 'k'`, or for a failed assert only `assert 500 == 450`."""
+UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in ")
+UNITTEST_FAILED = re.compile(r"^FAILED \((?P<counts>[^)]*)\)")
+PYTEST_COUNTS = re.compile(r"^(?:=+ )?(?P<counts>\d+ (?:passed|failed|errors?)\b.*) in [\d.]+s")
+MESSAGE_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class OutputReport:
+    """What a test command's output says."""
+
+    failures: list[CheckFailure]
+    total: int | None
+    """Tests run, when the runner printed it."""
+    failed: int | None
+    """Tests that failed or errored, when the runner printed it."""
+
+
+def read_output(text: str, files: Collection[str]) -> OutputReport:
+    """The failures and counts in `text`. Frames are kept for the project's `files` (paths
+    relative to its root; the output names them by absolute paths in the sandbox)."""
+    lines = text.splitlines()
+    failures: list[CheckFailure] = []
+    current_test: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if match := UNITTEST_TEST.match(line):
+            current_test = match["test"]
+        if line.strip() == HEADER:
+            failure, i = _traceback(lines, i + 1, files, current_test)
+            if failure is not None:
+                failures.append(failure)
+            current_test = None
+            continue
+        i += 1
+    named = {f["test"] for f in failures}
+    for line in lines:
+        match = PYTEST_FAILED.match(line)
+        if match and match["test"].split("::")[-1] not in named:
+            detail = match["detail"] or ""
+            typed = DETAIL.match(detail)
+            exception = typed["type"] if typed else ("AssertionError" if detail.startswith("assert") else "Failed")
+            failures.append(_failure(match["test"], exception, typed["message"] if typed else detail, []))
+    return OutputReport(failures, *_counts(lines))
+
+
+def _traceback(lines: list[str], i: int, files: Collection[str], test: str | None) -> tuple[CheckFailure | None, int]:
+    """The traceback starting at line `i` (after its header), and the line after it. Of chained
+    exceptions only the last is kept: it is the one the runner reported."""
+    frames: list[Frame] = []
+    while i < len(lines):
+        line = lines[i]
+        if match := FRAME.match(line):
+            source = lines[i + 1].strip() if i + 1 < len(lines) and not FRAME.match(lines[i + 1]) else ""
+            path = _project_path(match["file"], files)
+            if path is not None:
+                frames.append(Frame(file=path, line=int(match["line"]), function=match["function"], source=source))
+            i += 2 if source else 1
+            continue
+        if line.startswith((" ", "\t")) or not line.strip():
+            i += 1  # a source line, a caret line, pytest's ExceptionGroup indentation
+            continue
+        exception = EXCEPTION.match(line.strip())
+        if exception is None:
+            return None, i
+        message = [exception["message"] or ""]
+        i += 1
+        while i < len(lines) and lines[i].strip() and not _ends_message(lines[i]):
+            message.append(lines[i])
+            i += 1
+        name = test or (frames[-1]["function"] if frames else exception["type"])
+        return _failure(name, exception["type"], "\n".join(message).strip(), frames), i
+    return None, i
+
+
+def _ends_message(line: str) -> bool:
+    return line.strip() == HEADER or line.startswith(("=", "-" * 10, "FAIL: ", "ERROR: ", "Ran ", "During handling"))
+
+
+def _failure(test: str, exception: str, message: str, frames: list[Frame]) -> CheckFailure:
+    line = frames[-1]["line"] if frames else None
+    return CheckFailure(
+        test=test, exception=exception.rsplit(".", 1)[-1], message=message[:MESSAGE_CHARS], line=line,
+        frames=frames, expected=None, actual=None,
+    )
+
+
+def _project_path(path: str, files: Collection[str]) -> str | None:
+    """`path` as a project file: the longest project path it ends with."""
+    relative = path.removeprefix("./")
+    matches = [f for f in files if relative == f or relative.endswith("/" + f)]
+    return max(matches, key=len) if matches else None
+
+
+def _counts(lines: list[str]) -> tuple[int | None, int | None]:
+    total = failed = None
+    for line in lines:
+        if match := UNITTEST_RAN.match(line):
+            total, failed = int(match["total"]), 0
+        elif (match := UNITTEST_FAILED.match(line)) and total is not None:
+            failed = sum(int(n) for kind, n in re.findall(r"(\w+)=(\d+)", match["counts"]) if kind in ("failures", "errors"))
+        elif match := PYTEST_COUNTS.match(line.strip()):
+            counts = {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", match["counts"])}
+            failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
+            total = failed + counts.get("passed", 0)
+    return total, failed

@@ -1,0 +1,60 @@
+"""The CI recipe (docs/ci/codeheal.yml, explained in docs/ci.md): valid YAML shaped as a GitHub
+Actions workflow, and every `codeheal` command it runs parses with codeheal's own flags."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+from codeheal.cli import _parser
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / "docs" / "ci" / "codeheal.yml"
+EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
+
+
+def steps() -> list[dict]:
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    assert set(workflow[True]) == {"push", "pull_request"}, "YAML 1.1 reads the key `on` as true"
+    (job,) = workflow["jobs"].values()
+    return job["steps"]
+
+
+def codeheal_commands() -> list[list[str]]:
+    commands = []
+    for step in steps():
+        for line in EXPRESSION.sub("VALUE", step.get("run", "")).splitlines():
+            if line.strip().startswith("codeheal "):
+                commands.append(shlex.split(line)[1:])
+    return commands
+
+
+def test_the_workflow_runs_the_tests_then_fixes_on_failure() -> None:
+    by_name = {step.get("name") or step["uses"]: step for step in steps()}
+    tests = by_name["Run the tests"]
+    assert tests["id"] == "tests" and tests["continue-on-error"] is True
+    later = [s for s in steps() if s.get("if")]
+    assert later and all(s["if"] == "steps.tests.outcome == 'failure'" for s in later)
+    assert "pipx install" in by_name["Install codeheal"]["run"]
+    assert "kernel.apparmor_restrict_unprivileged_userns=0" in by_name[
+        "Install bubblewrap and allow its user namespaces (AppArmor, Ubuntu 24.04)"]["run"]
+    assert "$GITHUB_STEP_SUMMARY" in by_name["Job summary"]["run"]
+    upload = by_name["Upload the fix"]
+    assert upload["uses"].startswith("actions/upload-artifact@") and upload["with"]["path"] == "codeheal.diff"
+
+
+def test_every_codeheal_command_in_it_parses_with_codeheal_flags() -> None:
+    commands = codeheal_commands()
+    assert commands and commands[0][0] == "fix"
+    for argv in commands:
+        args = _parser().parse_args(argv)  # an unknown flag or a bad value exits here
+        assert args.format == "github" and args.out == "codeheal.diff"
+        assert args.model == "VALUE" and args.base_url == "VALUE"
+
+
+def test_ci_doc_links_the_workflow() -> None:
+    doc = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert "](ci/codeheal.yml)" in doc and "--format github" in doc
