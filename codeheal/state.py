@@ -67,7 +67,7 @@ class Feedback(TypedDict):
     lint: NotRequired[list[str]]
     """Static findings on a failed candidate (undefined names, ...): notes, never the verdict."""
     tests_ran: NotRequired[list[str]]
-    """Project form: the node ids whose test ran (passed or failed, not skipped)."""
+    """The node ids whose test ran (passed or failed, not skipped)."""
 
 
 class Usage(TypedDict):

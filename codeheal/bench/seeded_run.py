@@ -126,13 +126,13 @@ def write_project(folder: Path, files: Mapping[str, str]) -> None:
 def suite_passes(files: Mapping[str, str], library: Library, timeout_s: float = SUITE_TIMEOUT_S) -> bool:
     """Whether the library's whole test suite passes on `files`, in the sandbox."""
     job = project_job(files, parse_test_command(library.suite), timeout_s)
-    return bool(run_feedback(LocalSandbox().run(job), None, project=True)["passed"])
+    return bool(run_feedback(LocalSandbox().run(job), None)["passed"])
 
 
 def named_file_passes(files: Mapping[str, str], bug: SeededBug, timeout_s: float) -> bool:
     """Whether the bug's test file passes on `files`, in the sandbox."""
     job = project_job(files, parse_test_command(bug.test_command), timeout_s)
-    return bool(run_feedback(LocalSandbox().run(job), None, project=True)["passed"])
+    return bool(run_feedback(LocalSandbox().run(job), None)["passed"])
 
 
 def check_seeds(

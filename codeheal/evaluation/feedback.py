@@ -58,11 +58,11 @@ def syntax_feedback(code: str) -> Feedback | None:
     return None
 
 
-def tamper_feedback(code: str, *, project: bool = False) -> Feedback | None:
+def tamper_feedback(code: str, *, lying_dunders: bool = False) -> Feedback | None:
     """The tamper scan's findings in the candidate as feedback, or None if it found none.
-    `project`: the code is a project-form change, whose values the project's own asserts
-    compare, so comparison methods that ignore their argument are refused too."""
-    findings = tamper_scan.scan(code) + (tamper_scan.lying_dunders(code) if project else [])
+    `lying_dunders`: comparison methods that ignore their argument are refused too (for code
+    whose values tests compare with the objects' own methods: a project's own asserts)."""
+    findings = tamper_scan.scan(code) + (tamper_scan.lying_dunders(code) if lying_dunders else [])
     if not findings:
         return None
     failures = [
@@ -74,7 +74,7 @@ def tamper_feedback(code: str, *, project: bool = False) -> Feedback | None:
 
 
 def run_feedback(
-    result: RunResult, expected: Collection[str] | None, *, project: bool = False,
+    result: RunResult, expected: Collection[str] | None, *,
     watched: Sequence[WatchedAssert] = (), must_run: Collection[str] | None = None, tests: str | None = None,
 ) -> Feedback:
     """Feedback from a sandbox run and its report (verdict.py: the supervisor's record and the
@@ -83,8 +83,9 @@ def run_feedback(
     from the tests and for no other, one finish event agreeing with the results and with the
     test process's exit code), every expected test run and passed (no skip, no xfail), and, in
     the module form, the `watched` asserts' values agreeing when the host compares them.
-    `project`: the run tested a project (`codeheal fix`), whose test names are not known
-    before it runs (`expected` is None) and whose frames are in its own terms already;
+    `expected`: the check names the host parsed from the user's tests and generated the test
+    module from (frames in that module are shown as lines of the user's tests); None when the
+    tests are a project's own, named only by the run, whose frames are in its own terms;
     `must_run`: the node ids the project as it is ran, each of which must run and pass;
     `tests`: the module form's tests, whose statements frames in the generated module show.
 
@@ -103,7 +104,7 @@ def run_feedback(
     finishes = [e for e in events if e.get("event") == "finish"]
     finished = bool(finishes)
 
-    failures = [_failure(e, project, tests) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
+    failures = [_failure(e, expected is not None, tests) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     hung = _unfinished_test(events) if result.timed_out else None
     unrun = unrun_failures(events, expected) if expected is not None else []
     if must_run is not None:
@@ -145,8 +146,7 @@ def run_feedback(
         result, error is None and not failures and not host_failures and passed_count == total,
         total, passed_count, failures + host_failures, error,
     )
-    if project:
-        feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
+    feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
     return feedback
 
 
@@ -261,8 +261,9 @@ def strip_ansi(text: str) -> str:
     return ANSI_ESCAPE.sub("", text)
 
 
-def _failure(event: dict, project: bool, tests: str | None) -> CheckFailure:
-    frames = [Frame(**f) if project else _in_user_terms(Frame(**f), tests) for f in event.get("frames", [])]
+def _failure(event: dict, generated: bool, tests: str | None) -> CheckFailure:
+    """`generated`: the run's test module is the one the host generated from the user's tests."""
+    frames = [_in_user_terms(Frame(**f), tests) if generated else Frame(**f) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("when") in ("setup", "teardown"):

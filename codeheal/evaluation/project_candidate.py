@@ -37,7 +37,7 @@ def project_evaluation_steps(
             _check_scope(edit, state)
         except EditRejected as exc:
             return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
-        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), project=True)):
+        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), lying_dunders=True)):
             return tampering, edit
         if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
             return lint_feedback(findings), edit
@@ -48,7 +48,7 @@ def project_evaluation_steps(
     if not (command.direct or reported(result)):
         return output_feedback(result, files), edit  # only the exit code and the output tell
     must_run = None if candidate is AS_IT_IS else state.get("baseline_tests")
-    feedback = run_feedback(result, None, project=True, must_run=must_run)
+    feedback = run_feedback(result, None, must_run=must_run)
     if candidate is AS_IT_IS:
         refuse_untestable(feedback, state["test_command"])
     return feedback, edit

@@ -18,4 +18,4 @@ def run_project_tests(files: Mapping[str, str], test_args: list[str], timeout_s:
     """Run `python -m pytest *test_args` on `files` in the local sandbox and return the Feedback."""
     command = parse_test_command(shlex.join(["python", "-m", "pytest", *test_args]))
     result = LocalSandbox().run(project_job(files, command, timeout_s))
-    return run_feedback(result, None, project=True)
+    return run_feedback(result, None)

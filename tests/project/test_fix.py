@@ -251,9 +251,9 @@ def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -
 def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:
     files = {"tests/test_uses_a_package.py": "def test_import():\n    import libcst  # noqa: F401\n"}
     sandbox = LocalSandbox()
-    bare = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60)), None, project=True)
+    bare = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60)), None)
     assert not bare["passed"], "the sandbox's own runtime is the standard library and pytest only"
-    venv = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)), None, project=True)
+    venv = run_feedback(sandbox.run(project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)), None)
     assert venv["passed"], venv
 
 
@@ -269,7 +269,7 @@ def test_codeheals_own_environment_lends_the_project_no_plugins_but_the_report_p
     }
     job = project_job(files, parse_test_command("pytest -q"), 60, python=sys.executable)
     assert job.env == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    result = run_feedback(LocalSandbox().run(job), None, project=True)
+    result = run_feedback(LocalSandbox().run(job), None)
     assert result["passed"] and result["total"] == 1, result
     assert project_job(files, parse_test_command("pytest -q"), 60).env == job.env, "the sandbox's own interpreter is codeheal's too"
 

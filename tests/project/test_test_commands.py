@@ -96,7 +96,7 @@ def run(project: Path, command: str) -> tuple[Feedback, bool]:
     result = LocalSandbox().run(job)
     assert result.isolation == "bwrap"
     if task.command.direct or (job.report and reported(result)):
-        return run_feedback(result, None, project=True), True
+        return run_feedback(result, None), True
     return output_feedback(result, files), False
 
 

@@ -44,7 +44,7 @@ def test_the_projects_site_packages_run_only_inside_the_sandbox(tmp_path: Path, 
     project = project_with_venv(tmp_path, canary)
     files = {"tests/test_env.py": (project / "tests" / "test_env.py").read_text()}
     python = str(project / ".venv" / "bin" / "python")
-    feedback = run_feedback(LocalSandbox().run(project_job(files, parse_test_command("pytest -q"), 60, python=python)), None, project=True)
+    feedback = run_feedback(LocalSandbox().run(project_job(files, parse_test_command("pytest -q"), 60, python=python)), None)
     assert feedback["passed"], feedback
     assert not canary.exists(), "the project's .pth file ran on the host"
 
