@@ -148,8 +148,8 @@ class Context:
     )
     e2b_lifetime_s: int = setting(
         300,
-        "E2B: seconds a remote sandbox may live before E2B kills it; the "
-        "backstop should codeheal be unable to kill it at the end of the run.",
+        "E2B: seconds a remote sandbox may live before E2B kills it; the backstop should "
+        "codeheal be unable to kill it when its test run ends (one sandbox per test run).",
     )
     isolation: Isolation = setting(
         "bwrap",

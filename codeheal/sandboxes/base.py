@@ -39,9 +39,9 @@ class Job:
     env: Mapping[str, str] = field(default_factory=dict)
     """Extra environment variables; the sandbox passes no host variables of its own."""
     session: str | None = None
-    """Jobs of one session may share a sandbox until the session is closed (E2B keeps one
-    remote sandbox per session); each job still gets a fresh workspace. None: a sandbox of
-    the job's own."""
+    """The run the job belongs to, which the sandbox is told of when it ends; no state is
+    shared between jobs (E2B gives each job a remote sandbox of its own, the local sandbox a
+    fresh workspace). None: a job of no run."""
     python: str | None = None
     """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
     local sandbox puts everything installed beside its pytest on the import path, read-only
@@ -89,7 +89,8 @@ class Sandbox(Protocol):
 
 @runtime_checkable
 class SessionSandbox(Sandbox, Protocol):
-    """A sandbox that keeps resources between the jobs of a session: told when it ends."""
+    """A sandbox that holds resources for the jobs of a session (E2B: the remote sandboxes of
+    its running jobs): told when it ends."""
 
     async def aclose_session(self, session: str) -> None: ...
 

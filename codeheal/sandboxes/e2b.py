@@ -1,13 +1,13 @@
-"""The E2B sandbox: jobs run in a remote E2B sandbox, one per session (one graph run).
+"""The E2B sandbox: every job runs in a remote E2B sandbox of its own, created for it and
+killed when it ends.
 
-Lifecycle. A session's remote sandbox is created on its first job and reused by the next
-ones (each in a fresh workspace). It is killed:
-- when the session is closed: the evaluator closes it once the run's status stops being
-  "running" (passed, failed, or paused for review);
-- at once when a job fails for an infrastructure reason or is cancelled (the handle's
-  state is unknown; a retry starts a new sandbox);
-- at interpreter exit, for sessions a crash elsewhere left open (atexit);
-- by E2B itself when `Context.e2b_lifetime_s` runs out, should all of the above be skipped.
+No state is shared between candidates: a candidate that plants a file anywhere in its
+sandbox (a `usercustomize.py` in the user site, a `.pth`, a rewritten pytest) or leaves a
+process behind to rewrite the next workspace reaches nothing of a later job, which starts
+in a fresh VM. The price is one sandbox start (and pytest's check) per job instead of per
+session. A session only groups jobs: closing it kills those of its sandboxes whose jobs are
+still running. Besides the kill after every job, a sandbox is killed at interpreter exit for
+jobs a crash left running (atexit), and by E2B itself when `Context.e2b_lifetime_s` runs out.
 
 All SDK calls run on one private event loop thread: the SDK's async clients are bound to the
 loop they were made on, and a sync `graph.invoke` would otherwise give every attempt a new
@@ -66,43 +66,36 @@ class E2BSandbox(SyncFace):
         return await _bridge().acall(self._run(job))
 
     async def aclose_session(self, session: str) -> None:
-        """Kill the session's remote sandbox, if it has one."""
-        await _bridge().acall(_sessions.close(session))
+        """Kill the sandboxes of the session's jobs that are still running."""
+        await _bridge().acall(_live.close(session))
 
     async def _run(self, job: Job) -> RunResult:
-        remote = await self._acquire(job.session)
+        remote = await self._create()
+        _live.add(job.session, remote)
         try:
-            result = await run_job(remote, job)
-        except BaseException as exc:
-            await _sessions.discard(job.session, remote)
-            if isinstance(exc, Exception):
-                raise self._translate(exc, "run the tests") from exc
-            raise
-        if job.session is None:
-            await _kill(remote)
-        return result
+            return await run_job(remote, job)
+        except Exception as exc:
+            raise self._translate(exc, "run the tests") from exc
+        finally:
+            await _live.discard(job.session, remote)
 
-    async def _acquire(self, session: str | None) -> AsyncSandbox:
-        async with _sessions.lock(session):
-            remote = _sessions.get(session)
-            if remote is not None:
-                return remote
-            _require_key()
-            try:
-                remote = await AsyncSandbox.create(
-                    template=self.template, timeout=self.lifetime_s, request_timeout=REQUEST_TIMEOUT_S
-                )
-            except Exception as exc:
-                raise self._translate(exc, f"create a sandbox from template {self.template!r}") from exc
-            try:
-                await ensure_pytest(remote)
-            except BaseException as exc:
-                await _kill(remote)
-                if isinstance(exc, Exception):
-                    raise self._translate(exc, "install pytest in the sandbox") from exc
-                raise
-            _sessions.put(session, remote)
-            return remote
+    async def _create(self) -> AsyncSandbox:
+        """A new remote sandbox, with pytest, for one job."""
+        _require_key()
+        try:
+            remote = await AsyncSandbox.create(
+                template=self.template, timeout=self.lifetime_s, request_timeout=REQUEST_TIMEOUT_S
+            )
+        except Exception as exc:
+            raise self._translate(exc, f"create a sandbox from template {self.template!r}") from exc
+        try:
+            await ensure_pytest(remote)
+        except BaseException as exc:
+            await _kill(remote)
+            if isinstance(exc, Exception):
+                raise self._translate(exc, "install pytest in the sandbox") from exc
+            raise
+        return remote
 
     def _translate(self, exc: Exception, action: str) -> SandboxError:
         """A codeheal error naming E2B and the cause; transient ones are retried by the graph."""
@@ -117,7 +110,7 @@ class E2BSandbox(SyncFace):
         if isinstance(exc, SandboxNotRunningException | NotFoundException):
             return SandboxUnavailableError(
                 f"the E2B sandbox stopped while codeheal was using it (killed, or its lifetime of "
-                f"{self.lifetime_s} s ran out; raise e2b_lifetime_s if runs are long): {exc}"
+                f"{self.lifetime_s} s ran out; raise e2b_lifetime_s if test runs are long): {exc}"
             )
         if isinstance(exc, httpx.TransportError | OSError | TimeoutException):
             return SandboxUnavailableError(
@@ -129,36 +122,26 @@ class E2BSandbox(SyncFace):
         return SandboxError(f"E2B failed to {action}: {type(exc).__name__}: {exc}")
 
 
-class _Sessions:
-    """Live remote sandboxes by session; touched only on the bridge's loop."""
+class _Live:
+    """The remote sandboxes whose jobs are running, by session; touched only on the bridge's loop."""
 
     def __init__(self) -> None:
-        self._remotes: dict[str, AsyncSandbox] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self._remotes: dict[str | None, set[AsyncSandbox]] = {}
 
-    def lock(self, session: str | None) -> asyncio.Lock:
-        if session is None:
-            return asyncio.Lock()
-        return self._locks.setdefault(session, asyncio.Lock())
-
-    def get(self, session: str | None) -> AsyncSandbox | None:
-        return self._remotes.get(session) if session is not None else None
-
-    def put(self, session: str | None, remote: AsyncSandbox) -> None:
-        if session is not None:
-            self._remotes[session] = remote
+    def add(self, session: str | None, remote: AsyncSandbox) -> None:
+        self._remotes.setdefault(session, set()).add(remote)
 
     async def discard(self, session: str | None, remote: AsyncSandbox) -> None:
-        if session is not None and self._remotes.get(session) is remote:
-            del self._remotes[session]
-            self._locks.pop(session, None)
-        await _kill(remote)
-
-    async def close(self, session: str) -> None:
-        remote = self._remotes.pop(session, None)
-        self._locks.pop(session, None)
-        if remote is not None:
+        remotes = self._remotes.get(session, set())
+        if remote in remotes:
+            remotes.discard(remote)
+            if not remotes:
+                self._remotes.pop(session, None)
             await _kill(remote)
+
+    async def close(self, session: str | None) -> None:
+        remotes = self._remotes.pop(session, set())
+        await asyncio.gather(*(_kill(remote) for remote in remotes))
 
     async def close_all(self) -> None:
         await asyncio.gather(*(self.close(session) for session in list(self._remotes)))
@@ -195,7 +178,7 @@ class _Bridge:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coro, self.loop))
 
 
-_sessions = _Sessions()
+_live = _Live()
 _bridge_lock = threading.Lock()
 _bridge_instance: _Bridge | None = None
 
@@ -211,7 +194,7 @@ def _bridge() -> _Bridge:
 
 def _close_all_at_exit() -> None:
     if _bridge_instance is not None:
-        future = asyncio.run_coroutine_threadsafe(_sessions.close_all(), _bridge_instance.loop)
+        future = asyncio.run_coroutine_threadsafe(_live.close_all(), _bridge_instance.loop)
         try:
             future.result(timeout=KILL_TIMEOUT_S + 5)
         except Exception:

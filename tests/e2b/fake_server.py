@@ -5,9 +5,11 @@ It speaks the wire protocols the SDK uses (the control-plane REST API, envd's HT
 `/execute`) and really runs what it is asked to, in a temporary root directory on this
 machine, so the feedback codeheal builds from it is real.
 
-Sandbox paths are mapped under that root (`/home/user/x` -> `<root>/home/user/x`).
-Commands run as `bash -c` with the test interpreter's directory first on PATH (the
-`-l` the SDK asks for is dropped: a login shell would reset PATH from /etc/profile).
+Each sandbox has a root of its own (`/home/user/x` -> `<root>/<sandbox id>/home/user/x`), and
+HOME is its `/home/user`, as in E2B. Commands run as `bash -c` with the test interpreter's
+directory first on PATH (the `-l` the SDK asks for is dropped: a login shell would reset PATH
+from /etc/profile). Killing a sandbox ends every process started in it, also those that left
+their process group, as the end of a VM does (they carry E2B_SANDBOX_ID, which E2B also sets).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from starlette.routing import Route
 HOME = "/home/user"
 DEBUG_SANDBOX_ID = "debug_sandbox_id"
 API_KEY = "e2b_fake_test_key"
+SANDBOX_ID_ENV = "E2B_SANDBOX_ID"
 KILL_AFTER_S = 0.5
 """With `kill_during_command`, how long a command runs before its sandbox is killed."""
 
@@ -60,7 +63,7 @@ class FakeE2B:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._processes: dict[int, asyncio.subprocess.Process] = {}
+        self._processes: dict[int, tuple[str, asyncio.subprocess.Process]] = {}
         self.reset()
         self._rest = Starlette(routes=[
             Route("/v2/sandboxes", self._create, methods=["POST"]),
@@ -107,8 +110,10 @@ class FakeE2B:
 
     def kill_sandbox(self, sandbox_id: str) -> None:
         self.alive.discard(sandbox_id)
-        for proc in list(self._processes.values()):
-            _kill_group(proc.pid)
+        for owner, proc in list(self._processes.values()):
+            if owner == sandbox_id:
+                _kill_group(proc.pid)
+        _kill_tagged(sandbox_id)
 
     # control plane
 
@@ -205,11 +210,12 @@ class FakeE2B:
         if not cwd.is_dir():
             raise ConnectError(Code.INVALID_ARGUMENT, f"cwd '{config.cwd}' does not exist")
         proc = await asyncio.create_subprocess_exec(
-            "/bin/bash", "-c", script, cwd=cwd, env={**_base_env(cwd), **dict(config.envs)},
+            "/bin/bash", "-c", script, cwd=cwd,
+            env={**_base_env(self.host_path(".", sandbox_id)), SANDBOX_ID_ENV: sandbox_id, **dict(config.envs)},
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE, start_new_session=True,
         )
-        self._processes[proc.pid] = proc
+        self._processes[proc.pid] = (sandbox_id, proc)
         try:
             yield _event("start", process_pb.ProcessEvent.StartEvent(pid=proc.pid))
             queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue()
@@ -247,10 +253,9 @@ class FakeE2B:
         self.kill_sandbox(sandbox_id)
 
     def signal_process(self, pid: int) -> None:
-        proc = self._processes.get(pid)
-        if proc is None:
+        if pid not in self._processes:
             raise ConnectError(Code.NOT_FOUND, f"process with pid {pid} not found")
-        _kill_group(proc.pid)
+        _kill_group(pid)
 
 
 class _ProcessService(process_connect.Process):
@@ -292,6 +297,23 @@ def _base_env(workdir: Path) -> dict[str, str]:
         "HOME": str(workdir),
         "LANG": "C.UTF-8",
     }
+
+
+def _kill_tagged(sandbox_id: str) -> None:
+    """Kill every process of this machine that was started in sandbox `sandbox_id`."""
+    tag = f"{SANDBOX_ID_ENV}={sandbox_id}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            tagged = tag in (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if tagged:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def _kill_group(pid: int) -> None:

@@ -1,6 +1,6 @@
 """The whole loop with Context(sandbox="e2b") against the fake: heals exactly as locally,
-one remote sandbox per run, killed at the end of every run; infrastructure faults retried
-without costing an attempt."""
+one remote sandbox per attempt, each killed when its test run ends; infrastructure faults
+retried without costing an attempt."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def test_graph_heals_through_e2b_exactly_as_locally(api_env, fake: FakeE2B):
     assert remote["status"] == "passed" and remote["attempts"] == 2
     assert remote["code"].strip() == GOOD_ADD.strip()
     assert without_timings(remote) == without_timings(heal("local"))
-    assert len(fake.record.created) == 1  # one remote sandbox for both attempts
-    assert fake.record.killed == fake.record.created  # and killed when the run ended
+    assert len(fake.record.created) == 2  # a remote sandbox of its own for each attempt
+    assert fake.record.killed == fake.record.created  # each killed after its test run
 
 
 def test_every_run_kills_its_sandbox_also_when_it_fails(api_env, fake: FakeE2B):
@@ -41,7 +41,7 @@ def test_every_run_kills_its_sandbox_also_when_it_fails(api_env, fake: FakeE2B):
     assert failed["status"] == "failed"
     passed = heal("e2b")
     assert passed["status"] == "passed"
-    assert len(fake.record.created) == 2
+    assert len(fake.record.created) == 2 + 2  # one per attempt: two attempts, then two
     assert fake.record.killed == fake.record.created
 
 
@@ -50,7 +50,7 @@ def test_async_graph_run_kills_its_sandbox(api_env, fake: FakeE2B):
     compiled = build_graph(llm=model).compile()
     result = asyncio.run(compiled.ainvoke(TASK, context=Context(sandbox="e2b")))
     assert result["status"] == "passed" and result["attempts"] == 2
-    assert len(fake.record.created) == 1 and fake.record.killed == fake.record.created
+    assert len(fake.record.created) == 2 and fake.record.killed == fake.record.created
 
 
 def test_sandbox_killed_mid_run_is_retried_and_costs_no_attempt(api_env, fake: FakeE2B):

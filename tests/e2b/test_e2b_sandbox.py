@@ -76,25 +76,40 @@ def test_timeout_is_enforced_by_codeheal_and_reported_as_feedback(api_env, fake:
     assert fake.record.killed == fake.record.created
 
 
-def test_async_path_reuses_one_sandbox_per_session_with_a_fresh_workspace(api_env, fake: FakeE2B):
+def test_every_job_of_a_session_runs_in_a_sandbox_of_its_own(api_env, fake: FakeE2B):
     sandbox = E2BSandbox(template="my-template", lifetime_s=120)
 
     async def two_attempts_then_close() -> tuple[RunResult, RunResult, list[str]]:
         first = await sandbox.arun(make_job(BAD, TESTS, timeout_s=20, session="s1"))
+        killed_after_first = list(fake.record.killed)
         second = await sandbox.arun(make_job(GOOD, TESTS, timeout_s=20, session="s1"))
-        killed_before_close = list(fake.record.killed)
         await sandbox.aclose_session("s1")
-        return first, second, killed_before_close
+        return first, second, killed_after_first
 
-    first, second, killed_before_close = asyncio.run(two_attempts_then_close())
+    first, second, killed_after_first = asyncio.run(two_attempts_then_close())
     assert not feedback(first)["passed"] and feedback(second)["passed"]
-    assert len(fake.record.created) == 1 and killed_before_close == []
-    workspaces = [cwd for script, cwd in fake.record.commands if " -m pytest -p " in script]
-    assert len(workspaces) == 2 and workspaces[0] != workspaces[1]
-    assert fake.record.killed == fake.record.created
-    assert fake.record.create_requests[0] == {
-        "templateID": "my-template", "timeout": 120, "metadata": {}, "envVars": {},
-    }
+    assert len(fake.record.created) == 2 and killed_after_first == fake.record.created[:1]
+    assert fake.record.killed == fake.record.created  # closing the session had nothing left to kill
+    assert fake.record.create_requests == [
+        {"templateID": "my-template", "timeout": 120, "metadata": {}, "envVars": {}},
+    ] * 2
+
+
+def test_closing_a_session_kills_the_sandboxes_of_its_running_jobs(api_env, fake: FakeE2B):
+    hang = "import time\n\ndef add(a, b):\n    time.sleep(60)\n"
+    sandbox = E2BSandbox()
+
+    async def close_midway() -> RunResult:
+        task = asyncio.ensure_future(sandbox.arun(make_job(hang, TESTS, timeout_s=30, session="s4")))
+        while fake.running == 0 or not any(" -m pytest " in script for script, _ in fake.record.commands):
+            await asyncio.sleep(0.05)
+        await sandbox.aclose_session("s4")
+        return await task
+
+    with pytest.raises(SandboxUnavailableError, match="E2B sandbox stopped"):
+        asyncio.run(close_midway())
+    assert len(fake.record.created) == 1 and fake.record.killed == fake.record.created
+    assert fake.running == 0
 
 
 def test_sandbox_killed_mid_run_is_an_infrastructure_error(api_env, fake: FakeE2B):
