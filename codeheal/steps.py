@@ -13,27 +13,12 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 
-from codeheal.prompting.model_call import ainvoke_model, invoke_model
+from codeheal.prompting.model_call import ModelCall, ainvoke_model, invoke_model
 from codeheal.sandboxes.base import Job, Sandbox, SessionSandbox, run_coroutine_sync
 
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class ModelCall:
-    """Ask `model` for `samples` replies to `messages`, up to `per_call` per request; the
-    body receives a list of ``(reply_text, Usage)``. See `model_call.invoke_model`."""
-
-    model: BaseChatModel
-    messages: list[BaseMessage]
-    stop: tuple[str, ...] = ()
-    samples: int = 1
-    per_call: int = 1
-    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -99,8 +84,7 @@ def _advance(steps: Steps[T], value: Any) -> tuple[bool, Any]:
 
 def _perform(call: Call) -> Any:
     if isinstance(call, ModelCall):
-        return invoke_model(call.model, call.messages, stop=call.stop, samples=call.samples,
-                            per_call=call.per_call, max_tokens=call.max_tokens)
+        return invoke_model(call)
     if isinstance(call, SandboxRun):
         return run_coroutine_sync(call.sandbox.arun(call.job))
     return run_coroutine_sync(call.sandbox.aclose_session(call.session))
@@ -108,10 +92,7 @@ def _perform(call: Call) -> Any:
 
 async def _aperform(call: Call) -> Any:
     if isinstance(call, ModelCall):
-        return await ainvoke_model(
-            call.model, call.messages, stop=call.stop, samples=call.samples, per_call=call.per_call,
-            max_tokens=call.max_tokens,
-        )
+        return await ainvoke_model(call)
     if isinstance(call, SandboxRun):
         return await call.sandbox.arun(call.job)
     return await call.sandbox.aclose_session(call.session)

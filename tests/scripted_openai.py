@@ -53,15 +53,20 @@ def replies_in_order(code_replies: list[str], reflection: str) -> Script:
 
 class ScriptedServer:
     """Serves /v1/chat/completions from `script(body)` after `delay(body)` seconds (plain
-    or streamed replies). Records request bodies in `requests` and their messages in
+    or streamed replies), and /tokenize from `tokenize(content)` when given. Records request bodies in `requests` and their messages in
     `calls`. Use as a context manager."""
 
     def __init__(
         self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0,
-        error: tuple[int, str] | None = None,
+        error: tuple[int, str] | None = None, tokenize: Callable[[str], list[int]] | None = None,
     ) -> None:
         self.script = script
         self.error = error
+        self.tokenize = tokenize
+        """Answers POST /tokenize as llama.cpp's server does, when given (a server without it
+        answers 404 there, as other OpenAI-compatible servers do)."""
+        self.tokenized: list[str] = []
+        """The texts /tokenize was asked about, in order."""
         """(HTTP status, message) to answer every request with instead, as a failing server does."""
         self.delay = delay
         self.requests: list[dict] = []
@@ -112,10 +117,15 @@ class ScriptedServer:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                if self.path == "/tokenize" and server.tokenize is not None:
+                    with server._lock:
+                        server.tokenized.append(body["content"])
+                    self._send_json({"tokens": server.tokenize(body["content"])})
+                    return
                 if not self.path.endswith("/chat/completions"):
                     self.send_error(404)
                     return
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 if server.error is not None:
                     status, message = server.error
                     self._send_json({"error": {"code": status, "message": message}}, status)

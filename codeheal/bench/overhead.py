@@ -17,7 +17,7 @@ from codeheal.context import Context
 from codeheal.evaluation.module_candidate import evaluate_candidate
 from codeheal.loop.builder import build_graph
 from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.model_call import invoke_model
+from codeheal.prompting.model_call import ModelCall, invoke_model
 from codeheal.prompting.prompts import actor_messages, reflector_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Sandbox
@@ -50,11 +50,12 @@ def plain_loop(llm: GenericFakeChatModel, sandbox: Sandbox) -> str:
     for _ in range(MAX_ATTEMPTS):
         messages = actor_messages(task=TASK, tests=TESTS, entry_point=None, reflections=reflections,
                                   last_code=last_code, last_feedback=last_feedback)
-        code = extract_code(invoke_model(llm, messages)[0]) or ""
+        ((reply, _),) = invoke_model(ModelCall(llm, messages))
+        code = extract_code(reply) or ""
         feedback = evaluate_candidate(sandbox, code, TESTS, TIMEOUT_S)
         if feedback["passed"]:
             return "passed"
-        reflection, _ = invoke_model(llm, reflector_messages(task=TASK, code=code, feedback=feedback))
+        ((reflection, _),) = invoke_model(ModelCall(llm, reflector_messages(task=TASK, code=code, feedback=feedback)))
         reflections.append(reflection)
         last_code, last_feedback = "", feedback  # the graph's default: the failed code is not shown
     return "failed"

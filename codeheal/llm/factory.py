@@ -10,6 +10,7 @@ from langchain_openai import ChatOpenAI
 from codeheal.context import Context
 from codeheal.environment import openai_api_key, openai_base_url
 from codeheal.errors import ConfigError
+from codeheal.tokens import ESTIMATE, TokenCounter
 
 LOCAL_NAMES = ("local", "local-1.5b")
 """The embedded models (codeheal.llm.weights.LOCAL_MODELS), named without importing it."""
@@ -30,6 +31,15 @@ def completions_per_request(context: Context) -> int:
 
         return local_slots()
     return 1 if context.base_url or openai_base_url() else 8
+
+
+def token_counter(model: BaseChatModel) -> TokenCounter:
+    """How `model`'s prompts are counted: by /tokenize when an embedded llama.cpp server
+    serves it, by estimate otherwise (no other server is asked: not every one has it)."""
+    from codeheal.llm.server import serves
+
+    base_url = getattr(model, "openai_api_base", None)
+    return TokenCounter(base_url) if base_url and serves(base_url) else ESTIMATE
 
 
 def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKENS) -> BaseChatModel:

@@ -97,6 +97,12 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
         return running.endpoint
 
 
+def serves(base_url: str) -> bool:
+    """Whether `base_url` is the endpoint of an embedded server this process started."""
+    with _lock:
+        return any(running.endpoint.base_url == base_url for running in _servers.values())
+
+
 def server_stats() -> ServerStats:
     """Counts of the servers this process has started (for tests and diagnostics)."""
     with _lock:

@@ -9,10 +9,10 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import Context, current_context
 from codeheal.forms import form_of
 from codeheal.llm import chat_model
-from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local
+from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local, token_counter
 from codeheal.policy import attempt_limit, completion_allowance, needs_fresh_start
 from codeheal.progress import AttemptStarted, CandidatesWritten, emit
-from codeheal.prompting.model_call import estimate_prompt_tokens, total_usage
+from codeheal.prompting.model_call import total_usage
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -32,7 +32,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         samples = context.retry_samples if retry else 1
         per_call = 1 if llm else completions_per_request(context)
         allowance = completion_allowance(
-            state, context, prompt_tokens=estimate_prompt_tokens(messages),
+            state, context, prompt_tokens=token_counter(model).prompt_tokens(messages),
             requests=-(-samples // per_call), samples=samples, wanted=MAX_TOKENS,
         )
         if not allowance:

@@ -11,9 +11,10 @@ from codeheal.context import current_context
 from codeheal.fences import FENCE
 from codeheal.forms import form_of
 from codeheal.llm import chat_model
+from codeheal.llm.factory import token_counter
 from codeheal.policy import completion_allowance
 from codeheal.progress import ReflectionWritten, emit
-from codeheal.prompting.model_call import charged, estimate_prompt_tokens
+from codeheal.prompting.model_call import charged
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -33,7 +34,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         *earlier, last = state["history"]
         messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS)
         allowance = completion_allowance(
-            state, context, prompt_tokens=estimate_prompt_tokens(messages), requests=1, samples=1,
+            state, context, prompt_tokens=token_counter(model).prompt_tokens(messages), requests=1, samples=1,
             wanted=LESSON_MAX_TOKENS,
         )
         if not allowance:

@@ -19,12 +19,12 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
 from codeheal.llm import chat_model
-from codeheal.llm.factory import MAX_TOKENS, completions_per_request
+from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
 from codeheal.policy import attempt_limit, completion_allowance
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.model_call import charged, estimate_prompt_tokens, total_usage
+from codeheal.prompting.model_call import charged, total_usage
 from codeheal.prompting.prompts import (
     CLOSING_FENCE,
     actor_messages,
@@ -57,8 +57,9 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         )
         probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
+        counter = token_counter(llm or chat_model(context, context.temperature))
         samples, allowance = affordable_samples(
-            state, context, estimate_prompt_tokens(first_prompt), estimate_prompt_tokens(probe_prompt), per_call,
+            state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt), per_call,
         )
         if not samples:  # the budget cannot pay for a choice: the passing attempt stands
             return {"probes": None}

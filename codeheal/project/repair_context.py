@@ -14,15 +14,11 @@ then their names only); callers on the traceback (around the failing line, then 
 test source (around the failing line, then left out); the first failing test (one example); the
 function to fix (around the failing line). What is left then is the minimum: the first failing
 test with one example and the code around the failing line; PromptTooLargeError when even that
-does not fit.
-
-Tokens are estimated at CHARS_PER_TOKEN characters each: the local model's tokenizer is not
-importable here, and tiktoken would need to download its tables."""
+does not fit. Tokens are estimated (`codeheal.tokens`)."""
 
 from __future__ import annotations
 
 import ast
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,10 +27,8 @@ from pathlib import PurePosixPath
 from codeheal.errors import PromptTooLargeError
 from codeheal.project.edits import Target, paths_named
 from codeheal.state import CheckFailure, Frame
+from codeheal.tokens import estimate_tokens
 
-CHARS_PER_TOKEN = 3.5
-"""Characters per token of Python and English for BPE tokenizers (Qwen, GPT): 3.3 to 4;
-the low side, so the estimate errs towards fitting."""
 EXAMPLES_SHOWN = 3
 DATA_LINES = (20, 5)
 EXCERPT_CONTEXT = 3
@@ -52,11 +46,6 @@ class _Section:
     """Renderings from richest to smallest; the last is the least this section shows."""
     trim_order: int
     """Lower is trimmed first."""
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens `text` is estimated to take (CHARS_PER_TOKEN characters each)."""
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def repair_context(

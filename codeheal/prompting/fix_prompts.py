@@ -17,14 +17,10 @@ from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
 from codeheal.project.edits import Target, parse_target
 from codeheal.project.model_window import window_tokens
-from codeheal.project.repair_context import (
-    CHARS_PER_TOKEN,
-    estimate_tokens,
-    primary_function,
-    repair_context,
-)
+from codeheal.project.repair_context import primary_function, repair_context
 from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State
+from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE
 
 FIX_SYSTEM = (
     "You are an expert Python programmer fixing a bug in an existing project whose tests fail. "
@@ -41,7 +37,7 @@ FIX_REFLECTOR_SYSTEM = (
     "function, the line, the case). Do not write code."
 )
 MARGIN_TOKENS = 64
-"""Chat template and role markers around the messages."""
+"""The chat template's start of the reply, and the separators around the repair context."""
 LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
@@ -151,7 +147,7 @@ def _fitted(
     targets: Sequence[Target], window: int, reply_tokens: int,
 ) -> list[BaseMessage]:
     """System and user message: `head`, the repair context in what the window leaves, `tail`."""
-    fixed = estimate_tokens(system + "\n\n".join(head + tail)) + 2 * len(head + tail)
+    fixed = ESTIMATE.prompt_tokens([SystemMessage(system), HumanMessage("\n\n".join(head + tail))])
     budget = window - reply_tokens - MARGIN_TOKENS - fixed
     if budget <= 0:
         raise PromptTooLargeError(
@@ -175,5 +171,5 @@ def run_failures(feedback: Feedback) -> list[CheckFailure]:
 
 
 def _cut(text: str, tokens: int) -> str:
-    limit = max(int(tokens * CHARS_PER_TOKEN), 0)
+    limit = max(tokens * BYTES_PER_TOKEN, 0)
     return text if len(text) <= limit else text[:limit].rstrip() + "\n...[cut]"

@@ -6,6 +6,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -15,6 +16,7 @@ from langchain_core.runnables import ensure_config
 
 from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
 from codeheal.state import Attempt, Usage
+from codeheal.tokens import message_text
 
 CONTEXT_EXCEEDED = re.compile(r"context (size|length|window)|context_length_exceeded|too many tokens", re.IGNORECASE)
 """How servers word a prompt over the context: llama.cpp ("exceeds the available context
@@ -25,44 +27,62 @@ Reply = tuple[str, Usage]
 """A reply's text (a prefilled reply starts with its prefill) and what it cost."""
 
 
-def estimate_prompt_tokens(messages: list[BaseMessage]) -> int:
-    """A generous estimate of a prompt's tokens, for budgeting before the call: a token per
-    3 bytes of text (code and English average 3.5 to 4.5 with the Qwen and GPT tokenizers)
-    and 8 per message for the chat template."""
-    return sum(len(reply_text(m).encode("utf-8")) // 3 + 8 for m in messages)
+@dataclass(frozen=True)
+class ModelCall:
+    """Ask `model` for `samples` replies to `messages`, asking for up to `per_call` of them in
+    each request (one prompt prefill shared by several completions). A final assistant
+    message in `messages` is a prefill the model continues; generation stops at any of
+    `stop`, and after `max_tokens` completion tokens per reply when given. Its replies are a
+    list of `Reply`."""
+
+    model: BaseChatModel
+    messages: list[BaseMessage]
+    stop: tuple[str, ...] = ()
+    samples: int = 1
+    per_call: int = 1
+    max_tokens: int | None = None
 
 
-def invoke_model(
-    model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
-    per_call: int = 1, max_tokens: int | None = None,
-) -> list[Reply]:
-    """`samples` replies to one prompt, asking for up to `per_call` of them in each request
-    (one prompt prefill shared by several completions). A final assistant message in
-    `messages` is a prefill the model continues; generation stops at any of `stop`, and
-    after `max_tokens` completion tokens per reply when given."""
-    replies: list[Reply] = []
-    while len(replies) < samples:
-        started = time.perf_counter()
-        n = min(per_call, samples - len(replies))
-        with _translated_errors(model):
-            result = model.generate([messages], **_call_options(stop, n, max_tokens))
-        replies += _replies(result, messages, started)
-    return replies[:samples]
+def invoke_model(call: ModelCall) -> list[Reply]:
+    """The replies `call` asks for, requested blocking."""
+    collected = _Collected(call)
+    while (options := collected.next_request()) is not None:
+        with _translated_errors(call.model):
+            collected.add(call.model.generate([call.messages], **options))
+    return collected.replies
 
 
-async def ainvoke_model(
-    model: BaseChatModel, messages: list[BaseMessage], *, stop: Sequence[str] = (), samples: int = 1,
-    per_call: int = 1, max_tokens: int | None = None,
-) -> list[Reply]:
-    """invoke_model without blocking the event loop."""
-    replies: list[Reply] = []
-    while len(replies) < samples:
-        started = time.perf_counter()
-        n = min(per_call, samples - len(replies))
-        with _translated_errors(model):
-            result = await model.agenerate([messages], **_call_options(stop, n, max_tokens))
-        replies += _replies(result, messages, started)
-    return replies[:samples]
+async def ainvoke_model(call: ModelCall) -> list[Reply]:
+    """The replies `call` asks for, awaited (ChatOpenAI's async client belongs to the running
+    event loop, so the sync face cannot be this one run in a loop of its own)."""
+    collected = _Collected(call)
+    while (options := collected.next_request()) is not None:
+        with _translated_errors(call.model):
+            collected.add(await call.model.agenerate([call.messages], **options))
+    return collected.replies
+
+
+@dataclass
+class _Collected:
+    """The replies of one ModelCall, request by request; the caller makes each request. A
+    server that ignores `n` answers fewer completions than asked: more requests follow."""
+
+    call: ModelCall
+    replies: list[Reply] = field(default_factory=list)
+    started: float = 0.0
+
+    def next_request(self) -> dict | None:
+        """The next request's options, or None when the call has its replies."""
+        wanted = self.call.samples - len(self.replies)
+        if wanted <= 0:
+            return None
+        self.started = time.perf_counter()
+        return _call_options(self.call.stop, min(self.call.per_call, wanted), self.call.max_tokens)
+
+    def add(self, result: LLMResult) -> None:
+        """A request's result: its completions, up to the replies the call asks for."""
+        self.replies += _replies(result, self.call.messages, self.started)
+        del self.replies[self.call.samples:]
 
 
 def _call_options(stop: Sequence[str], n: int, max_tokens: int | None) -> dict:
@@ -89,7 +109,7 @@ def _replies(result: LLMResult, messages: list[BaseMessage], started: float) -> 
     replies = []
     for index, generation in enumerate(result.generations[0]):
         message = generation.message  # type: ignore[attr-defined]
-        text = reply_text(message)
+        text = message_text(message)
         if prefill and not text.startswith(prefill):
             text = prefill + text
         usage = usage_of(message, started) if index == 0 else NO_USAGE
@@ -120,16 +140,6 @@ def total_usage(usages: list[Usage]) -> Usage:
 
 
 NO_USAGE = Usage(tokens=0, prompt_tokens=0, completion_tokens=0, seconds=0.0)
-
-
-def reply_text(reply: BaseMessage) -> str:
-    """A reply's text, whether its content is a string or a list of content blocks."""
-    content = reply.content
-    if isinstance(content, str):
-        return content
-    return "".join(
-        block.get("text", "") if isinstance(block, dict) else str(block) for block in content
-    )
 
 
 @contextmanager

@@ -15,7 +15,8 @@ from quixbugs_data import quixbugs_or_skip
 from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
 from codeheal.project.edits import parse_target
-from codeheal.project.repair_context import estimate_tokens, repair_context
+from codeheal.project.repair_context import repair_context
+from codeheal.tokens import estimate_tokens
 
 DATA = quixbugs_or_skip()
 PROBLEMS = {p.name: p for p in load_quixbugs(DATA)}

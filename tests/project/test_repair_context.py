@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from codeheal.project.edits import Target
-from codeheal.project.repair_context import PromptTooLargeError, estimate_tokens, repair_context
+from codeheal.project.repair_context import PromptTooLargeError, repair_context
 from codeheal.project.snapshot import read_project
 from codeheal.state import CheckFailure, Frame
+from codeheal.tokens import estimate_tokens
 
 SHOP = read_project(Path(__file__).with_name("fixtures") / "shop").files
 TARGET = [Target("shop/pricing.py", "bulk_discount")]
@@ -61,13 +62,13 @@ def test_trimming_keeps_the_minimum_and_drops_the_rest_in_order() -> None:
     failures = [*CART, crash("test_no_discount_for_a_few", 10)]
     full = repair_context(failures, SHOP, 100_000)
     sizes = []
-    for budget in (estimate_tokens(full), 400, 250, 160):
+    for budget in (estimate_tokens(full), 467, 292, 187):
         text = repair_context(failures, SHOP, budget)
         assert estimate_tokens(text) <= budget
         assert "test_total[10-450]" in text and ">>  10 |         if quantity > threshold:" in text
         sizes.append(len(text))
     assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
-    tight = repair_context(failures, SHOP, 160)
+    tight = repair_context(failures, SHOP, 187)
     assert "Test data" not in tight and "test_total[20-850]" not in tight
     assert "test_no_discount_for_a_few (tests/test_pricing.py) failed (1 time)" in tight
 
@@ -75,8 +76,3 @@ def test_trimming_keeps_the_minimum_and_drops_the_rest_in_order() -> None:
 def test_minimum_that_does_not_fit_is_a_clear_error() -> None:
     with pytest.raises(PromptTooLargeError, match=r"need about \d+ tokens, over the budget of 20"):
         repair_context(CART, SHOP, 20, targets=TARGET)
-
-
-def test_token_estimate() -> None:
-    assert estimate_tokens("x" * 35) == 10
-    assert estimate_tokens("") == 0
