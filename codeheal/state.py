@@ -11,7 +11,8 @@ from typing_extensions import (
 
 Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget"]
 """Status "accepted": the tests did not all pass, but a human reviewer accepted the best
-attempt. "stuck": a fresh start failed the same way as the two attempts before it. "budget":
+attempt. "stuck": a fresh start failed the same way as the two attempts before it (project
+form: every candidate of an attempt had been tried before). "budget":
 the run's token budget (Context.max_tokens) could not pay for the next model call."""
 
 
@@ -130,6 +131,16 @@ class Attempt(TypedDict):
     the model's corrected definitions, as the evaluator applied them."""
     changed: NotRequired[list[ChangedDefinition]]
     """Project form: what the change touched."""
+    repeat: NotRequired[bool]
+    """Every candidate of this attempt had been tried before in the run (Form.candidate_key)."""
+
+
+class Tried(TypedDict):
+    """A candidate tested in this run: what makes it the same as another (Form.candidate_key)
+    and how its test ended."""
+
+    key: str
+    summary: str
 
 
 class TestedCandidate(TypedDict):
@@ -138,6 +149,8 @@ class TestedCandidate(TypedDict):
     index: int
     """Its place among the attempt's candidates: the earlier wins among equals."""
     code: Candidate
+    key: NotRequired[str]
+    """Its Form.candidate_key (set by the test_candidate node)."""
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""
@@ -229,6 +242,8 @@ class RunScratch(TypedDict, total=False):
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]
     """The latest candidates' test results, gathered from their parallel tasks."""
+    tried: list[Tried]
+    """Every candidate tested in this run, in order: one tried before is not tested again."""
     probes: str | None
     """Generated checks the latest candidates run on after the user's tests (selection)."""
     probe_function: str | None
@@ -275,6 +290,7 @@ class CandidateJob(TypedDict, total=False):
 
     form: FormName
     candidate: Candidate
+    key: str
     index: int
     session: str | None
     tests: str

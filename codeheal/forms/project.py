@@ -3,22 +3,25 @@ failing tests healed by targeted edits of its functions."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context
-from codeheal.errors import InputError
-from codeheal.evaluation.project_candidate import project_evaluation_steps
+from codeheal.errors import EditRejected, InputError
+from codeheal.evaluation.project_candidate import project_evaluation_steps, repair_hints
 from codeheal.forms.base import Form
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
-from codeheal.project.edits import canonical_reply
+from codeheal.project.edits import apply_reply, canonical_reply
 from codeheal.project.task import DEFAULT_TASK, load_project
 from codeheal.prompting.fix_prompts import (
     project_actor_messages, project_reflector_messages, project_reply_start, run_failures,
 )
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IT_IS, Attempt, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
+from codeheal.state import AS_IT_IS, Attempt, Candidate, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
 from codeheal.steps import Steps
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
@@ -77,6 +80,17 @@ class ProjectForm(Form):
     def candidate(self, reply: str) -> str:
         # A reply without code is kept: applying it fails, saying why.
         return canonical_reply(reply)
+
+    def candidate_key(self, state: State, candidate: Candidate) -> str:
+        """The change a reply makes, as applied (replies that differ only in formatting the
+        realignment drops are one change); a reply that cannot be applied, by the reason."""
+        if candidate is AS_IT_IS:
+            return ""
+        try:
+            edit = apply_reply(state["workspace"], candidate, hints=repair_hints(state))
+        except EditRejected as exc:
+            return f"refused: {exc}"
+        return hashlib.sha256(json.dumps(edit.files, sort_keys=True).encode()).hexdigest()
 
     def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
         return project_reflector_messages(state, context, reply_tokens)
