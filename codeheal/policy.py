@@ -14,6 +14,24 @@ WEAK_BELOW = 2
 """Tests with fewer checks than this cannot tell a right candidate from a wrong one."""
 MIN_COMPLETION_TOKENS = 32
 """A call that could not be allowed even this many completion tokens is not made."""
+DEFAULT_TIMEOUT_S = 10.0
+AS_IS_TIMEOUT_S = 120.0
+"""The project as it is, when the Context sets no limit: real test files take tens of seconds."""
+AS_IS_FACTOR = 3
+"""A repair's test run may take this many times the run of the project as it is."""
+
+
+def time_limit(context: Context, as_is_seconds: float | None = None) -> float:
+    """The time limit of one test run: the Context's when set; else, once the project as it is
+    ran in `as_is_seconds`, AS_IS_FACTOR times that, at least DEFAULT_TIMEOUT_S."""
+    if context.timeout_s is not None:
+        return context.timeout_s
+    return DEFAULT_TIMEOUT_S if as_is_seconds is None else max(DEFAULT_TIMEOUT_S, AS_IS_FACTOR * as_is_seconds)
+
+
+def as_is_time_limit(context: Context) -> float:
+    """The time limit of the run of the project as it is: the Context's when set, else AS_IS_TIMEOUT_S."""
+    return AS_IS_TIMEOUT_S if context.timeout_s is None else context.timeout_s
 
 
 def attempt_limit(state: State, context: Context) -> int:

@@ -69,6 +69,10 @@ class Feedback(TypedDict):
     """Static findings on a failed candidate (undefined names, ...): notes, never the verdict."""
     tests_ran: NotRequired[list[str]]
     """Project form: the node ids whose test ran (passed or failed, not skipped)."""
+    tests_failed: NotRequired[list[str]]
+    """Project form: the node ids of the tests that failed (in their call, setup or teardown)."""
+    time_limit_s: NotRequired[float]
+    """Project form: the time limit the test runs had."""
 
 
 class Usage(TypedDict):
@@ -159,6 +163,10 @@ class TestedCandidate(TypedDict):
     """Project form, the project as it is: its failures, which every repair prompt shows."""
     baseline_tests: NotRequired[list[str]]
     """Project form, the project as it is: the node ids of the tests that ran."""
+    failing_tests: NotRequired[list[str]]
+    """Project form, the project as it is: the node ids of the tests that failed."""
+    as_is_seconds: NotRequired[float]
+    """Project form, the project as it is: how long its test run took."""
 
 
 def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
@@ -265,6 +273,10 @@ class RunScratch(TypedDict, total=False):
     """Project form: the failures of the project as it is, which every repair prompt shows."""
     baseline_tests: list[str] | None
     """Project form: the node ids the project as it is ran; a repair must run and pass each."""
+    failing_tests: list[str] | None
+    """Project form: the node ids that failed on the project as it is; a repair runs them first."""
+    as_is_seconds: float | None
+    """Project form: how long the project as it is took to test (the derived time limit's base)."""
 
 
 class RunOutcome(TypedDict, total=False):
@@ -302,3 +314,5 @@ class CandidateJob(TypedDict, total=False):
     interpreter: str
     repair_failures: list[CheckFailure]
     baseline_tests: list[str]
+    failing_tests: list[str]
+    as_is_seconds: float

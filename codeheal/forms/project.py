@@ -33,7 +33,8 @@ class ProjectForm(Form):
     applied to it and the project's test command run on the changed copy."""
 
     name = "project"
-    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests")
+    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests", "failing_tests",
+                  "as_is_seconds")
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
     fresh_starts = False
@@ -55,6 +56,8 @@ class ProjectForm(Form):
             "candidates": [AS_IT_IS],
             "repair_failures": None,
             "baseline_tests": None,
+            "failing_tests": None,
+            "as_is_seconds": None,
             "diff": "",
             "changed": [],
             "files_written": [],
@@ -105,6 +108,8 @@ class ProjectForm(Form):
         if code is AS_IT_IS:
             tested["repair_failures"] = run_failures(feedback)
             tested["baseline_tests"] = feedback.get("tests_ran") or []
+            tested["failing_tests"] = feedback.get("tests_failed") or []
+            tested["as_is_seconds"] = feedback["seconds"]
         return tested
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
@@ -113,11 +118,13 @@ class ProjectForm(Form):
         return {"changes": best["changes"], "changed": best.get("changed") or []}
 
     def run_update(self, tested: list[TestedCandidate]) -> dict:
-        # The project as it is was tested: its failures are what every repair prompt shows, and
-        # the tests it ran are what every repair must run and pass.
+        # The project as it is was tested: its failures are what every repair prompt shows, the
+        # tests it ran are what every repair must run and pass (the failing ones first), and its
+        # time is the base of the repairs' time limit.
         return {
             field: t[field]  # type: ignore[literal-required]
-            for t in tested for field in ("repair_failures", "baseline_tests") if field in t
+            for t in tested for field in ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds")
+            if field in t
         }
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:

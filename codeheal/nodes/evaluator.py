@@ -101,12 +101,15 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
             f" (chosen by generated checks: {selection['agreeing']} of {selection['eligible']} candidates that "
             f"pass the tests agree on {selection['generated_checks']}, passing {selection['generated_passed']})"
         )
-    emit(AttemptTested(
+    event = AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],
         passed_count=feedback["passed_count"], total=feedback["total"],
         summary=record["summary"], seconds=record["seconds"], sandbox_seconds=feedback["seconds"],
         isolation=feedback["isolation"],
-    ))
+    )
+    if "time_limit_s" in feedback:
+        event["time_limit_s"] = feedback["time_limit_s"]
+    emit(event)
     return {
         "attempts": attempts,
         "feedback": feedback,
