@@ -93,8 +93,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
         **form_of(state).attempt_fields(best),
     )
-    if repeat:
-        record["repeat"] = True
+    record["repeat"] = repeat
     if selection is not None:
         record["selection"] = selection
         record["summary"] += (
