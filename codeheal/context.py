@@ -129,9 +129,11 @@ class Context:
         3,
         "Hard cap on attempts (generate + test) in one run.",
     )
-    timeout_s: float = setting(
-        10.0,
-        "Wall-clock limit of one evaluation in the sandbox, seconds.",
+    timeout_s: float | None = setting(
+        None,
+        "Wall-clock limit of one test run in the sandbox, seconds. None: 10 s for a module's "
+        "tests; in the project form (`codeheal fix`) up to 120 s for the project as it is, then "
+        "3x the time that run took, at least 10 s, for each repair's runs.",
     )
     reflect: bool = setting(
         True,
@@ -194,8 +196,8 @@ class Context:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
         if not isinstance(self.select_samples, int) or self.select_samples < 0:
             raise ConfigError(f"select_samples must be an integer >= 0, got {self.select_samples!r}")
-        if not self.timeout_s > 0:
-            raise ConfigError(f"timeout_s must be > 0 seconds, got {self.timeout_s!r}")
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise ConfigError(f"timeout_s must be > 0 seconds or None, got {self.timeout_s!r}")
         for name, allowed in _choices().items():
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be {_one_of(allowed)}, got {getattr(self, name)!r}")

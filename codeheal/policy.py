@@ -14,6 +14,24 @@ WEAK_BELOW = 2
 """Tests with fewer checks than this cannot tell a right candidate from a wrong one."""
 MIN_COMPLETION_TOKENS = 32
 """A call that could not be allowed even this many completion tokens is not made."""
+DEFAULT_TIMEOUT_S = 10.0
+AS_IS_TIMEOUT_S = 120.0
+"""The project as it is, when the Context sets no limit: real test files take tens of seconds."""
+AS_IS_FACTOR = 3
+"""A repair's test run may take this many times the run of the project as it is."""
+
+
+def time_limit(context: Context, as_is_seconds: float | None = None) -> float:
+    """The time limit of one test run: the Context's when set; else, once the project as it is
+    ran in `as_is_seconds`, AS_IS_FACTOR times that, at least DEFAULT_TIMEOUT_S."""
+    if context.timeout_s is not None:
+        return context.timeout_s
+    return DEFAULT_TIMEOUT_S if as_is_seconds is None else max(DEFAULT_TIMEOUT_S, AS_IS_FACTOR * as_is_seconds)
+
+
+def as_is_time_limit(context: Context) -> float:
+    """The time limit of the run of the project as it is: the Context's when set, else AS_IS_TIMEOUT_S."""
+    return AS_IS_TIMEOUT_S if context.timeout_s is None else context.timeout_s
 
 
 def attempt_limit(state: State, context: Context) -> int:
@@ -54,21 +72,26 @@ def completion_allowance(state: State, context: Context, *, prompt_tokens: int, 
     return per_sample if per_sample >= MIN_COMPLETION_TOKENS else 0
 
 
-def needs_fresh_start(state: State, context: Context) -> bool:
+def needs_fresh_start(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
     """Two attempts in a row failed the same way: the next attempt starts over from the
-    first attempt's prompt (when the Context allows fresh starts)."""
+    first attempt's prompt (when the Context and the run's form allow fresh starts)."""
     history = state.get("history") or []
-    return _fresh_starts_on(context) and _repeats_previous(history) and not history[-1].get("fresh_start", False)
+    return (_fresh_starts_on(context, fresh_starts) and _repeats_previous(history)
+            and not history[-1].get("fresh_start", False))
 
 
-def is_stuck(state: State, context: Context) -> bool:
-    """A fresh start (after two equal failures) failed the same way as the attempts before it."""
+def is_stuck(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
+    """A fresh start (after two equal failures) failed the same way as the attempts before it.
+    A form without fresh starts (Form.fresh_starts) is stuck when an attempt's candidates
+    were all tried before: sampling again found nothing new."""
     history = state.get("history") or []
-    return _fresh_starts_on(context) and _repeats_previous(history) and bool(history[-1].get("fresh_start"))
+    if not fresh_starts:
+        return bool(history) and bool(history[-1].get("repeat"))
+    return _fresh_starts_on(context, fresh_starts) and _repeats_previous(history) and bool(history[-1].get("fresh_start"))
 
 
-def _fresh_starts_on(context: Context) -> bool:
-    return context.fresh_start and context.feedback
+def _fresh_starts_on(context: Context, fresh_starts: bool) -> bool:
+    return fresh_starts and context.fresh_start and context.feedback
 
 
 def _repeats_previous(history: list[Attempt]) -> bool:
@@ -76,7 +99,7 @@ def _repeats_previous(history: list[Attempt]) -> bool:
     return len(history) >= 2 and history[-1]["summary"] == history[-2]["summary"]
 
 
-def after_evaluation(state: State, context: Context) -> AfterEvaluation:
+def after_evaluation(state: State, context: Context, *, fresh_starts: bool = True) -> AfterEvaluation:
     """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
     or attempts used up: finish (or human review when the Context asks for it). Two equal
     failures in a row: a fresh start. Otherwise try again, through the reflector when the
@@ -86,9 +109,9 @@ def after_evaluation(state: State, context: Context) -> AfterEvaluation:
         return "selector" if wants_selection(state, context) else "finish"
     if (state.get("attempts") or 0) >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
-    if is_stuck(state, context):
+    if is_stuck(state, context, fresh_starts=fresh_starts):
         return "finish"
-    if needs_fresh_start(state, context):
+    if needs_fresh_start(state, context, fresh_starts=fresh_starts):
         return "actor"
     return "reflector" if context.reflect and context.feedback else "actor"
 
@@ -109,10 +132,10 @@ def after_model_step(state: State) -> Literal["go on", "finish"]:
     return "finish" if state.get("stop_reason") == "budget" else "go on"
 
 
-def final_status(state: State, context: Context) -> Status:
+def final_status(state: State, context: Context, *, fresh_starts: bool = True) -> Status:
     """How the run ended: passed when the last evaluation passed, "accepted" when a reviewer
     accepted the best attempt, "budget" when the token budget ran out, "stuck" when a fresh
-    start failed like the attempts before it, failed otherwise."""
+    start failed like the attempts before it (see is_stuck), failed otherwise."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "passed"
@@ -120,4 +143,4 @@ def final_status(state: State, context: Context) -> Status:
         return "accepted"
     if state.get("stop_reason") == "budget":
         return "budget"
-    return "stuck" if is_stuck(state, context) else "failed"
+    return "stuck" if is_stuck(state, context, fresh_starts=fresh_starts) else "failed"

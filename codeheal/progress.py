@@ -14,7 +14,8 @@ Every event is a plain dict whose ``kind`` key says which of the seven shapes it
   ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them).
 - ``tests_result``: the evaluator finished ``attempt``: ``passed``, ``passed_count`` of
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
-  sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``.
+  sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
+  project form also ``time_limit_s``, the limit each of its test runs had.
 - ``reflection_written``: the lesson drawn from ``attempt`` (from the reflector, or a
   human reviewer's hint).
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
@@ -69,6 +70,7 @@ class AttemptTested(TypedDict):
     seconds: float
     sandbox_seconds: float
     isolation: str
+    time_limit_s: NotRequired[float]
 
 
 class ReflectionWritten(TypedDict):

@@ -192,9 +192,10 @@ class _Narrator:
 
     def _on_tested(self, event: AttemptTested) -> None:
         mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
+        limit = f" (limit {event['time_limit_s']:g} s)" if "time_limit_s" in event else ""
         self.console.print(
             f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks "
-            f"in {event['sandbox_seconds']:.2f} s ({event['isolation']} sandbox)"
+            f"in {event['sandbox_seconds']:.2f} s{limit} ({event['isolation']} sandbox)"
         )
         self.attempt = event["attempt"] + 1
         if not event["passed"]:

@@ -11,7 +11,8 @@ from typing_extensions import (
 
 Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget"]
 """Status "accepted": the tests did not all pass, but a human reviewer accepted the best
-attempt. "stuck": a fresh start failed the same way as the two attempts before it. "budget":
+attempt. "stuck": a fresh start failed the same way as the two attempts before it (project
+form: every candidate of an attempt had been tried before). "budget":
 the run's token budget (Context.max_tokens) could not pay for the next model call."""
 
 
@@ -68,6 +69,10 @@ class Feedback(TypedDict):
     """Static findings on a failed candidate (undefined names, ...): notes, never the verdict."""
     tests_ran: NotRequired[list[str]]
     """The node ids whose test ran (passed or failed, not skipped)."""
+    tests_failed: NotRequired[list[str]]
+    """The node ids of the tests that failed (in their call, setup or teardown)."""
+    time_limit_s: NotRequired[float]
+    """Project form: the time limit the test runs had."""
 
 
 class Usage(TypedDict):
@@ -130,6 +135,16 @@ class Attempt(TypedDict):
     the model's corrected definitions, as the evaluator applied them."""
     changed: NotRequired[list[ChangedDefinition]]
     """Project form: what the change touched."""
+    repeat: NotRequired[bool]
+    """Every candidate of this attempt had been tried before in the run (Form.candidate_key)."""
+
+
+class Tried(TypedDict):
+    """A candidate tested in this run: what makes it the same as another (Form.candidate_key)
+    and how its test ended."""
+
+    key: str
+    summary: str
 
 
 class TestedCandidate(TypedDict):
@@ -138,6 +153,8 @@ class TestedCandidate(TypedDict):
     index: int
     """Its place among the attempt's candidates: the earlier wins among equals."""
     code: Candidate
+    key: NotRequired[str]
+    """Its Form.candidate_key (set by the test_candidate node)."""
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""
@@ -146,6 +163,10 @@ class TestedCandidate(TypedDict):
     """Project form, the project as it is: its failures, which every repair prompt shows."""
     baseline_tests: NotRequired[list[str]]
     """Project form, the project as it is: the node ids of the tests that ran."""
+    failing_tests: NotRequired[list[str]]
+    """Project form, the project as it is: the node ids of the tests that failed."""
+    as_is_seconds: NotRequired[float]
+    """Project form, the project as it is: how long its test run took."""
 
 
 def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
@@ -229,6 +250,8 @@ class RunScratch(TypedDict, total=False):
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]
     """The latest candidates' test results, gathered from their parallel tasks."""
+    tried: list[Tried]
+    """Every candidate tested in this run, in order: one tried before is not tested again."""
     probes: str | None
     """Generated checks the latest candidates run on after the user's tests (selection)."""
     probe_function: str | None
@@ -250,6 +273,10 @@ class RunScratch(TypedDict, total=False):
     """Project form: the failures of the project as it is, which every repair prompt shows."""
     baseline_tests: list[str] | None
     """Project form: the node ids the project as it is ran; a repair must run and pass each."""
+    failing_tests: list[str] | None
+    """Project form: the node ids that failed on the project as it is; a repair runs them first."""
+    as_is_seconds: float | None
+    """Project form: how long the project as it is took to test (the derived time limit's base)."""
 
 
 class RunOutcome(TypedDict, total=False):
@@ -275,6 +302,7 @@ class CandidateJob(TypedDict, total=False):
 
     form: FormName
     candidate: Candidate
+    key: str
     index: int
     session: str | None
     tests: str
@@ -286,3 +314,5 @@ class CandidateJob(TypedDict, total=False):
     interpreter: str
     repair_failures: list[CheckFailure]
     baseline_tests: list[str]
+    failing_tests: list[str]
+    as_is_seconds: float

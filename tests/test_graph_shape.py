@@ -39,7 +39,7 @@ def test_route_start():
     state = {"form": "module", "candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"}
     (send,) = route_start(state)
     assert send.node == "test_candidate"
-    assert send.arg == {"form": "module", "candidate": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
+    assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
     assert route_start({"candidates": []}) == "actor"
     assert route_start({}) == "actor"
 
@@ -60,7 +60,7 @@ def test_after_evaluation_follows_the_outcome_the_cap_and_the_context():
 
 
 def test_router_without_runtime_uses_the_default_context():
-    assert route_after_evaluation({"feedback": feedback(False), "attempts": 1}) == "reflector"
+    assert route_after_evaluation({"form": "module", "feedback": feedback(False), "attempts": 1}) == "reflector"
     assert route_after_review({"status": "running"}) == "actor"
     assert route_after_review({"status": "accepted"}) == "finish"
 

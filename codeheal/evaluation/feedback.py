@@ -147,6 +147,7 @@ def run_feedback(
         total, passed_count, failures + host_failures, error,
     )
     feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
+    feedback["tests_failed"] = sorted({e["test"] for e in results if e["outcome"] == "failed"})
     return feedback
 
 

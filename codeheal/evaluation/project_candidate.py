@@ -1,6 +1,8 @@
 """The project form's evaluation of one candidate: the reply applied to the project's files as
 targeted edits (refused when it reaches beyond the failing path or into the tests), the tamper
-scan of what the model wrote, the linter stage, then the project's test command."""
+scan of what the model wrote, the linter stage, then the tests: those that failed on the
+project as it is first, and, when they pass, the whole test command, under a time limit
+derived from the run of the project as it is (policy.time_limit)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,10 @@ from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.task import parse_test_command
+from codeheal.project.failing_first import failing_first
+from codeheal.project.task import TestCommand, parse_test_command
 from codeheal.prompting.fix_prompts import project_targets
+from codeheal.policy import as_is_time_limit, time_limit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AS_IT_IS, Candidate, CheckFailure, Feedback, State
 from codeheal.steps import SandboxRun, Steps
@@ -28,7 +32,9 @@ def project_evaluation_steps(
     """The feedback on one project-form candidate, and the edit it made: the reply applied
     to the project's files (a reply that cannot be applied, or that touches the tests, is a
     failed attempt saying why), the tamper scan of what the model wrote, the linter stage,
-    then the test command in the sandbox."""
+    then the tests in the sandbox: the failing ones alone first where pytest takes their node
+    ids (failing_first), then the whole command, which must run and pass every test the
+    project as it is ran; a change that fixes the failing tests and breaks others says which."""
     workspace = state["workspace"]
     edit = None
     if candidate is not AS_IT_IS:
@@ -43,15 +49,47 @@ def project_evaluation_steps(
             return lint_feedback(findings), edit
     files = {**workspace, **(edit.files if edit else {})}
     command = parse_test_command(state["test_command"])
-    job = project_job(files, command, context.timeout_s, session, state.get("interpreter"))
+    if candidate is AS_IT_IS:
+        feedback = yield from _test_run(sandbox, files, command, as_is_time_limit(context), session, state, None)
+        refuse_untestable(feedback, state["test_command"])
+        return feedback, edit
+    limit = time_limit(context, state.get("as_is_seconds"))
+    failing = state.get("failing_tests") or []
+    first = failing_first(command, failing, state.get("baseline_tests") or [], files)
+    first_seconds = 0.0
+    if first is not None:
+        feedback = yield from _test_run(sandbox, files, first, limit, session, state, failing)
+        if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
+            # Counted as a whole run: the tests that passed on the project as it is were not rerun.
+            not_rerun = len(set(state.get("baseline_tests") or []) - set(failing))
+            feedback["passed_count"] += not_rerun
+            feedback["total"] += not_rerun
+            return feedback, edit
+        # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
+        first_seconds = feedback["seconds"]
+    feedback = yield from _test_run(sandbox, files, command, limit, session, state, state.get("baseline_tests"))
+    feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
+    if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
+        broken = sorted({f["test"] for f in feedback["failures"]})
+        feedback["error"] = (f"the failing tests pass now, but the change breaks {len(broken)} other test(s): "
+                             f"{', '.join(broken[:5])}")
+    return feedback, edit
+
+
+def _test_run(
+    sandbox: Sandbox, files: dict[str, str], command: TestCommand, limit: float, session: str | None,
+    state: State, must_run: list[str] | None,
+) -> Steps[Feedback]:
+    """One run of `command` on `files` in the sandbox, judged; `must_run`: the node ids that
+    must run and pass (None: whatever ran)."""
+    job = project_job(files, command, limit, session, state.get("interpreter"))
     result = yield SandboxRun(sandbox, job)
     if not (command.direct or reported(result)):
-        return output_feedback(result, files), edit  # only the exit code and the output tell
-    must_run = None if candidate is AS_IT_IS else state.get("baseline_tests")
-    feedback = run_feedback(result, None, must_run=must_run)
-    if candidate is AS_IT_IS:
-        refuse_untestable(feedback, state["test_command"])
-    return feedback, edit
+        feedback = output_feedback(result, files)  # only the exit code and the output tell
+    else:
+        feedback = run_feedback(result, None, must_run=must_run)
+    feedback["time_limit_s"] = limit
+    return feedback
 
 
 def refuse_untestable(feedback: Feedback, test_command: str) -> None:

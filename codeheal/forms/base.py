@@ -11,7 +11,7 @@ from langchain_core.messages import BaseMessage
 from codeheal.context import Context
 from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import Attempt, CandidateJob, FormName, State, Status, TestedCandidate
+from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
 from codeheal.steps import Steps
 
 
@@ -54,6 +54,11 @@ class Form(ABC):
     def candidate(self, reply: str) -> str:
         """The candidate a model reply gives (a reply without code still gives one, which
         fails saying why)."""
+
+    def candidate_key(self, state: State, candidate: Candidate) -> str:
+        """What makes two candidates the same: one is tested per key, and a key tried
+        before in the run is not tried again. By default the candidate's text."""
+        return candidate or ""
 
     @abstractmethod
     def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:

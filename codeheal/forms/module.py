@@ -12,7 +12,7 @@ from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
 from codeheal.evaluation.module_candidate import evaluation_steps
 from codeheal.forms.base import Form
-from codeheal.policy import WEAK_BELOW
+from codeheal.policy import WEAK_BELOW, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
@@ -98,6 +98,6 @@ class ModuleForm(Form):
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]
         feedback = yield from evaluation_steps(
-            sandbox, code, job["tests"], context.timeout_s, job.get("session"), tamper_scan=context.tamper_scan
+            sandbox, code, job["tests"], time_limit(context), job.get("session"), tamper_scan=context.tamper_scan
         )
         return TestedCandidate(index=job["index"], code=code, feedback=feedback)

@@ -3,22 +3,25 @@ failing tests healed by targeted edits of its functions."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context
-from codeheal.errors import InputError
-from codeheal.evaluation.project_candidate import project_evaluation_steps
+from codeheal.errors import EditRejected, InputError
+from codeheal.evaluation.project_candidate import project_evaluation_steps, repair_hints
 from codeheal.forms.base import Form
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
-from codeheal.project.edits import canonical_reply
+from codeheal.project.edits import apply_reply, canonical_reply
 from codeheal.project.task import DEFAULT_TASK, load_project
 from codeheal.prompting.fix_prompts import (
     project_actor_messages, project_reflector_messages, project_reply_start, run_failures,
 )
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IT_IS, Attempt, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
+from codeheal.state import AS_IT_IS, Attempt, Candidate, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
 from codeheal.steps import Steps
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
@@ -30,7 +33,8 @@ class ProjectForm(Form):
     applied to it and the project's test command run on the changed copy."""
 
     name = "project"
-    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests")
+    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests", "failing_tests",
+                  "as_is_seconds")
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
     fresh_starts = False
@@ -52,6 +56,8 @@ class ProjectForm(Form):
             "candidates": [AS_IT_IS],
             "repair_failures": None,
             "baseline_tests": None,
+            "failing_tests": None,
+            "as_is_seconds": None,
             "diff": "",
             "changed": [],
             "files_written": [],
@@ -78,6 +84,17 @@ class ProjectForm(Form):
         # A reply without code is kept: applying it fails, saying why.
         return canonical_reply(reply)
 
+    def candidate_key(self, state: State, candidate: Candidate) -> str:
+        """The change a reply makes, as applied (replies that differ only in formatting the
+        realignment drops are one change); a reply that cannot be applied, by the reason."""
+        if candidate is AS_IT_IS:
+            return ""
+        try:
+            edit = apply_reply(state["workspace"], candidate, hints=repair_hints(state))
+        except EditRejected as exc:
+            return f"refused: {exc}"
+        return hashlib.sha256(json.dumps(edit.files, sort_keys=True).encode()).hexdigest()
+
     def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
         return project_reflector_messages(state, context, reply_tokens)
 
@@ -91,6 +108,8 @@ class ProjectForm(Form):
         if code is AS_IT_IS:
             tested["repair_failures"] = run_failures(feedback)
             tested["baseline_tests"] = feedback.get("tests_ran") or []
+            tested["failing_tests"] = feedback.get("tests_failed") or []
+            tested["as_is_seconds"] = feedback["seconds"]
         return tested
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
@@ -99,11 +118,13 @@ class ProjectForm(Form):
         return {"changes": best["changes"], "changed": best.get("changed") or []}
 
     def run_update(self, tested: list[TestedCandidate]) -> dict:
-        # The project as it is was tested: its failures are what every repair prompt shows, and
-        # the tests it ran are what every repair must run and pass.
+        # The project as it is was tested: its failures are what every repair prompt shows, the
+        # tests it ran are what every repair must run and pass (the failing ones first), and its
+        # time is the base of the repairs' time limit.
         return {
             field: t[field]  # type: ignore[literal-required]
-            for t in tested for field in ("repair_failures", "baseline_tests") if field in t
+            for t in tested for field in ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds")
+            if field in t
         }
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:

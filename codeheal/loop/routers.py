@@ -10,6 +10,7 @@ from langgraph.types import Send
 
 from codeheal import policy
 from codeheal.context import Context, resolve_context
+from codeheal.forms import form_of
 from codeheal.nodes.candidate_test import candidate_sends
 from codeheal.state import State
 
@@ -23,7 +24,8 @@ def route_after_evaluation(
     state: State, runtime: Runtime[Context] | None = None
 ) -> Literal["reflector", "actor", "review", "selector", "finish"]:
     """See `policy.after_evaluation`."""
-    return policy.after_evaluation(state, resolve_context(runtime.context if runtime else None))
+    context = resolve_context(runtime.context if runtime else None)
+    return policy.after_evaluation(state, context, fresh_starts=form_of(state).fresh_starts)
 
 
 def route_after_actor(state: State) -> Literal["finish"] | list[Send]:

@@ -19,15 +19,19 @@ from codeheal.steps import Steps
 TEST_CANDIDATE = "test_candidate"
 
 
-def candidates_to_test(state: State) -> list[Candidate]:
-    """The distinct candidates, new code first. Code that an earlier attempt of this run
-    already failed with is left out when there is anything new: it would fail the same way."""
-    distinct = list(dict.fromkeys(state.get("candidates") or [""]))
+def candidates_to_test(state: State) -> list[tuple[str, Candidate]]:
+    """The distinct candidates (by the form's `candidate_key`), each with its key, in the
+    order they were drawn. One tried earlier in this run is left out when there is anything
+    new: it would end the same way."""
+    form = form_of(state)
+    distinct: dict[str, Candidate] = {}
+    for code in state.get("candidates") or [""]:
+        distinct.setdefault(form.candidate_key(state, code), code)
     if state.get("probes"):  # choosing among them: the attempt that passed before runs too
-        return distinct
-    failed_before = {attempt["code"] for attempt in state.get("history") or []}
-    new = [code for code in distinct if code not in failed_before]
-    return new or distinct[:1]
+        return list(distinct.items())
+    tried = {t["key"] for t in state.get("tried") or []}
+    new = [(key, code) for key, code in distinct.items() if key not in tried]
+    return new or list(distinct.items())[:1]
 
 
 def candidate_sends(state: State) -> list[Send]:
@@ -37,8 +41,9 @@ def candidate_sends(state: State) -> list[Send]:
     if state.get("probes"):
         shared["tests"] = combined_tests(state["tests"], state["probes"])
     return [
-        Send(TEST_CANDIDATE, CandidateJob(**shared, candidate=code, index=index, session=state.get("sandbox_session")))
-        for index, code in enumerate(candidates_to_test(state))
+        Send(TEST_CANDIDATE, CandidateJob(
+            **shared, candidate=code, key=key, index=index, session=state.get("sandbox_session")))
+        for index, (key, code) in enumerate(candidates_to_test(state))
     ]
 
 
@@ -49,6 +54,6 @@ def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJo
     def test_candidate(job: CandidateJob) -> Steps[dict]:
         context = current_context()
         tested = yield from form_of(job).test_steps(sandbox or sandbox_for(context), job, context)
-        return {"tested": [tested]}
+        return {"tested": [{**tested, "key": job["key"]}]}
 
     return test_candidate

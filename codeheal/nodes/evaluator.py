@@ -12,7 +12,7 @@ from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE
-from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate
+from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate, Tried
 
 
 def evaluator(state: State) -> dict:
@@ -24,7 +24,11 @@ def evaluator(state: State) -> dict:
     choice = Choice()
     for candidate in tested:
         choice.add(candidate)
-    return {**_record(state, choice), **form_of(state).run_update(tested), "tested": None}
+    tried = state.get("tried") or []
+    before = {t["key"] for t in tried}
+    update = _record(state, choice, repeat=all(t.get("key") in before for t in tested))
+    tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
+    return {**update, **form_of(state).run_update(tested), "tested": None, "tried": tried}
 
 
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
@@ -65,8 +69,9 @@ class Choice:
         return {**self.best["feedback"], "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _record(state: State, choice: Choice, selection: Selection | None = None) -> dict:
-    """The attempt, its Feedback and what it cost, added to the run's history."""
+def _record(state: State, choice: Choice, selection: Selection | None = None, *, repeat: bool = False) -> dict:
+    """The attempt, its Feedback and what it cost, added to the run's history; `repeat`: every
+    candidate it tested had been tried before."""
     feedback = choice.attempt_feedback()
     best = choice.best
     assert best is not None
@@ -88,18 +93,22 @@ def _record(state: State, choice: Choice, selection: Selection | None = None) ->
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
         **form_of(state).attempt_fields(best),
     )
+    record["repeat"] = repeat
     if selection is not None:
         record["selection"] = selection
         record["summary"] += (
             f" (chosen by generated checks: {selection['agreeing']} of {selection['eligible']} candidates that "
             f"pass the tests agree on {selection['generated_checks']}, passing {selection['generated_passed']})"
         )
-    emit(AttemptTested(
+    event = AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],
         passed_count=feedback["passed_count"], total=feedback["total"],
         summary=record["summary"], seconds=record["seconds"], sandbox_seconds=feedback["seconds"],
         isolation=feedback["isolation"],
-    ))
+    )
+    if "time_limit_s" in feedback:
+        event["time_limit_s"] = feedback["time_limit_s"]
+    emit(event)
     return {
         "attempts": attempts,
         "feedback": feedback,

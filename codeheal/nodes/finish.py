@@ -25,7 +25,8 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
         chosen = sandbox or sandbox_for(context)
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
-        status = final_status(state, context)
+        form = form_of(state)
+        status = final_status(state, context, fresh_starts=form.fresh_starts)
         attempts = state.get("attempts") or 0
         history = state.get("history") or []
         best = best_attempt(history) if history else None
@@ -36,7 +37,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             "starting_code": None,
             "entry_point": None,
         }
-        update |= form_of(state).outcome(state, best, status)
+        update |= form.outcome(state, best, status)
         emit(RunStatus(kind="status", status=status, attempts=attempts))
         return update
 

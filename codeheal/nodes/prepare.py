@@ -33,6 +33,7 @@ def start_run(state: State) -> dict:
         "feedback": None,
         "sandbox_session": uuid.uuid4().hex,
         "tested": None,
+        "tried": [],
         "probes": None,
         "generation": NO_USAGE,
         "fresh_start": False,

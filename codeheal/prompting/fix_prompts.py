@@ -52,9 +52,22 @@ def project_actor_messages(state: State, context: Context, reply_tokens: int, *,
         targets=project_targets(state),
         reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
         last_feedback=state.get("feedback") if retry else None,
+        refused=tried_outcomes(state) if retry else [],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
     )
+
+
+TRIED_SHOWN = 5
+"""The repair prompt names at most this many of the distinct outcomes of earlier changes."""
+TRIED_CHARS = 200
+
+
+def tried_outcomes(state: State) -> list[str]:
+    """How the changes tried so far ended, each outcome once, the latest last (the project as
+    it is, key "", is not a change)."""
+    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"])
+    return [_cut_chars(summary, TRIED_CHARS) for summary in list(outcomes)[-TRIED_SHOWN:]]
 
 
 FUNCTION_END = ("\ndef ", "\nasync def ", "\nclass ", "\n@", "\nif __name__")
@@ -100,15 +113,20 @@ def fix_actor_messages(
     targets: Sequence[Target],
     reflections: list[str],
     last_feedback: Feedback | None,
+    refused: Sequence[str],
     window: int,
     reply_tokens: int,
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
-    outcome of the last change tried (None on the first repair)."""
+    outcome of the last change tried (None on the first repair); `refused`: how the changes
+    tried so far ended (they are not tried again)."""
     tail = []
     if reflections:
         tail.append("Lessons from earlier failed attempts:\n" + "\n".join(f"- {r.strip()}" for r in reflections))
+    if refused:
+        tail.append("Already tried and refused or failed, never send these again:\n"
+                    + "\n".join(f"- {outcome}" for outcome in refused))
     if last_feedback is not None:
         outcome = _cut(format_feedback(last_feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
@@ -173,3 +191,8 @@ def run_failures(feedback: Feedback) -> list[CheckFailure]:
 def _cut(text: str, tokens: int) -> str:
     limit = max(tokens * BYTES_PER_TOKEN, 0)
     return text if len(text) <= limit else text[:limit].rstrip() + "\n...[cut]"
+
+
+def _cut_chars(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit].rstrip() + " ..."

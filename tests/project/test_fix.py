@@ -153,7 +153,8 @@ def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None
 def test_a_reply_that_edits_the_tests_is_refused(shop: Path) -> None:
     cheat = "```python\n# tests/test_cart.py\ndef test_unknown_sku(catalog):\n    pass\n```"
     result = fix(scripted(*[LESSON, cheat] * 3), shop, target="shop/pricing.py::bulk_discount")
-    assert result["status"] == "failed"
+    assert result["status"] == "stuck", "the same refused reply again: sampling found nothing new"
+    assert result["attempts"] == 3 and result["history"][2]["repeat"]
     assert "tests/test_cart.py, part of the tests" in result["history"][1]["summary"]
     assert result["diff"] == ""
 

@@ -1,0 +1,143 @@
+"""Real projects, real speed, over real HTTP with the scripted server: a repair runs the tests
+that failed on the project as it is first (by node id), then the whole test command once
+before it counts as healed (a change that breaks another test is not a heal, and says which);
+the test time limit is derived from the run of the project as it is unless one is set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from doubles import CountingSandbox
+from scripted_openai import ScriptedServer
+
+from codeheal import Context, build_graph
+from codeheal.cli import main
+from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
+from codeheal.prompting.fix_prompts import FIX_SYSTEM
+
+CLAMP = '''def clamp(x, lo, hi):
+    if x < lo:
+        return hi
+    if x > hi:
+        return hi
+    return x
+
+
+def percent(x):
+    return clamp(x, 0, 100)
+'''
+TEST_CLAMP = "from calc import clamp\n\n\ndef test_low():\n    assert clamp(-1, 0, 10) == 0\n\n\ndef test_inside():\n    assert clamp(5, 0, 10) == 5\n"
+TEST_PERCENT = "from calc import percent\n\n\ndef test_mid():\n    assert percent(50) == 50\n"
+BREAKS_PERCENT = "```python\n# calc.py\ndef clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return lo if hi == 100 else x\n```\n"
+FIXED = "```python\n# calc.py\ndef clamp(x, lo, hi):\n    if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x\n```\n"
+TEST = "python -m pytest -q tests"
+
+
+@pytest.fixture
+def calc(tmp_path: Path) -> Path:
+    (tmp_path / "calc.py").write_text(CLAMP)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_clamp.py").write_text(TEST_CLAMP)
+    (tmp_path / "tests" / "test_percent.py").write_text(TEST_PERCENT)
+    return tmp_path
+
+
+def serve(*replies: str) -> ScriptedServer:
+    queue = list(replies)
+
+    def script(body: dict) -> str:
+        if body["messages"][0]["content"] != FIX_SYSTEM:
+            return "clamp returns hi below the range: return lo."
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return ScriptedServer(script)
+
+
+def fix(server: ScriptedServer, project: Path, sandbox: CountingSandbox, **settings):
+    context = Context(model="scripted", base_url=server.url, max_attempts=3, **settings)
+    app = build_graph(sandbox=sandbox).compile()
+    return app.invoke({"project": str(project), "test_command": TEST}, context=context)
+
+
+def test_the_failing_tests_run_first_and_the_whole_command_decides_a_heal(calc: Path) -> None:
+    sandbox = CountingSandbox()
+    with serve(BREAKS_PERCENT, FIXED) as server:
+        result = fix(server, calc, sandbox)
+    assert result["status"] == "passed" and result["attempts"] == 3
+    broke = result["history"][1]
+    assert "the failing tests pass now, but the change breaks 1 other test(s): test_mid" in broke["summary"]
+    assert broke["passed_count"] == 2 and broke["total"] == 3
+    as_is, *repairs = [job.python_args for job in sandbox.jobs]
+    assert as_is[-1] == "tests"
+    assert [args[-1] for args in repairs] == ["tests/test_clamp.py::test_low", "tests"] * 2, (
+        "each repair: the failing test alone, then the whole command"
+    )
+    assert "tests" not in repairs[0], "the failing test alone, not the whole folder beside it"
+
+
+def test_the_time_limit_is_derived_from_the_run_of_the_project_as_it_is(calc: Path) -> None:
+    sandbox = CountingSandbox()
+    with serve(FIXED) as server:
+        assert fix(server, calc, sandbox)["status"] == "passed"
+    as_is, *repairs = sandbox.jobs
+    assert as_is.timeout_s == AS_IS_TIMEOUT_S
+    assert repairs and all(job.timeout_s == DEFAULT_TIMEOUT_S for job in repairs), "a fast project: at least 10 s"
+    explicit = CountingSandbox()
+    with serve(FIXED) as server:
+        assert fix(server, calc, explicit, timeout_s=7.5)["status"] == "passed"
+    assert {job.timeout_s for job in explicit.jobs} == {7.5}, "a limit the user set wins"
+
+
+def test_progress_shows_each_attempts_test_time_and_its_limit(calc: Path, capsys) -> None:
+    with serve(FIXED) as server:
+        code = main(["fix", str(calc), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+                     "--checkpointer", str(calc / "checkpoints.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "attempt 1: failed 2/3 checks in " in err and f"s (limit {AS_IS_TIMEOUT_S:g} s) (" in err
+    assert f"attempt 2: passed 3/3 checks in " in err and f"s (limit {DEFAULT_TIMEOUT_S:g} s) (" in err
+
+
+def test_a_slow_project_gets_three_times_its_own_test_time(calc: Path) -> None:
+    (calc / "tests" / "test_percent.py").write_text(
+        "import time\n\nfrom calc import percent\n\n\ndef test_mid():\n    time.sleep(4)\n    assert percent(50) == 50\n"
+    )
+    sandbox = CountingSandbox()
+    with serve(FIXED) as server:
+        result = fix(server, calc, sandbox)
+    assert result["status"] == "passed"
+    as_is_seconds = result["history"][0]["seconds"]
+    assert as_is_seconds > 4
+    limits = [job.timeout_s for job in sandbox.jobs[1:]]
+    assert len(limits) == 2 and limits == pytest.approx([3 * as_is_seconds] * 2, abs=0.05) and limits[0] > 12
+
+
+FILES = {"pkg/calc.py": "", "tests/unit/test_calc.py": "", "tests/unit/data.json": "", "pytest.ini": ""}
+
+
+@pytest.mark.parametrize(("command", "narrowed"), [
+    ("python -m pytest -q tests", "python -m pytest -q tests/unit/test_calc.py::test_a"),
+    ("pytest -x tests/unit/test_calc.py -k calc", "pytest -x -k calc tests/unit/test_calc.py::test_a"),
+    ("python -m pytest -c pytest.ini ./tests/", "python -m pytest -c pytest.ini tests/unit/test_calc.py::test_a"),
+    ("python -m pytest", "python -m pytest tests/unit/test_calc.py::test_a"),
+])
+def test_the_command_narrowed_to_the_failing_node_ids(command: str, narrowed: str) -> None:
+    from codeheal.project.failing_first import failing_first
+    from codeheal.project.task import parse_test_command
+
+    # A rootdir below the project's root (no ini file) names the file by its tail.
+    ran = ["unit/test_calc.py::test_a", "unit/test_calc.py::test_b"]
+    result = failing_first(parse_test_command(command), ["unit/test_calc.py::test_a"], ran, FILES)
+    assert result is not None and " ".join(result.argv) == narrowed
+
+
+def test_nothing_is_narrowed_when_every_test_failed_or_pytest_is_not_visible() -> None:
+    from codeheal.project.failing_first import failing_first
+    from codeheal.project.task import parse_test_command
+
+    ids = ["tests/unit/test_calc.py::test_a"]
+    assert failing_first(parse_test_command("python -m pytest tests"), ids, ids, FILES) is None
+    assert failing_first(parse_test_command("make test"), ids, [*ids, "x::y"], FILES) is None
+    assert failing_first(parse_test_command("pytest tests"), ["test_calc.py::test_a"], [*ids, "x::y"],
+                         {**FILES, "other/test_calc.py": ""}) is None, "an ambiguous tail"
