@@ -139,6 +139,15 @@ class Attempt(TypedDict):
     """Every candidate of this attempt had been tried before in the run (Form.candidate_key)."""
 
 
+class SuspiciousLine(TypedDict):
+    """Project form: a line of the project's code ranked by how likely it holds the defect
+    (codeheal/project/suspicious.py)."""
+
+    file: str
+    line: int
+    score: float
+
+
 class Tried(TypedDict):
     """A candidate tested in this run: what makes it the same as another (Form.candidate_key)
     and how its test ended."""

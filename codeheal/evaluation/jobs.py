@@ -29,6 +29,8 @@ COMMAND_FLAG = "--command"
 """The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
+COVERAGE = {"CODEHEAL_COVERAGE": "1"}
+"""The report plugin records each test's line coverage of the workspace's modules (pytest_plugin.py)."""
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
@@ -52,7 +54,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
 
 def project_job(
     files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
-    python: str | None = None,
+    python: str | None = None, *, coverage: bool = False,
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. Where pytest
     is visible in the command, the report plugin goes beside the files and is passed to it with
@@ -61,8 +63,10 @@ def project_job(
     (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
     environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
     virtualenv of its own) autoload is off, so the plugins of codeheal's dependencies (anyio,
-    langsmith, ...) neither change the run nor add their seconds to every attempt. Any other
-    command runs as given, and its exit code and output are the report."""
+    langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
+    the plugin also records each test's line coverage (the run of the project as it is, for
+    the suspicious-line ranking). Any other command runs as given, and its exit code and output
+    are the report."""
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
@@ -73,7 +77,7 @@ def project_job(
         files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
         timeout_s=timeout_s,
         report=True,
-        env=NO_AUTOLOAD if is_codeheals_python(python) else {},
+        env={**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})},
         session=session,
         python=python,
         **run,

@@ -6,14 +6,20 @@ authenticated with the key the supervisor handed over on CODEHEAL_KEY_FD (read a
 here, before the candidate is imported). The module form's tests call `value` and `reached`
 (checks.py puts them in): the values its comparisons saw, as plain data for the host to
 compare, and the asserts a test reached. Only the user's tests are collected: functions and
-classes of the candidate are not, whatever their names. Standard library and pytest only: it
-runs inside the sandbox."""
+classes of the candidate are not, whatever their names. With CODEHEAL_COVERAGE set (the
+project form's run of the project as it is) it also records which lines of the workspace's
+modules each test executed (sys.monitoring on 3.12+, else sys.settrace), as advisory evidence
+the host ranks suspicious lines by; the verdict never reads it. Standard library and pytest
+only: it runs inside the sandbox."""
 
 import builtins
 import hashlib
 import hmac
 import json
 import os
+import sys
+import threading
+import time
 
 import pytest
 from codeheal_plain import NotPlain, plain
@@ -32,9 +38,17 @@ RECORDS_PER_ASSERT = 200
 """Values kept per assert and test (an assert in a loop); later ones are not recorded."""
 _BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.startswith("_")}
 """The builtins as they were before the candidate was imported (it may patch them)."""
+COVERAGE_ENV = "CODEHEAL_COVERAGE"
+COVERAGE_BYTES = 1024 * 1024
+"""Coverage evidence sent at most (the supervisor passes on 3 MB in all): later tests' is dropped."""
+FLUSH_SECONDS = 0.5
+"""A running test's new lines are sent this often, so a test killed at the deadline has its coverage."""
+OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
+                       os.path.join(os.getcwd(), "codeheal_supervisor.py")})
 _comparison = {}
 _current = {"test": None}
 _recorded = {}
+_emit_lock = threading.Lock()
 
 
 def _channel():
@@ -58,8 +72,111 @@ def _emit(record):
         return
     payload = json.dumps(record).encode()
     tag = hmac.new(_key, payload, hashlib.sha256).hexdigest()[:MAC_CHARS].encode()
-    _report.write(tag + b" " + payload + b"\n")
-    _report.flush()
+    with _emit_lock:  # the coverage flusher writes from its own thread
+        _report.write(tag + b" " + payload + b"\n")
+        _report.flush()
+    return len(payload)
+
+
+class _Coverage:
+    """The lines of workspace modules the current test executed, each sent once per test:
+    appended by the tracer (list.append is atomic), sent by the test's end and, while it
+    runs, every FLUSH_SECONDS by a daemon thread."""
+
+    def __init__(self):
+        self.lines = []
+        self.sent = 0
+        self.test = None
+        self.budget = COVERAGE_BYTES
+        self.lock = threading.Lock()
+        self.rearm = lambda: None
+        """Makes every line count again (set by _start_tracing)."""
+        self._paths = {}
+
+    def relative(self, filename):
+        """A code object's file as a workspace path; "" for a file outside the workspace or
+        one of codeheal's own."""
+        known = self._paths.get(filename)
+        if known is None:
+            path = os.path.abspath(filename)
+            known = path[len(WORKSPACE):] if path.startswith(WORKSPACE) and path not in OWN_FILES else ""
+            self._paths[filename] = known
+        return known
+
+    def begin(self, test):
+        with self.lock:
+            self.lines, self.sent, self.test = [], 0, test
+        self.rearm()
+
+    def flush(self):
+        with self.lock:
+            end = len(self.lines)
+            if self.test is None or end == self.sent or self.budget <= 0:
+                return
+            by_file = {}
+            for path, line in self.lines[self.sent:end]:
+                by_file.setdefault(path, []).append(line)
+            self.sent = end
+            self.budget -= _emit({"event": "coverage", "test": self.test, "lines": by_file}) or 0
+
+    def end(self):
+        self.flush()
+        with self.lock:
+            self.test = None
+
+    def watch(self):
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            self.flush()
+
+
+def _start_tracing(coverage):
+    """Record each line of the workspace's modules once per test: sys.monitoring where the
+    interpreter has it (a line event disabled once seen, re-armed at each test), else a
+    sys.settrace tracer that traces only frames of those modules."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is not None:
+        tool = next((t for t in range(monitoring.COVERAGE_ID, 6) if monitoring.get_tool(t) is None), None)
+        if tool is None:
+            return lambda: None  # every tool id is taken (another coverage tool): no coverage
+        monitoring.use_tool_id(tool, "codeheal")
+
+        def started(code, offset):
+            if coverage.relative(code.co_filename):
+                monitoring.set_local_events(tool, code, monitoring.events.LINE)
+            return monitoring.DISABLE
+
+        def line(code, number):
+            coverage.lines.append((coverage.relative(code.co_filename), number))
+            return monitoring.DISABLE
+
+        monitoring.register_callback(tool, monitoring.events.PY_START, started)
+        monitoring.register_callback(tool, monitoring.events.LINE, line)
+        monitoring.set_events(tool, monitoring.events.PY_START)
+        return monitoring.restart_events
+
+    seen = set()
+
+    def local(frame, event, arg):
+        if event == "line":
+            key = (coverage.relative(frame.f_code.co_filename), frame.f_lineno)
+            if key not in seen:
+                seen.add(key)
+                coverage.lines.append(key)
+        return local
+
+    def calls(frame, event, arg):
+        return local if coverage.relative(frame.f_code.co_filename) else None
+
+    sys.settrace(calls)
+    threading.settrace(calls)
+    return seen.clear
+
+
+_coverage = _Coverage() if os.environ.pop(COVERAGE_ENV, None) and _report is not None else None
+if _coverage is not None:
+    _coverage.rearm = _start_tracing(_coverage)
+    threading.Thread(target=_coverage.watch, daemon=True).start()
 
 
 def test_names(candidate):
@@ -137,6 +254,13 @@ def pytest_runtest_logstart(nodeid, location):
     _comparison.clear()
     _current["test"] = nodeid
     _emit({"event": "begin", "test": nodeid})
+    if _coverage is not None:
+        _coverage.begin(nodeid)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if _coverage is not None:
+        _coverage.end()
 
 
 def pytest_assertrepr_compare(config, op, left, right):

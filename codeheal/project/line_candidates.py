@@ -1,0 +1,111 @@
+"""Line-level repair candidates: one suspicious line rewritten, the rest of its function kept.
+
+For a line of a project function the model is given the function up to that line (and the
+line's indentation) as the start of its reply and writes that one line; generation stops at
+its end. The candidate is the function with that line replaced, written as a reply of
+corrected definitions (`# path`, the `class` line for a method, the function), so it is
+applied, deduplicated and tested like any other reply."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+
+from codeheal.state import SuspiciousLine
+
+LINE_END = ("\n",)
+"""A line candidate's reply stops at the end of its line."""
+
+
+@dataclass(frozen=True)
+class LineSlot:
+    """One line of a project function to rewrite on its own."""
+
+    file: str
+    line: int
+    """1-based, in the file."""
+    function: str
+    """The function's qualified name (`Cart.total` for a method)."""
+    before: str
+    """The reply up to the line: the fence, the path, the class line of a method, the
+    function's lines before it and the line's indentation."""
+    after: str
+    """The function's lines after it, to the end of the function."""
+    original: str
+    """The line as it is, without its indentation."""
+
+    def reply(self, written: str) -> str:
+        """The corrected definition a line reply gives: `written` is the model's reply, its
+        prefill (`before`) included or not; only its first line counts."""
+        line = written.removeprefix(self.before).split("\n", 1)[0].rstrip()
+        return f"{self.before}{line}\n{self.after}```\n"
+
+
+def line_slots(
+    ranking: Sequence[SuspiciousLine],
+    files: Mapping[str, str],
+    *,
+    scope: Collection[tuple[str, str]] | None,
+    first: Collection[tuple[str, str]] = (),
+    limit: int,
+) -> list[LineSlot]:
+    """The first `limit` ranked lines that are statements in the body of a top-level function
+    or a method of a top-level class whose (path, name) is in `scope` (None: any), as slots;
+    among lines of equal score those in the functions `first` names go first."""
+    slots = []
+    for entry in sorted(ranking, key=lambda e: (-e["score"], _function_key(e, files) not in first)):
+        slot = _slot(entry["file"], entry["line"], files)
+        if slot is None or (scope is not None and (slot.file, slot.function.rsplit(".", 1)[-1]) not in scope):
+            continue
+        slots.append(slot)
+        if len(slots) == limit:
+            break
+    return slots
+
+
+def _function_key(entry: SuspiciousLine, files: Mapping[str, str]) -> tuple[str, str]:
+    found = _enclosing(entry["file"], entry["line"], files)
+    return (entry["file"], found[1].name) if found else ("", "")
+
+
+def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:
+    found = _enclosing(path, number, files)
+    if found is None:
+        return None
+    owner, node = found
+    first = node.body[0]
+    body_start = first.lineno
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        body_start = (first.end_lineno or first.lineno) + 1  # after the docstring
+    lines = files[path].splitlines()
+    text = lines[number - 1]
+    if number < body_start or not text.strip() or text.lstrip().startswith("#"):
+        return None
+    start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    end = node.end_lineno or node.lineno
+    indent = text[: len(text) - len(text.lstrip())]
+    head = f"```python\n# {path}\n" + (f"class {owner.name}:\n" if owner else "")
+    before = head + "".join(f"{line}\n" for line in lines[start - 1: number - 1]) + indent
+    after = "".join(f"{line}\n" for line in lines[number: end])
+    name = f"{owner.name}.{node.name}" if owner else node.name
+    return LineSlot(file=path, line=number, function=name, before=before, after=after, original=text.strip())
+
+
+def _enclosing(
+    path: str, number: int, files: Mapping[str, str]
+) -> tuple[ast.ClassDef | None, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The top-level function, or method of a top-level class, whose lines hold `number`."""
+    try:
+        module = ast.parse(files.get(path, ""))
+    except SyntaxError:
+        return None
+    for node in module.body:
+        methods = [(node, n) for n in node.body] if isinstance(node, ast.ClassDef) else [(None, node)]
+        for owner, function in methods:
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                function.lineno <= number <= (function.end_lineno or function.lineno)
+            ):
+                return owner, function
+    return None

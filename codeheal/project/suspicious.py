@@ -1,0 +1,59 @@
+"""Which lines of a project most likely hold the defect: a spectrum score over each test's line
+coverage (Ochiai: the lines the failing tests execute and the passing ones do not), raised for
+the lines on a failure's traceback.
+
+The coverage is the report plugin's advisory evidence from the run of the project as it is
+(evaluation/coverage.py); it only orders what the repair prompt points at and which lines get
+line-level candidates, never a verdict."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+
+from codeheal.project.repair_context import is_test_file
+from codeheal.state import CheckFailure, SuspiciousLine
+
+FRAME_BONUS = 0.5
+"""Added to a line a failure's traceback stops at in the project's code (the innermost
+project frame; half that for the frames that called it)."""
+RANKED = 20
+"""Lines kept in the ranking."""
+
+
+def rank_lines(
+    coverage: Mapping[str, Mapping[str, Collection[int]]],
+    failed: Collection[str],
+    failures: Sequence[CheckFailure],
+    files: Mapping[str, str],
+) -> list[SuspiciousLine]:
+    """The project's lines (not the tests'), most suspicious first, at most RANKED of them.
+    `coverage`: test node id -> workspace path -> the lines that test executed; `failed`: the
+    node ids that failed (or did not finish); `failures`: their failures, whose frames add
+    FRAME_BONUS. Score = failed(s) / sqrt(total_failed * (failed(s) + passed(s))) plus the
+    bonus; equal scores in reading order. Lines no failing test executed and no frame names
+    are left out."""
+    failing = set(failed)
+    covered_failing = [t for t in coverage if t in failing]
+    hits: dict[tuple[str, int], list[int]] = {}
+    for test, by_file in coverage.items():
+        outcome = 0 if test in failing else 1
+        for path, lines in by_file.items():
+            if path not in files or is_test_file(path):
+                continue
+            for line in set(lines):
+                hits.setdefault((path, line), [0, 0])[outcome] += 1
+    scores = {
+        key: failed_here / math.sqrt(len(covered_failing) * (failed_here + passed_here))
+        for key, (failed_here, passed_here) in hits.items() if failed_here
+    }
+    bonus: dict[tuple[str, int], float] = {}
+    for failure in failures:
+        project_frames = [f for f in reversed(failure["frames"]) if f["file"] in files and not is_test_file(f["file"])]
+        for depth, frame in enumerate(project_frames):
+            key = (frame["file"], frame["line"])
+            bonus[key] = max(bonus.get(key, 0.0), FRAME_BONUS if depth == 0 else FRAME_BONUS / 2)
+    for key, extra in bonus.items():
+        scores[key] = scores.get(key, 0.0) + extra
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:RANKED]
+    return [SuspiciousLine(file=path, line=line, score=round(score, 3)) for (path, line), score in ranked]
