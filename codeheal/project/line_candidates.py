@@ -12,7 +12,6 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-
 from codeheal.state import SuspiciousLine
 
 LINE_END = ("\n",)
