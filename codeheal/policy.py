@@ -47,12 +47,15 @@ def best_attempt(history: list[Attempt]) -> Attempt:
     return max(reversed(history), key=lambda a: (bool(a.get("passed")), a["passed_count"], bool(a["code"].strip())))
 
 
-def replaces_best(candidate: Feedback, best: Feedback) -> bool:
+def replaces_best(candidate: Feedback, best: Feedback, *, smaller: bool = False) -> bool:
     """Whether a candidate of an attempt, tested after the attempt's best so far, takes its
-    place: the first that passed stays, else the one that passed more checks wins; the
-    earlier among equals (candidates are in the order they were drawn: the first is the
-    greedy one, and the starting code before what a model wrote)."""
-    return not best["passed"] and (candidate["passed"] or candidate["passed_count"] > best["passed_count"])
+    place: of two that passed, the one with the smaller change (`smaller`: the candidate's
+    is smaller, Form.change_size), else the one that passed more checks wins; the earlier
+    among equals (candidates are in the order they were drawn: the first is the greedy one,
+    and the starting code before what a model wrote)."""
+    if best["passed"]:
+        return candidate["passed"] and smaller
+    return candidate["passed"] or candidate["passed_count"] > best["passed_count"]
 
 
 def tokens_spent(state: State) -> int:
@@ -61,13 +64,14 @@ def tokens_spent(state: State) -> int:
 
 
 def completion_allowance(state: State, context: Context, *, prompt_tokens: int, requests: int,
-                         samples: int, wanted: int) -> int:
+                         samples: int, wanted: int, already: int = 0) -> int:
     """Completion tokens each of `samples` replies may use so that the next call (made as
-    `requests` requests of `prompt_tokens` each) keeps the run within `Context.max_tokens`;
-    0 when not even MIN_COMPLETION_TOKENS fit (the call must not be made)."""
+    `requests` requests of `prompt_tokens` each, after calls of this step that used `already`
+    tokens) keeps the run within `Context.max_tokens`; 0 when not even MIN_COMPLETION_TOKENS
+    fit (the call must not be made)."""
     if context.max_tokens is None:
         return wanted
-    left = context.max_tokens - tokens_spent(state) - prompt_tokens * requests
+    left = context.max_tokens - tokens_spent(state) - already - prompt_tokens * requests
     per_sample = min(wanted, left // samples)
     return per_sample if per_sample >= MIN_COMPLETION_TOKENS else 0
 

@@ -4,15 +4,32 @@ kept in state by name; the nodes ask the form and never which form it is."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ClassVar
 
 from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
+from codeheal.llm.factory import MAX_TOKENS
 from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
 from codeheal.steps import Steps
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One model call of an attempt: its messages and stop sequences, how many replies to
+    draw at which temperature, and how a reply becomes a candidate."""
+
+    messages: list[BaseMessage]
+    stop: tuple[str, ...]
+    samples: int
+    temperature: float
+    candidate: Callable[[str], str]
+    max_tokens: int = MAX_TOKENS
+    """Completion tokens of each reply at most."""
 
 
 class Form(ABC):
@@ -49,6 +66,22 @@ class Form(ABC):
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
         """The actor's messages and the stop sequences of its reply. `fresh`: written from
         the first attempt's prompt; `prefill`: the reply is started for the model."""
+
+    def draws(self, state: State, context: Context, *, fresh: bool, prefill: bool) -> list[Draw]:
+        """The model calls that write the next candidates, in the order their candidates are
+        tested (the earlier wins among equals). By default one: the actor's prompt, one reply
+        on the first attempt, Context.retry_samples on a retry at the retry temperature."""
+        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill)
+        retry = self.is_retry(state)
+        return [Draw(
+            messages, stop, samples=context.retry_samples if retry else 1,
+            temperature=context.retry_temperature if retry else context.temperature, candidate=self.candidate,
+        )]
+
+    def change_size(self, tested: TestedCandidate) -> int:
+        """How much a tested candidate changes (among candidates that pass, the smaller wins);
+        by default every candidate is the same size."""
+        return 0
 
     @abstractmethod
     def candidate(self, reply: str) -> str:

@@ -27,31 +27,39 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
         fresh = form.fresh_starts and retry and (not context.feedback or needs_fresh_start(state, context))
-        model = llm or chat_model(context, context.retry_temperature if retry else context.temperature)
-        messages, stop = form.actor_prompt(state, context, fresh=fresh, prefill=uses_prefill(context, llm))
-        samples = context.retry_samples if retry else 1
+        draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm))
         per_call = 1 if llm else completions_per_request(context)
-        allowance = completion_allowance(
-            state, context, prompt_tokens=token_counter(model).prompt_tokens(messages),
-            requests=-(-samples // per_call), samples=samples, wanted=MAX_TOKENS,
-        )
-        if not allowance:
+        candidates: list[str] = []
+        usages = []
+        for draw in draws:
+            model = llm or chat_model(context, draw.temperature)
+            allowance = completion_allowance(
+                state, context, prompt_tokens=token_counter(model).prompt_tokens(draw.messages),
+                requests=-(-draw.samples // per_call), samples=draw.samples, wanted=draw.max_tokens,
+                already=total_usage(usages)["tokens"],
+            )
+            if not allowance:
+                break
+            if not usages:
+                emit(AttemptStarted(
+                    kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
+                    max_attempts=attempt_limit(state, context),
+                ))
+            replies = yield ModelCall(
+                model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=per_call,
+                max_tokens=allowance if context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
+            )
+            usages += [usage for _, usage in replies]
+            candidates += [draw.candidate(reply) for reply, _ in replies]
+        if not usages:
             return {"candidates": [], "stop_reason": "budget"}
-        emit(AttemptStarted(
-            kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
-            max_attempts=attempt_limit(state, context),
-        ))
-        replies = yield ModelCall(
-            model, messages, stop=stop, samples=samples, per_call=per_call,
-            max_tokens=allowance if context.max_tokens is not None else None,
-        )
-        generation = total_usage([usage for _, usage in replies])
+        generation = total_usage(usages)
         emit(CandidatesWritten(
             kind="candidates_written", attempt=(state.get("attempts") or 0) + 1, seconds=generation["seconds"],
             prompt_tokens=generation["prompt_tokens"], completion_tokens=generation["completion_tokens"],
         ))
         return {
-            "candidates": [form.candidate(reply) for reply, _ in replies],
+            "candidates": candidates,
             "generation": generation,
             "fresh_start": fresh,
             "written": (state.get("written") or 0) + 1,

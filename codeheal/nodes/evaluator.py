@@ -4,6 +4,7 @@ tested candidates and records the attempt with its Feedback (the judging of one 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from codeheal.evaluation.feedback import summarize
@@ -21,7 +22,7 @@ def evaluator(state: State) -> dict:
     tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
     if state.get("probes"):
         return {**_record_selection(state, tested), "tested": None, "probes": None}
-    choice = Choice()
+    choice = Choice(size=form_of(state).change_size)
     for candidate in tested:
         choice.add(candidate)
     tried = state.get("tried") or []
@@ -45,12 +46,13 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
 
 @dataclass
 class Choice:
-    """The best of an attempt's tested candidates (by `policy.replaces_best`), and the
-    sandbox time all of them took."""
+    """The best of an attempt's tested candidates (by `policy.replaces_best`, their changes
+    measured by `size`: Form.change_size), and the sandbox time all of them took."""
 
     best: TestedCandidate | None = None
     tested: int = 0
     sandbox_seconds: float = 0.0
+    size: Callable[[TestedCandidate], int] = lambda tested: 0
 
     def add(self, tested: TestedCandidate) -> None:
         """Take one tested candidate (in candidate order) into account."""
@@ -60,7 +62,7 @@ class Choice:
         if self.best is None:
             self.best = tested
             return
-        if replaces_best(feedback, self.best["feedback"]):
+        if replaces_best(feedback, self.best["feedback"], smaller=self.size(tested) < self.size(self.best)):
             self.best = tested
 
     def attempt_feedback(self) -> Feedback:
