@@ -1,10 +1,11 @@
 """Line-level repair candidates: one suspicious line rewritten, the rest of its function kept.
 
-For a line of a project function the model is given the function up to that line (and the
-line's indentation) as the start of its reply and writes that one line; generation stops at
-its end. The candidate is the function with that line replaced, written as a reply of
-corrected definitions (`# path`, the `class` line for a method, the function), so it is
-applied, deduplicated and tested like any other reply."""
+For a line of a project function the model is given the function up to that line as the
+start of its reply, then a comment that names the line as the one to correct (small models
+otherwise copy the line they were shown) and the line's indentation; it writes that one line
+and generation stops at its end. The candidate is the function with that line replaced (the
+comment left out), written as a reply of corrected definitions (`# path`, the `class` line
+for a method, the function), so it is applied, deduplicated and tested like any other reply."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from codeheal.state import SuspiciousLine
 
 LINE_END = ("\n",)
 """A line candidate's reply stops at the end of its line."""
+LINE_HINT = "# the next line was `{original}`, which is wrong; corrected:"
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,12 @@ class LineSlot:
     """1-based, in the file."""
     function: str
     """The function's qualified name (`Cart.total` for a method)."""
+    head: str
+    """The candidate up to the line: the fence, the path, the class line of a method and the
+    function's lines before it."""
     before: str
-    """The reply up to the line: the fence, the path, the class line of a method, the
-    function's lines before it and the line's indentation."""
+    """The reply's start the model continues: `head`, the comment naming the line, the
+    line's indentation."""
     after: str
     """The function's lines after it, to the end of the function."""
     original: str
@@ -39,7 +44,11 @@ class LineSlot:
         """The corrected definition a line reply gives: `written` is the model's reply, its
         prefill (`before`) included or not; only its first line counts."""
         line = written.removeprefix(self.before).split("\n", 1)[0].rstrip()
-        return f"{self.before}{line}\n{self.after}```\n"
+        return f"{self.head}{self.indent}{line}\n{self.after}```\n"
+
+    @property
+    def indent(self) -> str:
+        return self.before[len(self.before.rstrip(" \t")):]
 
 
 def line_slots(
@@ -86,10 +95,12 @@ def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:
     end = node.end_lineno or node.lineno
     indent = text[: len(text) - len(text.lstrip())]
     head = f"```python\n# {path}\n" + (f"class {owner.name}:\n" if owner else "")
-    before = head + "".join(f"{line}\n" for line in lines[start - 1: number - 1]) + indent
+    head += "".join(f"{line}\n" for line in lines[start - 1: number - 1])
+    before = f"{head}{indent}{LINE_HINT.format(original=text.strip())}\n{indent}"
     after = "".join(f"{line}\n" for line in lines[number: end])
     name = f"{owner.name}.{node.name}" if owner else node.name
-    return LineSlot(file=path, line=number, function=name, before=before, after=after, original=text.strip())
+    return LineSlot(file=path, line=number, function=name, head=head, before=before, after=after,
+                    original=text.strip())
 
 
 def _enclosing(

@@ -34,7 +34,8 @@ def ranked(*lines: tuple[int, float]) -> list[SuspiciousLine]:
 def test_a_slot_starts_the_reply_up_to_the_line_and_keeps_the_rest() -> None:
     [slot] = line_slots(ranked((8, 0.9)), FILES, scope=None, limit=3)
     assert (slot.function, slot.original) == ("bulk_discount", "if quantity > threshold:  # tiers start at their threshold")
-    assert slot.before.endswith("    for threshold, percent in ((100, 25), (10, 10)):\n\n        ")
+    assert slot.before.endswith("    for threshold, percent in ((100, 25), (10, 10)):\n\n        # the next line was "
+                                "`if quantity > threshold:  # tiers start at their threshold`, which is wrong; corrected:\n        ")
     assert slot.before.startswith("```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int:\n")
     reply = slot.reply(slot.before + "if quantity >= threshold:\n    this line is never read")
     edit = apply_reply(FILES, reply)
@@ -52,7 +53,8 @@ def test_a_reply_without_its_prefill_is_the_line_alone() -> None:
 def test_a_method_slot_names_its_class() -> None:
     [slot] = line_slots(ranked((15, 0.5)), FILES, scope=None, limit=1)
     assert slot.function == "Cart.total"
-    assert slot.before.endswith("class Cart:\n    def total(self, quantity: int) -> int:\n        ")
+    assert slot.head.endswith("class Cart:\n    def total(self, quantity: int) -> int:\n")
+    assert slot.before.endswith("corrected:\n        ")
     edit = apply_reply(FILES, slot.reply("return quantity * 2"))
     assert unified_diff(FILES, edit.files).changed_lines == 2
 
