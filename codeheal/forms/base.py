@@ -4,7 +4,7 @@ kept in state by name; the nodes ask the form and never which form it is."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -16,6 +16,7 @@ from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
 from codeheal.steps import Steps
+from codeheal.tokens import TokenCounter
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ class Form(ABC):
         InputError for input no model call could fix."""
 
     @abstractmethod
-    def run_started(self, fields: dict) -> RunStarted:
-        """The progress event of a run that `start` gave `fields`: what happens first."""
+    def run_started(self, run: dict) -> RunStarted:
+        """The progress event of a run whose input and `start` fields are `run`: what happens first."""
 
     @abstractmethod
     def is_retry(self, state: State) -> bool:
@@ -62,16 +63,19 @@ class Form(ABC):
 
     @abstractmethod
     def actor_prompt(
-        self, state: State, context: Context, *, fresh: bool, prefill: bool
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
         """The actor's messages and the stop sequences of its reply. `fresh`: written from
-        the first attempt's prompt; `prefill`: the reply is started for the model."""
+        the first attempt's prompt; `prefill`: the reply is started for the model; `counter`:
+        how the model's tokens are counted, for a form that fits its prompts to the window."""
 
-    def draws(self, state: State, context: Context, *, fresh: bool, prefill: bool) -> list[Draw]:
+    def draws(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
+    ) -> list[Draw]:
         """The model calls that write the next candidates, in the order their candidates are
         tested (the earlier wins among equals). By default one: the actor's prompt, one reply
         on the first attempt, Context.retry_samples on a retry at the retry temperature."""
-        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill)
+        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         retry = self.is_retry(state)
         return [Draw(
             messages, stop, samples=context.retry_samples if retry else 1,
@@ -94,12 +98,19 @@ class Form(ABC):
         return candidate or ""
 
     @abstractmethod
-    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+    def reflector_prompt(
+        self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
+    ) -> list[BaseMessage]:
         """The reflector's messages about the latest attempt."""
 
     @abstractmethod
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         """One candidate tested: the steps that judge it, and what its test showed."""
+
+    def files_as_read(self, state: State) -> Mapping[str, str] | None:
+        """The project's files as the run read them, against which each attempt's change is
+        shown; None for a form whose attempts are whole code."""
+        return None
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
         """The form's own fields of the attempt record, from the chosen candidate."""

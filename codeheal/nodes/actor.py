@@ -27,14 +27,15 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
         fresh = form.fresh_starts and retry and (not context.feedback or needs_fresh_start(state, context))
-        draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm))
+        counter = token_counter(llm or chat_model(context, context.temperature))
+        draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm), counter=counter)
         per_call = 1 if llm else completions_per_request(context)
         candidates: list[str] = []
         usages = []
         for draw in draws:
             model = llm or chat_model(context, draw.temperature)
             allowance = completion_allowance(
-                state, context, prompt_tokens=token_counter(model).prompt_tokens(draw.messages),
+                state, context, prompt_tokens=counter.prompt_tokens(draw.messages),
                 requests=-(-draw.samples // per_call), samples=draw.samples, wanted=draw.max_tokens,
                 already=total_usage(usages)["tokens"],
             )
