@@ -4,6 +4,7 @@ job; these rules decide the run."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from codeheal.context import Context
@@ -148,3 +149,35 @@ def final_status(state: State, context: Context, *, fresh_starts: bool = True) -
     if state.get("stop_reason") == "budget":
         return "budget"
     return "stuck" if is_stuck(state, context, fresh_starts=fresh_starts) else "failed"
+
+
+LINE_SLOTS = 6
+"""Project form: suspicious lines that get line-level candidates on each repair attempt (the
+first attempt the top ones, the next attempt the next ones)."""
+LINE_SAMPLES = 2
+"""Project form: one-line replacements drawn for each of those lines."""
+REWRITE_SAMPLES = 2
+"""Project form: whole-function rewrites a later repair attempt draws at least (the first is
+greedy, one); with one, a retry that repeats itself ends the run as stuck."""
+
+
+@dataclass(frozen=True)
+class RepairPlan:
+    """How one project-form repair attempt divides its model calls between line-level
+    candidates and whole-function rewrites (with the feedback so far)."""
+
+    rewrites: int
+    lines: range
+    """Which of the ranked line slots get line candidates (indexes into the ranking's slots)."""
+    line_samples: int
+
+
+def repair_plan(state: State, context: Context) -> RepairPlan:
+    """The project form's next repair attempt: the first draws one greedy rewrite and line
+    candidates for the LINE_SLOTS most suspicious lines; each later one draws
+    max(Context.retry_samples, REWRITE_SAMPLES) rewrites and line candidates for the next
+    LINE_SLOTS lines."""
+    written = state.get("written") or 0
+    rewrites = 1 if not written else max(context.retry_samples, REWRITE_SAMPLES)
+    return RepairPlan(rewrites=rewrites, lines=range(written * LINE_SLOTS, (written + 1) * LINE_SLOTS),
+                      line_samples=LINE_SAMPLES)

@@ -176,6 +176,10 @@ class TestedCandidate(TypedDict):
     """Project form, the project as it is: the node ids of the tests that failed."""
     as_is_seconds: NotRequired[float]
     """Project form, the project as it is: how long its test run took."""
+    suspicious: NotRequired[list[SuspiciousLine]]
+    """Project form, the project as it is: its lines ranked by how likely they hold the defect."""
+    changed_lines: NotRequired[int]
+    """Project form: lines the candidate's change removes plus lines it adds."""
 
 
 def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
@@ -294,6 +298,10 @@ class RunScratch(TypedDict, total=False):
     """Project form: the node ids that failed on the project as it is; a repair runs them first."""
     as_is_seconds: float | None
     """Project form: how long the project as it is took to test (the derived time limit's base)."""
+    suspicious: list[SuspiciousLine] | None
+    """Project form: the lines of the project as it is most likely to hold the defect, most
+    suspicious first (its tests' line coverage and tracebacks): marked in the repair prompt,
+    and the lines that get line-level candidates."""
 
 
 class RunOutcome(TypedDict, total=False):

@@ -2,33 +2,62 @@
 targeted edits (refused when it reaches beyond the failing path or into the tests), the tamper
 scan of what the model wrote, the linter stage, then the tests: those that failed on the
 project as it is first, and, when they pass, the whole test command, under a time limit
-derived from the run of the project as it is (policy.time_limit)."""
+derived from the run of the project as it is (policy.time_limit). The run of the project as
+it is also records each test's line coverage, which ranks the suspicious lines."""
 
 from __future__ import annotations
 
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
-from codeheal.evaluation.feedback import attempt_feedback, output_feedback, reported, run_feedback, tamper_feedback
+from codeheal.evaluation.coverage import coverage_by_test
+from codeheal.evaluation.feedback import (
+    attempt_feedback,
+    output_feedback,
+    reported,
+    run_feedback,
+    tamper_feedback,
+)
 from codeheal.evaluation.jobs import project_job
+from codeheal.policy import as_is_time_limit, time_limit
 from codeheal.project.edits import ChangedDefinition as ChangedEdit
 from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
+from codeheal.project.failing_first import failing_first
+from codeheal.project.line_candidates import functions_first
 from codeheal.project.lint import LintFinding, added_findings
 from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.failing_first import failing_first
+from codeheal.project.suspicious import rank_lines
 from codeheal.project.task import TestCommand, parse_test_command
 from codeheal.project.workspace_store import workspace_of
 from codeheal.prompting.fix_prompts import project_targets
-from codeheal.policy import as_is_time_limit, time_limit
-from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IT_IS, Candidate, CheckFailure, Feedback, State
+from codeheal.sandboxes.base import RunResult, Sandbox
+from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.steps import SandboxRun, Steps
 
 NOT_APPLIED = "the reply was not applied"
 
 
+def as_is_steps(
+    sandbox: Sandbox, state: State, context: Context, session: str | None = None
+) -> Steps[tuple[Feedback, list[SuspiciousLine]]]:
+    """The project as it is tested, with each test's line coverage recorded: its feedback and
+    its lines ranked by how suspicious they are (project/suspicious.py), those of the --target
+    first. Raises InputError when its tests cannot test it (refuse_untestable)."""
+    files = dict(workspace_of(state))
+    command = parse_test_command(state["test_command"])
+    feedback, result = yield from _test_run(
+        sandbox, files, command, as_is_time_limit(context), session, state, None, coverage=True)
+    refuse_untestable(feedback, state["test_command"])
+    coverage = coverage_by_test(result)
+    unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
+    failed = set(feedback.get("tests_failed") or []) | unfinished
+    ranking = rank_lines(coverage, failed, feedback["failures"], files)
+    targets = {(target.file, target.function.rsplit(".", 1)[-1]) for target in project_targets(state)}
+    return feedback, functions_first(ranking, files, targets)
+
+
 def project_evaluation_steps(
-    sandbox: Sandbox, candidate: Candidate, state: State, context: Context, session: str | None = None
+    sandbox: Sandbox, candidate: str, state: State, context: Context, session: str | None = None
 ) -> Steps[tuple[Feedback, EditResult | None]]:
     """The feedback on one project-form candidate, and the edit it made: the reply applied
     to the project's files (a reply that cannot be applied, or that touches the tests, is a
@@ -37,29 +66,23 @@ def project_evaluation_steps(
     ids (failing_first), then the whole command, which must run and pass every test the
     project as it is ran; a change that fixes the failing tests and breaks others says which."""
     workspace = workspace_of(state)
-    edit = None
-    if candidate is not AS_IT_IS:
-        try:
-            edit = apply_reply(workspace, candidate, hints=repair_hints(state))
-            _check_scope(edit, state)
-        except EditRejected as exc:
-            return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
-        if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), lying_dunders=True)):
-            return tampering, edit
-        if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
-            return lint_feedback(findings), edit
-    files = {**workspace, **(edit.files if edit else {})}
+    try:
+        edit = apply_reply(workspace, candidate, hints=repair_hints(state))
+        _check_scope(edit, state)
+    except EditRejected as exc:
+        return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
+    if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), lying_dunders=True)):
+        return tampering, edit
+    if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
+        return lint_feedback(findings), edit
+    files = {**workspace, **edit.files}
     command = parse_test_command(state["test_command"])
-    if candidate is AS_IT_IS:
-        feedback = yield from _test_run(sandbox, files, command, as_is_time_limit(context), session, state, None)
-        refuse_untestable(feedback, state["test_command"])
-        return feedback, edit
     limit = time_limit(context, state.get("as_is_seconds"))
     failing = state.get("failing_tests") or []
     first = failing_first(command, failing, state.get("baseline_tests") or [], files)
     first_seconds = 0.0
     if first is not None:
-        feedback = yield from _test_run(sandbox, files, first, limit, session, state, failing)
+        feedback, _ = yield from _test_run(sandbox, files, first, limit, session, state, failing)
         if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
             # Counted as a whole run: the tests that passed on the project as it is were not rerun.
             not_rerun = len(set(state.get("baseline_tests") or []) - set(failing))
@@ -68,7 +91,7 @@ def project_evaluation_steps(
             return feedback, edit
         # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
         first_seconds = feedback["seconds"]
-    feedback = yield from _test_run(sandbox, files, command, limit, session, state, state.get("baseline_tests"))
+    feedback, _ = yield from _test_run(sandbox, files, command, limit, session, state, state.get("baseline_tests"))
     feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
     if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
         broken = sorted({f["test"] for f in feedback["failures"]})
@@ -79,18 +102,19 @@ def project_evaluation_steps(
 
 def _test_run(
     sandbox: Sandbox, files: dict[str, str], command: TestCommand, limit: float, session: str | None,
-    state: State, must_run: list[str] | None,
-) -> Steps[Feedback]:
-    """One run of `command` on `files` in the sandbox, judged; `must_run`: the node ids that
-    must run and pass (None: whatever ran)."""
-    job = project_job(files, command, limit, session, state.get("interpreter"))
+    state: State, must_run: list[str] | None, *, coverage: bool = False,
+) -> Steps[tuple[Feedback, RunResult]]:
+    """One run of `command` on `files` in the sandbox, judged, and the run itself; `must_run`:
+    the node ids that must run and pass (None: whatever ran); `coverage`: record each test's
+    line coverage."""
+    job = project_job(files, command, limit, session, state.get("interpreter"), coverage=coverage)
     result = yield SandboxRun(sandbox, job)
     if not (command.direct or reported(result)):
         feedback = output_feedback(result, files)  # only the exit code and the output tell
     else:
         feedback = run_feedback(result, None, must_run=must_run)
     feedback["time_limit_s"] = limit
-    return feedback
+    return feedback, result
 
 
 def refuse_untestable(feedback: Feedback, test_command: str) -> None:

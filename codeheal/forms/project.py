@@ -11,23 +11,45 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
-from codeheal.evaluation.project_candidate import project_evaluation_steps, repair_hints
-from codeheal.forms.base import Form
+from codeheal.evaluation.project_candidate import (
+    as_is_steps,
+    project_evaluation_steps,
+    repair_hints,
+)
+from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
+from codeheal.policy import repair_plan
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import apply_reply, canonical_reply
+from codeheal.project.line_candidates import LINE_END, LineSlot, line_slots
+from codeheal.project.repair_context import repair_scope
 from codeheal.project.task import DEFAULT_TASK, load_project
 from codeheal.project.workspace_store import keep, workspace_of
 from codeheal.prompting.fix_prompts import (
-    project_actor_messages, project_reflector_messages, project_reply_start, run_failures,
+    project_actor_messages,
+    project_reflector_messages,
+    project_reply_start,
+    project_targets,
+    run_failures,
 )
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IT_IS, Attempt, Candidate, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
+from codeheal.state import (
+    AS_IT_IS,
+    Attempt,
+    Candidate,
+    CandidateJob,
+    ChangedDefinition,
+    State,
+    Status,
+    TestedCandidate,
+)
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
+LINE_TOKENS = 96
+"""A line candidate's reply: one line of code."""
 
 
 class ProjectForm(Form):
@@ -61,6 +83,7 @@ class ProjectForm(Form):
             "baseline_tests": None,
             "failing_tests": None,
             "as_is_seconds": None,
+            "suspicious": None,
             "diff": "",
             "changed": [],
             "files_written": [],
@@ -83,9 +106,37 @@ class ProjectForm(Form):
         start, stop = project_reply_start(state)
         return [*messages, AIMessage(start)], stop
 
+    def draws(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
+    ) -> list[Draw]:
+        """A repair attempt's model calls, as the policy divides them (policy.repair_plan):
+        whole-function rewrites from the repair prompt, then, when replies can be prefilled,
+        line-level candidates for the next suspicious lines: the same prompt, the reply started
+        with the function up to the line, one line written."""
+        plan = repair_plan(state, context)
+        retry = self.is_retry(state)
+        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
+        draws = [Draw(messages, stop, samples=plan.rewrites, candidate=self.candidate,
+                      temperature=context.retry_temperature if retry else context.temperature)]
+        if not prefill:
+            return draws
+        prompt = messages[:-1]  # without the rewrite's start
+        for slot in repair_line_slots(state, plan.lines.stop)[plan.lines.start:]:
+            draws.append(Draw(
+                [*prompt, AIMessage(slot.before)], LINE_END, samples=plan.line_samples,
+                temperature=context.retry_temperature, candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
+            ))
+        return draws
+
+    def _line_candidate(self, slot: LineSlot):
+        return lambda reply: self.candidate(slot.reply(reply))
+
     def candidate(self, reply: str) -> str:
         # A reply without code is kept: applying it fails, saying why.
         return canonical_reply(reply)
+
+    def change_size(self, tested: TestedCandidate) -> int:
+        return tested.get("changed_lines", 0)
 
     def candidate_key(self, state: State, candidate: Candidate) -> str:
         """The change a reply makes, as applied (replies that differ only in formatting the
@@ -105,16 +156,19 @@ class ProjectForm(Form):
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]
+        if code is AS_IT_IS:
+            feedback, suspicious = yield from as_is_steps(sandbox, job, context, job.get("session"))  # type: ignore[arg-type]
+            return TestedCandidate(
+                index=job["index"], code=code, feedback=feedback, repair_failures=run_failures(feedback),
+                baseline_tests=feedback.get("tests_ran") or [], failing_tests=feedback.get("tests_failed") or [],
+                as_is_seconds=feedback["seconds"], suspicious=suspicious,
+            )
         feedback, edit = yield from project_evaluation_steps(sandbox, code, job, context, job.get("session"))  # type: ignore[arg-type]
         tested = TestedCandidate(index=job["index"], code=code, feedback=feedback)
         if edit is not None:
             tested["changes"] = edit.files
             tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
-        if code is AS_IT_IS:
-            tested["repair_failures"] = run_failures(feedback)
-            tested["baseline_tests"] = feedback.get("tests_ran") or []
-            tested["failing_tests"] = feedback.get("tests_failed") or []
-            tested["as_is_seconds"] = feedback["seconds"]
+            tested["changed_lines"] = unified_diff(workspace_of(job), edit.files).changed_lines
         return tested
 
     def files_as_read(self, state: State) -> Mapping[str, str] | None:
@@ -131,7 +185,8 @@ class ProjectForm(Form):
         # time is the base of the repairs' time limit.
         return {
             field: t[field]  # type: ignore[literal-required]
-            for t in tested for field in ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds")
+            for t in tested
+            for field in ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds", "suspicious")
             if field in t
         }
 
@@ -157,3 +212,11 @@ class ProjectForm(Form):
             "apply": False,
             "force": False,
         }
+
+
+def repair_line_slots(state: State, limit: int) -> list[LineSlot]:
+    """The first `limit` suspicious lines of the project as it is that a line candidate may
+    change: statements of the functions the repair may change (repair_scope)."""
+    files = workspace_of(state)
+    scope = repair_scope(state.get("repair_failures") or [], files, targets=project_targets(state))
+    return line_slots(state.get("suspicious") or [], files, scope=scope, limit=limit)

@@ -42,8 +42,10 @@ class LineSlot:
 
     def reply(self, written: str) -> str:
         """The corrected definition a line reply gives: `written` is the model's reply, its
-        prefill (`before`) included or not; only its first line counts."""
+        prefill (`before`) included or not; only its first line counts, and a line written as
+        a comment (following the hint's lead) counts as the code it holds."""
         line = written.removeprefix(self.before).split("\n", 1)[0].rstrip()
+        line = line.lstrip("# ") if line.startswith("#") else line
         return f"{self.head}{self.indent}{line}\n{self.after}```\n"
 
     @property
@@ -56,14 +58,12 @@ def line_slots(
     files: Mapping[str, str],
     *,
     scope: Collection[tuple[str, str]] | None,
-    first: Collection[tuple[str, str]] = (),
     limit: int,
 ) -> list[LineSlot]:
     """The first `limit` ranked lines that are statements in the body of a top-level function
-    or a method of a top-level class whose (path, name) is in `scope` (None: any), as slots;
-    among lines of equal score those in the functions `first` names go first."""
+    or a method of a top-level class whose (path, name) is in `scope` (None: any), as slots."""
     slots = []
-    for entry in sorted(ranking, key=lambda e: (-e["score"], _function_key(e, files) not in first)):
+    for entry in ranking:
         slot = _slot(entry["file"], entry["line"], files)
         if slot is None or (scope is not None and (slot.file, slot.function.rsplit(".", 1)[-1]) not in scope):
             continue
@@ -73,9 +73,16 @@ def line_slots(
     return slots
 
 
-def _function_key(entry: SuspiciousLine, files: Mapping[str, str]) -> tuple[str, str]:
-    found = _enclosing(entry["file"], entry["line"], files)
-    return (entry["file"], found[1].name) if found else ("", "")
+def functions_first(
+    ranking: Sequence[SuspiciousLine], files: Mapping[str, str], functions: Collection[tuple[str, str]]
+) -> list[SuspiciousLine]:
+    """The ranking with the lines of the named functions ((path, name): the --target) before
+    the others, each group in ranking order."""
+    def named(entry: SuspiciousLine) -> bool:
+        found = _enclosing(entry["file"], entry["line"], files)
+        return found is not None and (entry["file"], found[1].name) in functions
+
+    return sorted(ranking, key=lambda entry: not named(entry))
 
 
 def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:

@@ -5,14 +5,14 @@ with expected and actual, and the count), the failing tests' source (their param
 the inputs), the project's functions on the failing path with line numbers (the traceback's
 project frames and the --target), the project functions the failing tests call (directly or
 through each other: a failed assert's traceback stops in the test), and part of the test data
-the tests load.
+the tests load; after the code, the lines the tests' coverage ranks most suspicious.
 
 When the text is over budget it is trimmed in this order, each part as far as it goes before
 the next is touched: test data (20 lines, 5, none); functions the tests call, later ones
-first; the other failing tests (one example each,
-then their names only); callers on the traceback (around the failing line, then left out); the
-test source (around the failing line, then left out); the first failing test (one example); the
-function to fix (around the failing line). What is left then is the minimum: the first failing
+first; the other failing tests (one example each, then their names only); the suspicious
+lines (the first, then none); callers on the traceback (around the failing line, then left
+out); the test source (around the failing line, then left out); the first failing test (one
+example); the function to fix (around the failing line). What is left then is the minimum: the first failing
 test with one example and the code around the failing line; PromptTooLargeError when even that
 does not fit. Tokens are estimated (`codeheal.tokens`)."""
 
@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 
 from codeheal.errors import PromptTooLargeError
 from codeheal.project.edits import Target, paths_named
-from codeheal.state import CheckFailure, Frame
+from codeheal.state import CheckFailure, Frame, SuspiciousLine
 from codeheal.tokens import estimate_tokens
 
 EXAMPLES_SHOWN = 3
@@ -38,6 +38,7 @@ DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", "
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 CALL_DEPTH = 3
 CALLED_SHOWN = 6
+SUSPICIOUS_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,13 @@ def repair_context(
     *,
     targets: Sequence[Target] = (),
     count: Callable[[str], int] = estimate_tokens,
+    suspicious: Sequence[SuspiciousLine] = (),
 ) -> str:
     """The failure and the code to repair, as the actor prompt shows them, in at most
     `budget_tokens` as `count` counts them (the model's tokenizer where known, else the estimate). `files`: the workspace, path -> text; `targets`: functions to
     show even when the traceback does not reach them (--target; for a failed assert it stops in
-    the test). Raises PromptTooLargeError when the minimum does not fit."""
+    the test); `suspicious`: the lines the tests' coverage ranks most suspicious, listed after
+    the code. Raises PromptTooLargeError when the minimum does not fit."""
     if not failures:
         raise ValueError("repair_context needs at least one failure")
     groups = _group(failures)
@@ -71,6 +74,8 @@ def repair_context(
         _Section(_function_levels(files, f.file, f.node, f.marks, droppable=not f.essential), 6 if f.essential else 3)
         for f in functions
     ]
+    if listed := [e for e in suspicious[:SUSPICIOUS_SHOWN] if e["file"] in files]:
+        sections.append(_Section(_suspicious_levels(listed, files), 3))
     shown = {(f.file, f.node.lineno) for f in functions}
     sections += [
         _Section(_function_levels(files, path, node, frozenset(), droppable=True), 2)
@@ -113,6 +118,13 @@ def primary_function(
     if not header or lines[node.lineno - 1].startswith((" ", "\t")):
         return None  # a method: its class line would be needed too
     return path, "\n".join(header) + "\n"
+
+
+def _suspicious_levels(listed: Sequence[SuspiciousLine], files: Mapping[str, str]) -> list[str]:
+    head = "Most suspicious lines (run by the failing tests more than by the passing ones):"
+    rows = [f"- {e['file']} line {e['line']}: {_cut(files[e['file']].splitlines()[e['line'] - 1].strip())}"
+            for e in listed]
+    return [head + "\n" + "\n".join(rows[:shown]) for shown in (len(rows), 1)] + [""]
 
 
 def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int]) -> str:

@@ -20,7 +20,7 @@ from codeheal.project.model_window import window_tokens
 from codeheal.project.repair_context import primary_function, repair_context
 from codeheal.project.workspace_store import workspace_of
 from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
-from codeheal.state import CheckFailure, Feedback, State
+from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
@@ -60,6 +60,7 @@ def project_actor_messages(
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
+        suspicious=state.get("suspicious") or [],
     )
 
 
@@ -104,6 +105,7 @@ def project_reflector_messages(
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
+        suspicious=state.get("suspicious") or [],
     )
 
 
@@ -125,11 +127,13 @@ def fix_actor_messages(
     window: int,
     reply_tokens: int,
     counter: TokenCounter = ESTIMATE,
+    suspicious: Sequence[SuspiciousLine] = (),
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
     outcome of the last change tried (None on the first repair); `refused`: how the changes
-    tried so far ended (they are not tried again)."""
+    tried so far ended (they are not tried again); `suspicious`: the lines ranked most
+    suspicious, listed in the repair context."""
     tail = []
     if reflections:
         tail.append("Lessons from earlier failed attempts:\n" + "\n".join(f"- {r.strip()}" for r in reflections))
@@ -144,7 +148,7 @@ def fix_actor_messages(
         "file's path (`# path/to/file.py`)."
     )
     head = [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
-    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens, counter)
+    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens, counter, suspicious)
 
 
 def fix_reflector_messages(
@@ -158,9 +162,11 @@ def fix_reflector_messages(
     window: int,
     reply_tokens: int,
     counter: TokenCounter = ESTIMATE,
+    suspicious: Sequence[SuspiciousLine] = (),
 ) -> list[BaseMessage]:
     """The reflector's prompt in the project form: the failure and code of the project as it
-    is, then the change tested and its outcome (none before the first repair)."""
+    is (with the lines ranked most suspicious), then the change tested and its outcome (none
+    before the first repair)."""
     if code.strip():
         outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
@@ -168,12 +174,13 @@ def fix_reflector_messages(
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
     return _fitted(FIX_REFLECTOR_SYSTEM, [f"Task:\n{task.strip()}"], tail, failures, files, targets, window, reply_tokens,
-                   counter)
+                   counter, suspicious)
 
 
 def _fitted(
     system: str, head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
     targets: Sequence[Target], window: int, reply_tokens: int, counter: TokenCounter,
+    suspicious: Sequence[SuspiciousLine],
 ) -> list[BaseMessage]:
     """System and user message: `head`, the repair context in what the window leaves, `tail`
     (tokens as `counter` counts them)."""
@@ -185,7 +192,7 @@ def _fitted(
             f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
             "larger context (--context-size)"
         )
-    context = repair_context(failures, files, budget, targets=targets, count=counter.tokens)
+    context = repair_context(failures, files, budget, targets=targets, count=counter.tokens, suspicious=suspicious)
     return [SystemMessage(system), HumanMessage("\n\n".join([*head, context, *tail]))]
 
 

@@ -141,7 +141,8 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
 
 
 def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None:
-    model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", FIXED)
+    # a later repair draws policy.REWRITE_SAMPLES rewrites
+    model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", FIXED, FIXED)
     result = fix(model, shop)
     assert result["status"] == "passed" and result["attempts"] == 3
     refused = result["history"][1]
@@ -152,7 +153,7 @@ def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None
 
 def test_a_reply_that_edits_the_tests_is_refused(shop: Path) -> None:
     cheat = "```python\n# tests/test_cart.py\ndef test_unknown_sku(catalog):\n    pass\n```"
-    result = fix(scripted(*[LESSON, cheat] * 3), shop, target="shop/pricing.py::bulk_discount")
+    result = fix(scripted(LESSON, cheat, LESSON, cheat, cheat), shop, target="shop/pricing.py::bulk_discount")
     assert result["status"] == "stuck", "the same refused reply again: sampling found nothing new"
     assert result["attempts"] == 3 and result["history"][2]["repeat"]
     assert "tests/test_cart.py, part of the tests" in result["history"][1]["summary"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from codeheal.project.diff import unified_diff
 from codeheal.project.edits import apply_reply
-from codeheal.project.line_candidates import line_slots
+from codeheal.project.line_candidates import functions_first, line_slots
 from codeheal.state import SuspiciousLine
 
 PRICING = '''"""Prices."""
@@ -67,8 +67,14 @@ def test_slots_skip_what_is_no_statement_of_a_function_in_scope() -> None:
     assert [s.line for s in line_slots(lines, FILES, scope=None, limit=1)] == [10]
 
 
-def test_equal_scores_put_the_functions_named_first_first() -> None:
-    lines = ranked((15, 0.5), (10, 0.5))
+def test_the_functions_named_first_go_first() -> None:
+    lines = ranked((15, 0.9), (10, 0.5), (8, 0.4))
     assert [s.line for s in line_slots(lines, FILES, scope=None, limit=2)] == [15, 10]
-    first = {("shop/pricing.py", "bulk_discount")}
-    assert [s.line for s in line_slots(lines, FILES, scope=None, first=first, limit=2)] == [10, 15]
+    first = functions_first(lines, FILES, {("shop/pricing.py", "bulk_discount")})
+    assert [e["line"] for e in first] == [10, 8, 15]
+
+
+def test_a_line_written_as_a_comment_counts_as_its_code() -> None:
+    [slot] = line_slots(ranked((9, 0.5)), FILES, scope=None, limit=1)
+    edit = apply_reply(FILES, slot.reply(slot.before + "# return percent * 2"))
+    assert "            return percent * 2\n" in edit.files["shop/pricing.py"]

@@ -1,0 +1,95 @@
+"""Line-level candidates in a `codeheal fix` run, over real HTTP with the scripted server: the
+project as it is runs with coverage, its suspicious lines are listed in the repair prompt,
+each top line gets replies prefilled up to it (stopping at its end), the candidates are
+deduplicated and tested in parallel with the rewrite, and the smallest passing change wins."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from scripted_openai import ScriptedServer
+
+from codeheal import Context, build_graph
+from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
+from codeheal.prompting.fix_prompts import FIX_SYSTEM
+
+SHOP = Path(__file__).with_name("fixtures") / "shop"
+BUGGY = "if quantity > threshold:"
+HINT = "which is wrong; corrected:"
+REWRITE = (  # passes too, but rewrites the whole loop
+    "```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int:\n"
+    '    """Percent off for buying `quantity` of one item."""\n'
+    "    best = 0\n    for threshold, percent in DISCOUNT_TIERS:\n"
+    "        if quantity >= threshold and percent > best:\n            best = percent\n    return best\n```\n"
+)
+WRONG_REWRITE = REWRITE.replace(">= threshold", "> threshold")
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    project = tmp_path / "shop"
+    shutil.copytree(SHOP, project)
+    return project
+
+
+class LineScript:
+    """Rewrites as given; a line reply for the buggy line fixes it (the same fix from both
+    samples), every other line comes back as it was (a change that changes nothing)."""
+
+    def __init__(self, rewrite: str) -> None:
+        self.rewrite = rewrite
+        self.lines: list[str] = []
+
+    def __call__(self, body: dict) -> str:
+        messages = body["messages"]
+        if messages[0]["content"] != FIX_SYSTEM:
+            return "bulk_discount compares with > where a tier starts at its threshold."
+        last = messages[-1]
+        if last["role"] != "assistant" or HINT not in last["content"]:
+            return self.rewrite
+        original = last["content"].rsplit("`", 2)[-2]
+        self.lines.append(original)
+        return "if quantity >= threshold:" if original == BUGGY else original
+
+
+def fix(server: ScriptedServer, project: Path, target: str | None = None, **settings):
+    context = Context(**{"model": "scripted", "base_url": server.url, "max_attempts": 3, "prefill": "on", **settings})
+    request = {"project": str(project), "test_command": "python -m pytest -q", "target": target}
+    return build_graph().compile().invoke(request, context=context)
+
+
+def test_the_one_line_fix_wins_over_a_passing_rewrite(shop: Path) -> None:
+    script = LineScript(REWRITE)
+    with ScriptedServer(script) as server:
+        result = fix(server, shop, target="shop/pricing.py::bulk_discount")
+    assert result["status"] == "passed" and result["attempts"] == 2
+    changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ["-        if quantity > threshold:", "+        if quantity >= threshold:"]
+    repair = result["history"][1]
+    # the rewrite, the fixed line (its two samples are one change), and the lines sent back
+    # unchanged (one refusal, tested once)
+    assert repair["candidates_tested"] == 3
+    actor = [b for b in server.requests if b["messages"][0]["content"] == FIX_SYSTEM]
+    lines = [b for b in actor if b["messages"][-1]["role"] == "assistant" and HINT in b["messages"][-1]["content"]]
+    assert len(lines) == LINE_SAMPLES * len(set(script.lines)) and len(set(script.lines)) <= LINE_SLOTS
+    assert BUGGY in script.lines
+    assert all(b["stop"] == ["\n"] and b["temperature"] == 0.7 for b in lines)
+    prompt = actor[0]["messages"][1]["content"]
+    listed = prompt.split("Most suspicious lines (run by the failing tests more than by the passing ones):\n")[1]
+    assert "- shop/pricing.py line 10: if quantity > threshold:" in listed.split("\n\n")[0]
+
+
+def test_a_line_fix_passes_where_the_rewrite_fails(shop: Path) -> None:
+    with ScriptedServer(LineScript(WRONG_REWRITE)) as server:
+        result = fix(server, shop, target="shop/pricing.py::bulk_discount")
+    assert result["status"] == "passed" and result["attempts"] == 2
+    assert "+        if quantity >= threshold:\n" in result["diff"] and "best" not in result["diff"]
+
+
+def test_without_prefill_there_are_no_line_candidates(shop: Path) -> None:
+    script = LineScript(WRONG_REWRITE)
+    with ScriptedServer(script) as server:
+        result = fix(server, shop, target="shop/pricing.py::bulk_discount", prefill="off")
+    assert result["status"] != "passed" and script.lines == []
