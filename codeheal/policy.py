@@ -155,7 +155,7 @@ LINE_SLOTS = 6
 """Project form: suspicious lines that get line-level candidates on each repair attempt (the
 first attempt the top ones, the next attempt the next ones)."""
 LINE_SAMPLES = 2
-"""Project form: one-line replacements drawn for each of those lines."""
+"""Project form: one-line replacements drawn for each of those lines (the first greedy)."""
 REWRITE_SAMPLES = 2
 """Project form: whole-function rewrites a later repair attempt draws at least (the first is
 greedy, one); with one, a retry that repeats itself ends the run as stuck."""

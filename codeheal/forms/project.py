@@ -112,7 +112,8 @@ class ProjectForm(Form):
         """A repair attempt's model calls, as the policy divides them (policy.repair_plan):
         whole-function rewrites from the repair prompt, then, when replies can be prefilled,
         line-level candidates for the next suspicious lines: the same prompt, the reply started
-        with the function up to the line, one line written."""
+        with the function up to the line, one line written (at `temperature`, then the rest of
+        the line's samples at `retry_temperature`)."""
         plan = repair_plan(state, context)
         retry = self.is_retry(state)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
@@ -122,10 +123,13 @@ class ProjectForm(Form):
             return draws
         prompt = messages[:-1]  # without the rewrite's start
         for slot in repair_line_slots(state, plan.lines.stop)[plan.lines.start:]:
-            draws.append(Draw(
-                [*prompt, AIMessage(slot.before)], LINE_END, samples=plan.line_samples,
-                temperature=context.retry_temperature, candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
-            ))
+            # the line's likeliest replacement, then samples for variety
+            for samples, temperature in ((1, context.temperature), (plan.line_samples - 1, context.retry_temperature)):
+                if samples:
+                    draws.append(Draw(
+                        [*prompt, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
+                        candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
+                    ))
         return draws
 
     def _line_candidate(self, slot: LineSlot):

@@ -75,7 +75,8 @@ def test_the_one_line_fix_wins_over_a_passing_rewrite(shop: Path) -> None:
     lines = [b for b in actor if b["messages"][-1]["role"] == "assistant" and HINT in b["messages"][-1]["content"]]
     assert len(lines) == LINE_SAMPLES * len(set(script.lines)) and len(set(script.lines)) <= LINE_SLOTS
     assert BUGGY in script.lines
-    assert all(b["stop"] == ["\n"] and b["temperature"] == 0.7 for b in lines)
+    assert all(b["stop"] == ["\n"] for b in lines)
+    assert [b["temperature"] for b in lines[:LINE_SAMPLES]] == [0.0] + [0.7] * (LINE_SAMPLES - 1)
     prompt = actor[0]["messages"][1]["content"]
     listed = prompt.split("Most suspicious lines (run by the failing tests more than by the passing ones):\n")[1]
     assert "- shop/pricing.py line 10: if quantity > threshold:" in listed.split("\n\n")[0]
