@@ -42,9 +42,10 @@ class LineSlot:
 
     def reply(self, written: str) -> str:
         """The corrected definition a line reply gives: `written` is the model's reply, its
-        prefill (`before`) included or not; only its first line counts, and a line written as
-        a comment (following the hint's lead) counts as the code it holds."""
-        line = written.removeprefix(self.before).split("\n", 1)[0].rstrip()
+        prefill (`before`) included or not; only its first line counts, at the original line's
+        indentation, and a line written as a comment (following the hint's lead) counts as the
+        code it holds."""
+        line = written.removeprefix(self.before).split("\n", 1)[0].strip()
         line = line.lstrip("# ") if line.startswith("#") else line
         return f"{self.head}{self.indent}{line}\n{self.after}```\n"
 

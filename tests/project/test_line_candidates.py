@@ -78,3 +78,5 @@ def test_a_line_written_as_a_comment_counts_as_its_code() -> None:
     [slot] = line_slots(ranked((9, 0.5)), FILES, scope=None, limit=1)
     edit = apply_reply(FILES, slot.reply(slot.before + "# return percent * 2"))
     assert "            return percent * 2\n" in edit.files["shop/pricing.py"]
+    edit = apply_reply(FILES, slot.reply(slot.before + "  return percent * 3"))  # the model's own indent
+    assert "\n            return percent * 3\n" in edit.files["shop/pricing.py"]
