@@ -12,11 +12,15 @@ import pytest
 from project_failures import run_project_tests
 from quixbugs_data import quixbugs_or_skip
 
+from scripted_openai import ScriptedServer
+
 from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
 from codeheal.project.edits import parse_target
 from codeheal.project.repair_context import repair_context
-from codeheal.tokens import estimate_tokens
+from codeheal.llm.factory import MAX_TOKENS
+from codeheal.prompting.fix_prompts import fix_actor_messages, run_failures
+from codeheal.tokens import TokenCounter, estimate_tokens
 
 DATA = quixbugs_or_skip()
 PROBLEMS = {p.name: p for p in load_quixbugs(DATA)}
@@ -93,3 +97,26 @@ def test_the_corrected_programs_of_upstream_never_reach_a_project(tmp_path: Path
         for path, text in problem.files.items():
             assert not [name for name, mark in marks.items() if mark in text], (problem.name, path)
         assert problem.files == PROBLEMS[problem.name].files
+
+
+def test_the_first_prompt_of_shortest_path_lengths_is_trimmed_to_fit() -> None:
+    """Its failures' expected and actual dicts of tuples tokenize densely: the prompt, counted
+    by a tokenizer that needs a token per two bytes (1.5 times the estimate), is trimmed into
+    the embedded model's 4096-token window with the reply's tokens left free (it once went to
+    the server too large: PromptTooLargeError)."""
+    problem = PROBLEMS["shortest_path_lengths"]
+    feedback = run_project_tests(problem.files, shlex.split(problem.test_command)[3:])
+    assert len(feedback["failures"]) == 4
+
+    def per_two_bytes(text: str) -> list[int]:
+        return list(range(len(text.encode()) // 2 + 1))
+
+    with ScriptedServer(tokenize=per_two_bytes) as server:
+        counter = TokenCounter(server.url)
+        messages = fix_actor_messages(
+            task=problem.task, test_command=problem.test_command, failures=run_failures(feedback),
+            files=problem.files, targets=[parse_target(problem.target)], reflections=[], last_feedback=None,
+            refused=[], window=4096, reply_tokens=MAX_TOKENS, counter=counter,
+        )
+    assert counter.prompt_tokens(messages) <= 4096 - MAX_TOKENS
+    assert "python_programs/shortest_path_lengths.py, shortest_path_lengths (lines 3-16):" in messages[-1].text
