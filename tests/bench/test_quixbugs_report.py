@@ -1,0 +1,28 @@
+"""The QuixBugs report: the tuning programs and the others counted apart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codeheal.bench.quixbugs_run import TUNING, QuixRecord, write_reports
+from codeheal.context import Context
+
+DIFF = "--- a/p.py\n+++ b/p.py\n@@ -1,1 +1,1 @@\n-    return a > b\n+    return a >= b\n"
+
+
+def record(program: str, healed: bool) -> QuixRecord:
+    return QuixRecord(
+        program=program, context={}, status="passed" if healed else "failed", healed=healed, attempts=2,
+        changed_lines=2 if healed else 0, files_changed=["p.py"] if healed else [], only_program_touched=True,
+        tokens=100, seconds=3.0, error=None, summaries=["passed 1/1" if healed else "failed 0/1 passed"],
+        diff=DIFF if healed else "",
+    )
+
+
+def test_tuning_and_report_programs_are_counted_apart(tmp_path: Path) -> None:
+    records = [record(TUNING[0], True), record(TUNING[1], False), record("kth", True), record("sqrt", False)]
+    summary = write_reports(tmp_path, records, Context(max_attempts=4, timeout_s=10))
+    assert (summary["healed"], summary["healed_tuning"], summary["programs_tuning"]) == (2, 1, 2)
+    assert summary["median_changed_lines_healed"] == 2 and summary["whitespace_only_hunks"] == 0
+    table = (tmp_path / "quixbugs.md").read_text()
+    assert f"Tuning programs ({', '.join(TUNING)}): healed 1 of 2; the others: healed 1 of 2." in table
