@@ -123,12 +123,16 @@ def quixbugs_summary() -> str:
     """The QuixBugs run in one paragraph."""
     run = _load("quixbugs")
     healed = [r["program"] for r in run["rows"] if r["healed"]]
+    programs = run["programs"]
+    tuning = (f" (tuning programs {run['healed_tuning']} of {run['programs_tuning']}, the others "
+              f"{run['healed'] - run['healed_tuning']} of {programs - run['programs_tuning']})"
+              if "healed_tuning" in run else "")
     return (
-        f"`codeheal fix` on the 20 QuixBugs programs with model `{run['model']}`, up to "
+        f"`codeheal fix` on {programs} of the 20 QuixBugs programs with model `{run['model']}`, up to "
         f"{run['max_attempts']} attempts (attempt 1 runs the tests on the program as it is): healed "
-        f"{run['healed']} of 20 ({', '.join(healed) or 'none'}), median diff of the healed "
+        f"{run['healed']} of {programs}{tuning} ({', '.join(healed) or 'none'}), median diff of the healed "
         f"{run['median_changed_lines_healed']} changed lines, {run['whitespace_only_hunks']} hunks that "
-        f"change only whitespace, only the program touched in {run['only_program_touched']} of 20; "
+        f"change only whitespace, only the program touched in {run['only_program_touched']} of {programs}; "
         f"{_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
         "(`benchmarks/results/quixbugs.md` has a row per program, `quixbugs.diff` every diff).\n"
     )
