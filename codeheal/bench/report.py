@@ -7,8 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from codeheal.bench.problems import Problem
-from codeheal.bench.records import CONDITIONS, Condition, ProblemRecord
+from codeheal.bench.problems import Problem, slice_of
+from codeheal.bench.records import Condition, ProblemRecord
 
 JSON_FILE = "humaneval.json"
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
@@ -22,22 +22,22 @@ TOKENS_PLOT_FILE = "humaneval_tokens.png"
 
 def write_reports(
     out_dir: Path, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
-    model: str, max_attempts: int, settings: str = "",
+    model: str, max_attempts: int, conditions: tuple[Condition, ...], settings: str = "",
 ) -> dict:
-    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems;
-    returns the JSON summary."""
+    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems and
+    conditions; returns the JSON summary."""
     by_condition = {
-        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in CONDITIONS
+        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in conditions
     }
     summary = {
         "problems": len(problems),
         "model": model,
         "max_attempts": max_attempts,
-        "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in CONDITIONS},
+        "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in conditions},
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / JSON_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    analysis = {c: failure_analysis(by_condition[c]) for c in CONDITIONS}
+    analysis = {c: failure_analysis(by_condition[c]) for c in conditions}
     (out_dir / MARKDOWN_FILE).write_text(
         markdown(summary, analysis, problems, settings), encoding="utf-8"
     )
@@ -82,8 +82,7 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
 def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
     """Hidden pass rate on the tuning slice (even task ids, where defaults are chosen) or the
     report slice (odd task ids, untouched by those choices)."""
-    wanted = 0 if name == "tuning" else 1
-    chosen = [r for r in rows if int(r["task_id"].split("/")[1]) % 2 == wanted]
+    chosen = [r for r in rows if slice_of(r["task_id"]) == name]
     passed = sum(r["hidden_passed"] for r in chosen)
     return {"problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0}
 
@@ -256,7 +255,7 @@ def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -
     """One line per healing condition: its gain over one shot and where it came from."""
     base = conditions["one_shot"]
     lines = []
-    for name in ("resample", "raw_error", "self_heal"):
+    for name in [c for c in conditions if c != "one_shot"]:
         c, a = conditions[name], analysis[name]
         points = 100 * (c["pass_at_1"] - base["pass_at_1"])
         lines.append(
