@@ -81,10 +81,16 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
 
 def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
     """Hidden pass rate on the tuning slice (even task ids, where defaults are chosen) or the
-    report slice (odd task ids, untouched by those choices)."""
+    report slice (odd task ids, untouched by those choices), at the run's end and had each run
+    stopped within each budget, and how often visible tests passed where hidden ones failed."""
     chosen = [r for r in rows if slice_of(r["task_id"]) == name]
     passed = sum(r["hidden_passed"] for r in chosen)
-    return {"problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0}
+    return {
+        "problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0,
+        "visible_passed_hidden_failed": sum(r["status"] == "passed" and not r["hidden_passed"] for r in chosen),
+        "tokens": sum(r["tokens"] for r in chosen),
+        "hidden_pass_rate_by_budget": {str(b): pass_rate_within(chosen, b, len(chosen)) for b in BUDGETS},
+    }
 
 
 def pass_rate_within(rows: list[ProblemRecord], budget: int, problems: int) -> float:
@@ -217,7 +223,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     ]
     for name, c in conditions.items():
         lines.append(f"| {name} | " + " | ".join(f"{c['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in BUDGETS) + " |")
-    lines += ["", *headline(conditions, analysis)]
+    lines += ["", *headline(conditions, analysis), "", *slice_tables(conditions)]
     cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
     lines += [
         "",
@@ -249,6 +255,30 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     for key, label in ANALYSIS_ROWS:
         lines.append(f"| {label} | " + " | ".join(str(analysis[c].get(key, 0)) for c in conditions) + " |")
     return "\n".join(lines) + "\n"
+
+
+def slice_tables(conditions: dict[str, dict]) -> list[str]:
+    """Per slice that holds problems: pass rate at the budgets from 1,000 tokens up, tokens, and
+    the runs whose visible tests passed while the hidden ones failed."""
+    shown = [b for b in BUDGETS if b >= 1000]
+    lines = []
+    for name in ("tuning", "report"):
+        if not any(c["slices"][name]["problems"] for c in conditions.values()):
+            continue
+        problems = max(c["slices"][name]["problems"] for c in conditions.values())
+        lines += [
+            f"The {name} slice ({problems} problems): hidden pass rate at equal budgets per problem, tokens, "
+            "and visible passed / hidden failed:",
+            "",
+            "| condition | " + " | ".join(f"{b} tok" for b in shown) + " | tokens | visible pass, hidden fail |",
+            "|---|" + "---|" * (len(shown) + 2),
+        ]
+        for condition, c in conditions.items():
+            part = c["slices"][name]
+            rates = " | ".join(f"{part['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in shown)
+            lines.append(f"| {condition} | {rates} | {part['tokens']} | {part['visible_passed_hidden_failed']} |")
+        lines.append("")
+    return lines
 
 
 def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -> list[str]:

@@ -111,4 +111,10 @@ def test_bench_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
         ("one_shot", "HumanEval/0"), ("one_shot", "HumanEval/2"), ("resample", "HumanEval/0"), ("resample", "HumanEval/2"),
     ]
     assert all(r["context"]["max_tokens"] == 2000 for r in records)
-    assert summary["conditions"]["resample"]["slices"]["tuning"] == {"problems": 2, "passed": 2, "rate": 1.0}
+    tuning_part = summary["conditions"]["resample"]["slices"]["tuning"]
+    assert (tuning_part["problems"], tuning_part["passed"], tuning_part["rate"]) == (2, 2, 1.0)
+    assert tuning_part["visible_passed_hidden_failed"] == 0
+    assert tuning_part["hidden_pass_rate_by_budget"]["6000"] == 1.0
+    assert summary["conditions"]["resample"]["slices"]["report"]["problems"] == 0
+    report = (tmp_path / "humaneval.md").read_text()
+    assert "The tuning slice (2 problems)" in report and "The report slice" not in report
