@@ -31,7 +31,8 @@ def lenient_readings(reply: str) -> dict[str, str]:
     block joined (usage too), the reply with its fence lines dropped, a reply cut short
     trimmed back to its last complete statement, and a body written at column 0 under a
     prefilled stub indented into the function, or one the model wrote anew inside it (a nested
-    def of the same name, which leaves the stub's function returning None) lifted out."""
+    def of the same name, which leaves the stub's function returning None) lifted out, and the
+    code without its top-level calls (usage examples that run, and may crash, on import)."""
     blocks = [m.group(2) for m in python_blocks(reply)]
     readings = {
         "all_blocks": "\n\n".join(blocks),
@@ -39,6 +40,7 @@ def lenient_readings(reply: str) -> dict[str, str]:
         "trimmed": _trimmed(blocks[-1] if blocks else reply),
         "reindented": _reindented(reply),
         "nested_hoisted": _nested_hoisted(reply),
+        "top_level_calls_dropped": _without_top_level_calls("\n\n".join(blocks) if blocks else reply),
     }
     return {name: without_self_tests(code) for name, code in readings.items() if code and _parses(code)}
 
@@ -108,6 +110,17 @@ def _nested_hoisted(reply: str) -> str:
     nested = textwrap.dedent("\n".join(lines[start:inner.end_lineno]))
     before = lines[:(outer.decorator_list[0].lineno if outer.decorator_list else outer.lineno) - 1]
     return "\n".join([*before, nested, *lines[outer.end_lineno:]])
+
+
+def _without_top_level_calls(code: str) -> str:
+    """The code without top-level expression statements (`print(f(3))`, `main()`)."""
+    try:
+        module = ast.parse(code)
+    except SyntaxError:
+        return ""
+    calls = [n for n in module.body if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    drop = {line for n in calls for line in range(n.lineno, (n.end_lineno or n.lineno) + 1)}
+    return "\n".join(line for number, line in enumerate(code.splitlines(), 1) if number not in drop)
 
 
 def reply_kind(reply: str, own: str) -> str:

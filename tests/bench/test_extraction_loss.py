@@ -53,3 +53,8 @@ def test_a_function_written_again_inside_its_stub_is_lifted_out():
     namespace: dict = {}
     exec(code, namespace)
     assert namespace["add"](2, 3) == 5
+
+
+def test_usage_that_runs_on_import_is_dropped_by_one_reading():
+    reply = "```python\ndef add(a, b):\n    return a + b\n\nprint(add(1, None))\n```"
+    assert lenient_readings(reply)["top_level_calls_dropped"].strip() == "def add(a, b):\n    return a + b"
