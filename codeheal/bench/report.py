@@ -208,7 +208,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     for name, c in conditions.items():
         tuning, report = c["slices"]["tuning"], c["slices"]["report"]
         lines.append(
-            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {tuning['rate']:.3f} | {report['rate']:.3f} "
+            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {_rate(tuning)} | {_rate(report)} "
             f"| {c['visible_passed']}/{n} | {c['mean_attempts']:.2f} | {c['tokens']} ({c['prompt_tokens']} + "
             f"{c['completion_tokens']}) | {c['median_completion_tokens_per_attempt']} | {c['wall_s']:.0f} "
             f"| {c['seconds_model']:.0f} | {c['seconds_sandbox']:.0f} |"
@@ -255,6 +255,10 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     for key, label in ANALYSIS_ROWS:
         lines.append(f"| {label} | " + " | ".join(str(analysis[c].get(key, 0)) for c in conditions) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _rate(part: dict) -> str:
+    return f"{part['rate']:.3f}" if part["problems"] else "n/a"
 
 
 def slice_tables(conditions: dict[str, dict]) -> list[str]:
