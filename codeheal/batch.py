@@ -22,7 +22,7 @@ from codeheal.errors import ConfigError
 from codeheal.llm import chat_model
 from codeheal.loop.builder import build_graph
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import InputState, OutputState
+from codeheal.state import InputState, RunResult
 
 
 @dataclass
@@ -32,7 +32,7 @@ class BatchItem:
     index: int
     """Position of the request in the batch."""
     thread_id: str
-    result: OutputState | None = None
+    result: RunResult | None = None
     error: Exception | None = None
 
 

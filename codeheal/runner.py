@@ -18,12 +18,12 @@ from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.nodes.prepare import start_run
 from codeheal.progress import AttemptTested, ProgressEvent
-from codeheal.state import InputState, OutputState
+from codeheal.state import InputState, RunResult
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
 
-OUTPUT_KEYS = ("code", "status", "attempts", "reflections", "history")
+OUTPUT_KEYS = ("form", "code", "status", "attempts", "reflections", "history")
 LEFT_OUT_SHOWN = 8
 CONTEXT_KEY = "codeheal_context"
 """Checkpoint metadata key holding the run's Context as JSON, so a resumed run uses the
@@ -38,7 +38,7 @@ def run_with_progress(
     *,
     checkpointer: str | None = None,
     verbose: bool = False,
-) -> OutputState:
+) -> RunResult:
     """Run one task on a thread, checkpointing every step, and narrate it on `console`
     (`verbose`: also every prompt, reply and attempt's diff).
 
@@ -73,9 +73,10 @@ def run_with_progress(
             else:
                 assert request is not None and start is not None
                 graph.update_state(config, {**request, **start}, as_node="prepare")
-                narrator.on_event(form_of(start).run_started(start))
+                narrator.on_event(form_of(start).run_started({**request, **start}))
             if transcript is not None:
-                transcript.workspace = (snapshot.values if resuming else start).get("workspace")
+                run = snapshot.values if resuming else {**request, **start}
+                transcript.workspace = form_of(run).files_as_read(run)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
             for mode, payload in graph.stream(None, config, context=context, stream_mode=modes, durability="sync"):
                 if mode == "custom":
@@ -85,7 +86,7 @@ def run_with_progress(
                         transcript.on_update(node, values or {})
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
-    return OutputState(**{key: values[key] for key in keys})
+    return RunResult(**{key: values[key] for key in keys})
 
 
 def saved_context(snapshot: StateSnapshot) -> dict:

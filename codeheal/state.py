@@ -225,6 +225,13 @@ class OutputState(TypedDict):
     """Project form: the files `apply` wrote (none unless the tests passed)."""
 
 
+class RunResult(OutputState):
+    """A run's output as the runner returns it (`codeheal solve`, `fix`, `resume`): with its form."""
+
+    form: FormName
+    """"module" (a function and its tests) or "project" (a project's test command)."""
+
+
 class ThreadMemory(TypedDict):
     """What a thread keeps from run to run."""
 
@@ -263,8 +270,9 @@ class RunScratch(TypedDict, total=False):
     """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
     sandbox_session: str | None
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
-    workspace: dict[str, str] | None
-    """Project form: the project's files as read at the start (path -> text)."""
+    workspace_key: str | None
+    """Project form: the content key of the project's files as read at the start (the files
+    themselves are kept outside state: project/workspace_store.py)."""
     left_out: list[str] | None
     """Project form: what the snapshot left out and why ("path (reason)"), said once."""
     interpreter: str | None
@@ -310,7 +318,7 @@ class CandidateJob(TypedDict, total=False):
     test_command: str
     target: str
     python: str
-    workspace: dict[str, str]
+    workspace_key: str
     interpreter: str
     repair_failures: list[CheckFailure]
     baseline_tests: list[str]

@@ -4,6 +4,7 @@ console beside the progress lines."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -20,7 +21,7 @@ class Transcript(BaseCallbackHandler):
 
     def __init__(self, console: Console) -> None:
         self.console = console
-        self.workspace: dict[str, str] | None = None
+        self.workspace: Mapping[str, str] | None = None
         """Project form: the files of the project as it is; None for the module form."""
         self.previous = ""
 

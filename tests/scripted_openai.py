@@ -62,12 +62,12 @@ class ScriptedServer:
     ) -> None:
         self.script = script
         self.error = error
+        """(HTTP status, message) to answer every request with instead, as a failing server does."""
         self.tokenize = tokenize
         """Answers POST /tokenize as llama.cpp's server does, when given (a server without it
         answers 404 there, as other OpenAI-compatible servers do)."""
         self.tokenized: list[str] = []
         """The texts /tokenize was asked about, in order."""
-        """(HTTP status, message) to answer every request with instead, as a failing server does."""
         self.delay = delay
         self.requests: list[dict] = []
         self.in_flight = 0

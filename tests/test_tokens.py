@@ -3,17 +3,22 @@ serves (over real HTTP, against the scripted server), with the estimate whenever
 
 from __future__ import annotations
 
+import shutil
 import socket
 from pathlib import Path
 
 import pytest
+from doubles import scripted
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import InMemorySaver
 from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.llm import server as embedded
-from codeheal.llm.factory import token_counter
+from codeheal.llm.factory import MAX_TOKENS, token_counter
+from codeheal.project.workspace_store import workspace_of
+from codeheal.prompting.fix_prompts import project_actor_messages
 from codeheal.tokens import ESTIMATE, MESSAGE_TOKENS, TokenCounter, estimate_tokens
 
 
@@ -72,3 +77,27 @@ def test_a_run_on_an_embedded_server_budgets_with_its_counts(monkeypatch: pytest
         )
         assert result["status"] == "passed"
         assert ADD_TASK in "\n".join(server.tokenized)
+
+
+def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A tokenizer that needs a token per byte (three times the estimate) gets a shorter repair
+    context, fitted to the window by its own count, not by the estimate."""
+    shutil.copytree(Path(__file__).parent / "project" / "fixtures" / "shop", tmp_path / "shop")
+    context = Context(context_size=MAX_TOKENS + 1400)
+    model = scripted("A lesson.", "no code")
+    app = build_graph(llm=model).compile(interrupt_before=["actor"], checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    app.invoke({"project": str(tmp_path / "shop"), "test_command": "python -m pytest -q"}, config, context=context)
+    state = app.get_state(config).values
+    assert workspace_of(state)  # the project was read and tested as it is
+
+    def per_byte(text: str) -> list[int]:
+        return list(range(len(text.encode())))
+
+    with ScriptedServer(tokenize=per_byte) as server:
+        counter = TokenCounter(server.url)
+        exact = project_actor_messages(state, context, MAX_TOKENS, retry=False, counter=counter)
+        assert sum(len(m.text.encode()) + MESSAGE_TOKENS for m in exact) <= context.context_size - MAX_TOKENS
+        assert any("bulk_discount" in text for text in server.tokenized)
+    estimated = project_actor_messages(state, context, MAX_TOKENS, retry=False)
+    assert len(exact[-1].text) < len(estimated[-1].text)  # the estimate would have overfilled the window

@@ -17,6 +17,7 @@ from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
 from codeheal.project.failing_first import failing_first
 from codeheal.project.task import TestCommand, parse_test_command
+from codeheal.project.workspace_store import workspace_of
 from codeheal.prompting.fix_prompts import project_targets
 from codeheal.policy import as_is_time_limit, time_limit
 from codeheal.sandboxes.base import Sandbox
@@ -35,7 +36,7 @@ def project_evaluation_steps(
     then the tests in the sandbox: the failing ones alone first where pytest takes their node
     ids (failing_first), then the whole command, which must run and pass every test the
     project as it is ran; a change that fixes the failing tests and breaks others says which."""
-    workspace = state["workspace"]
+    workspace = workspace_of(state)
     edit = None
     if candidate is not AS_IT_IS:
         try:
@@ -146,7 +147,7 @@ def _check_scope(edit: EditResult, state: State) -> None:
         raise EditRejected(
             f"the reply changes {', '.join(touched)}, part of the tests: fix the code under test, never the tests"
         )
-    scope = repair_scope(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
+    scope = repair_scope(state.get("repair_failures") or [], workspace_of(state), targets=project_targets(state))
     if scope is None:
         return
     outside = [f"{c.file}::{c.name}" for c in edit.changed if not _in_scope(c, scope)]

@@ -4,6 +4,7 @@ kept in state by name; the nodes ask the form and never which form it is."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import ClassVar
 
 from langchain_core.messages import BaseMessage
@@ -13,6 +14,7 @@ from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
 from codeheal.steps import Steps
+from codeheal.tokens import TokenCounter
 
 
 class Form(ABC):
@@ -35,8 +37,8 @@ class Form(ABC):
         InputError for input no model call could fix."""
 
     @abstractmethod
-    def run_started(self, fields: dict) -> RunStarted:
-        """The progress event of a run that `start` gave `fields`: what happens first."""
+    def run_started(self, run: dict) -> RunStarted:
+        """The progress event of a run whose input and `start` fields are `run`: what happens first."""
 
     @abstractmethod
     def is_retry(self, state: State) -> bool:
@@ -45,10 +47,11 @@ class Form(ABC):
 
     @abstractmethod
     def actor_prompt(
-        self, state: State, context: Context, *, fresh: bool, prefill: bool
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
         """The actor's messages and the stop sequences of its reply. `fresh`: written from
-        the first attempt's prompt; `prefill`: the reply is started for the model."""
+        the first attempt's prompt; `prefill`: the reply is started for the model; `counter`:
+        how the model's tokens are counted, for a form that fits its prompts to the window."""
 
     @abstractmethod
     def candidate(self, reply: str) -> str:
@@ -61,12 +64,19 @@ class Form(ABC):
         return candidate or ""
 
     @abstractmethod
-    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+    def reflector_prompt(
+        self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
+    ) -> list[BaseMessage]:
         """The reflector's messages about the latest attempt."""
 
     @abstractmethod
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         """One candidate tested: the steps that judge it, and what its test showed."""
+
+    def files_as_read(self, state: State) -> Mapping[str, str] | None:
+        """The project's files as the run read them, against which each attempt's change is
+        shown; None for a form whose attempts are whole code."""
+        return None
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
         """The form's own fields of the attempt record, from the chosen candidate."""

@@ -19,6 +19,7 @@ from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps
+from codeheal.tokens import TokenCounter
 
 
 def validate_input(state: State) -> ast.Module:
@@ -61,15 +62,15 @@ class ModuleForm(Form):
             "probe_function": tested_function(state) if weak else None,
         }
 
-    def run_started(self, fields: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="starting_code" if fields["candidates"] else "model", files=0)
+    def run_started(self, run: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="starting_code" if run["candidates"] else "model", files=0)
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.
         return bool(state.get("attempts"))
 
     def actor_prompt(
-        self, state: State, context: Context, *, fresh: bool, prefill: bool
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
         history = state.get("history") or []
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
@@ -92,7 +93,9 @@ class ModuleForm(Form):
         # A reply without code is an empty candidate: a failed attempt ("no code in reply").
         return extract_code(reply) or ""
 
-    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
+    def reflector_prompt(
+        self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
+    ) -> list[BaseMessage]:
         return reflector_messages(task=state["task"], code=state["history"][-1]["code"], feedback=state["feedback"])
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:

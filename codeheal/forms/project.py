@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 
 from langchain_core.messages import AIMessage, BaseMessage
 
@@ -17,23 +18,25 @@ from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import apply_reply, canonical_reply
 from codeheal.project.task import DEFAULT_TASK, load_project
+from codeheal.project.workspace_store import keep, workspace_of
 from codeheal.prompting.fix_prompts import (
     project_actor_messages, project_reflector_messages, project_reply_start, run_failures,
 )
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AS_IT_IS, Attempt, Candidate, CandidateJob, ChangedDefinition, State, Status, TestedCandidate
 from codeheal.steps import Steps
+from codeheal.tokens import TokenCounter
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
 
 
 class ProjectForm(Form):
-    """The project read once (its files travel in state, so every attempt edits the same
+    """The project read once (its files kept by content key, so every attempt edits the same
     snapshot) and tested as it is before any model call; each reply's corrected definitions
     applied to it and the project's test command run on the changed copy."""
 
     name = "project"
-    run_fields = (*PROJECT_INPUT, "workspace", "interpreter", "repair_failures", "baseline_tests", "failing_tests",
+    run_fields = (*PROJECT_INPUT, "workspace_key", "interpreter", "repair_failures", "baseline_tests", "failing_tests",
                   "as_is_seconds")
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
@@ -49,7 +52,7 @@ class ProjectForm(Form):
         )
         return {
             "task": task if task and task.strip() else DEFAULT_TASK,
-            "workspace": project.snapshot.files,
+            "workspace_key": keep(project.snapshot.files),
             "left_out": [f"{s.path} ({s.reason})" for s in sorted(
                 project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))],
             "interpreter": project.interpreter,
@@ -63,18 +66,18 @@ class ProjectForm(Form):
             "files_written": [],
         }
 
-    def run_started(self, fields: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="project", files=len(fields["workspace"]),
-                          left_out=fields.get("left_out") or [])
+    def run_started(self, run: dict) -> RunStarted:
+        return RunStarted(kind="run_started", first="project", files=len(workspace_of(run)),
+                          left_out=run.get("left_out") or [])
 
     def is_retry(self, state: State) -> bool:
         # Attempt 1 only tests the project as it is: the first written repair is greedy.
         return bool(state.get("written"))
 
     def actor_prompt(
-        self, state: State, context: Context, *, fresh: bool, prefill: bool
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
-        messages = project_actor_messages(state, context, MAX_TOKENS, retry=self.is_retry(state))
+        messages = project_actor_messages(state, context, MAX_TOKENS, retry=self.is_retry(state), counter=counter)
         if not prefill:
             return messages, ()
         start, stop = project_reply_start(state)
@@ -90,13 +93,15 @@ class ProjectForm(Form):
         if candidate is AS_IT_IS:
             return ""
         try:
-            edit = apply_reply(state["workspace"], candidate, hints=repair_hints(state))
+            edit = apply_reply(workspace_of(state), candidate, hints=repair_hints(state))
         except EditRejected as exc:
             return f"refused: {exc}"
         return hashlib.sha256(json.dumps(edit.files, sort_keys=True).encode()).hexdigest()
 
-    def reflector_prompt(self, state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
-        return project_reflector_messages(state, context, reply_tokens)
+    def reflector_prompt(
+        self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
+    ) -> list[BaseMessage]:
+        return project_reflector_messages(state, context, reply_tokens, counter)
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]
@@ -111,6 +116,9 @@ class ProjectForm(Form):
             tested["failing_tests"] = feedback.get("tests_failed") or []
             tested["as_is_seconds"] = feedback["seconds"]
         return tested
+
+    def files_as_read(self, state: State) -> Mapping[str, str] | None:
+        return workspace_of(state)
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
         if "changes" not in best:  # the project as it is, or a reply that was not applied
@@ -134,10 +142,11 @@ class ProjectForm(Form):
         (unless `force`) or changed since it was read."""
         changes = (best or {}).get("changes") or {}
         written = []
-        diff = unified_diff(state["workspace"], changes).text
+        workspace = workspace_of(state)
+        diff = unified_diff(workspace, changes).text
         if state.get("apply") and status == "passed" and changes:
             emit(ChangeToWrite(kind="change_to_write", diff=diff))
-            paths = write_changes(state["project"], changes, originals=state["workspace"], force=bool(state.get("force")))
+            paths = write_changes(state["project"], changes, originals=workspace, force=bool(state.get("force")))
             written = [str(path) for path in paths]
         return {
             "diff": diff,

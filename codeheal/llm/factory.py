@@ -12,7 +12,7 @@ from codeheal.environment import openai_api_key, openai_base_url
 from codeheal.errors import ConfigError
 from codeheal.tokens import ESTIMATE, TokenCounter
 
-LOCAL_NAMES = ("local", "local-1.5b")
+LOCAL_NAMES = ("local", "local-0.5b", "local-1.5b")
 """The embedded models (codeheal.llm.weights.LOCAL_MODELS), named without importing it."""
 MAX_TOKENS = 1024
 

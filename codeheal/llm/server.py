@@ -71,7 +71,7 @@ _starts = 0
 def ensure_server(gguf_path: str | None = None) -> Endpoint:
     """The endpoint of the server for a GGUF file, starting it on first use.
 
-    `None` serves the embedded model, an embedded model's name ("local", "local-1.5b") that
+    `None` serves the embedded model, an embedded model's name ("local", "local-0.5b", "local-1.5b") that
     model (assembled into the cache on first use), anything else is the path of a GGUF file. Parallel slots
     come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context; CPU threads
     from CODEHEAL_LOCAL_THREADS (default: all cores).

@@ -120,8 +120,9 @@ QWEN_CODER_1_5B = _from_parts(
 )
 """Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Apache-2.0): optional, installed on request (1.1 GB)."""
 
-LOCAL_MODELS = {"local": QWEN_CODER_0_5B, "local-1.5b": QWEN_CODER_1_5B}
-"""The embedded models by the name `Context.model` gives them."""
+LOCAL_MODELS = {"local": QWEN_CODER_0_5B, "local-0.5b": QWEN_CODER_0_5B, "local-1.5b": QWEN_CODER_1_5B}
+"""The embedded models by the name `Context.model` gives them: "local" is the default one, and
+each also has a name of its own that stays with it whichever is the default."""
 
 
 def default_cache_dir() -> Path:

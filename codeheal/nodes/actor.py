@@ -28,11 +28,13 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         # of this run (plain resampling, or a run that was stuck).
         fresh = retry and writes_fresh(state, context, fresh_starts=form.fresh_starts)
         model = llm or chat_model(context, sampling_temperature(state, context, retry=retry))
-        messages, stop = form.actor_prompt(state, context, fresh=fresh, prefill=uses_prefill(context, llm))
+        counter = token_counter(model)
+        messages, stop = form.actor_prompt(
+            state, context, fresh=fresh, prefill=uses_prefill(context, llm), counter=counter)
         samples = context.retry_samples if retry else 1
         per_call = 1 if llm else completions_per_request(context)
         allowance = completion_allowance(
-            state, context, prompt_tokens=token_counter(model).prompt_tokens(messages),
+            state, context, prompt_tokens=counter.prompt_tokens(messages),
             requests=-(-samples // per_call), samples=samples, wanted=MAX_TOKENS,
         )
         if not allowance:

@@ -13,7 +13,7 @@ from codeheal.state import State
 def prepare(state: State) -> dict:
     """The first node: the fresh run's fields (see `start_run`), announced as `run_started`."""
     update = start_run(state)
-    emit(form_of(update).run_started(update))
+    emit(form_of(update).run_started({**state, **update}))
     return update
 
 

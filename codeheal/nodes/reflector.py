@@ -32,9 +32,10 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         context = current_context()
         model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
-        messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS)
+        counter = token_counter(model)
+        messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS, counter)
         allowance = completion_allowance(
-            state, context, prompt_tokens=token_counter(model).prompt_tokens(messages), requests=1, samples=1,
+            state, context, prompt_tokens=counter.prompt_tokens(messages), requests=1, samples=1,
             wanted=LESSON_MAX_TOKENS,
         )
         if not allowance:

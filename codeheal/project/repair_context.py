@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -54,9 +54,10 @@ def repair_context(
     budget_tokens: int,
     *,
     targets: Sequence[Target] = (),
+    count: Callable[[str], int] = estimate_tokens,
 ) -> str:
     """The failure and the code to repair, as the actor prompt shows them, in at most
-    `budget_tokens` (estimated). `files`: the workspace, path -> text; `targets`: functions to
+    `budget_tokens` as `count` counts them (the model's tokenizer where known, else the estimate). `files`: the workspace, path -> text; `targets`: functions to
     show even when the traceback does not reach them (--target; for a failed assert it stops in
     the test). Raises PromptTooLargeError when the minimum does not fit."""
     if not failures:
@@ -76,7 +77,7 @@ def repair_context(
         for path, node in _called_functions(tests, files, shown)
     ]
     sections += [_Section(_data_levels(path, files[path]), 1) for path in _data_files(failures, files)]
-    return _fit(sections, budget_tokens)
+    return _fit(sections, budget_tokens, count)
 
 
 def repair_scope(
@@ -114,18 +115,18 @@ def primary_function(
     return path, "\n".join(header) + "\n"
 
 
-def _fit(sections: list[_Section], budget_tokens: int) -> str:
+def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int]) -> str:
     level = [0] * len(sections)
 
     def render() -> str:
         return "\n\n".join(text for s, n in zip(sections, level) if (text := s.levels[n]))
 
     text = render()
-    while estimate_tokens(text) > budget_tokens:
+    while count(text) > budget_tokens:
         trimmable = [i for i, s in enumerate(sections) if level[i] < len(s.levels) - 1]
         if not trimmable:
             raise PromptTooLargeError(
-                f"the failure and the code around it need about {estimate_tokens(text):,} tokens, "
+                f"the failure and the code around it need about {count(text):,} tokens, "
                 f"over the budget of {budget_tokens:,}: use a model with a larger context "
                 "(--context-size), or point --target at a smaller function"
             )

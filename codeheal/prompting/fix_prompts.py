@@ -18,9 +18,10 @@ from codeheal.errors import PromptTooLargeError
 from codeheal.project.edits import Target, parse_target
 from codeheal.project.model_window import window_tokens
 from codeheal.project.repair_context import primary_function, repair_context
+from codeheal.project.workspace_store import workspace_of
 from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State
-from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE
+from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
     "You are an expert Python programmer fixing a bug in an existing project whose tests fail. "
@@ -42,19 +43,23 @@ LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
 
-def project_actor_messages(state: State, context: Context, reply_tokens: int, *, retry: bool) -> list[BaseMessage]:
-    """The actor's prompt for a run of the project form; `retry`: a change was tried before."""
+def project_actor_messages(
+    state: State, context: Context, reply_tokens: int, *, retry: bool, counter: TokenCounter = ESTIMATE,
+) -> list[BaseMessage]:
+    """The actor's prompt for a run of the project form, fitted as `counter` counts tokens;
+    `retry`: a change was tried before."""
     return fix_actor_messages(
         task=state["task"],
         test_command=state["test_command"],
         failures=state.get("repair_failures") or [],
-        files=state["workspace"],
+        files=workspace_of(state),
         targets=project_targets(state),
         reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
         last_feedback=state.get("feedback") if retry else None,
         refused=tried_outcomes(state) if retry else [],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
+        counter=counter,
     )
 
 
@@ -78,24 +83,27 @@ def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
     """How a prefilled project-form reply starts, and where it ends: the code fence, then the
     path and the `def` line of the function the repair most likely changes; the model writes
     its body, and generation stops at the closing fence or the next top-level statement."""
-    primary = primary_function(state.get("repair_failures") or [], state["workspace"], targets=project_targets(state))
+    primary = primary_function(state.get("repair_failures") or [], workspace_of(state), targets=project_targets(state))
     if primary is None:
         return CODE_FENCE, (CLOSING_FENCE,)
     path, header = primary
     return f"{CODE_FENCE}# {path}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
 
 
-def project_reflector_messages(state: State, context: Context, reply_tokens: int) -> list[BaseMessage]:
-    """The reflector's prompt for a run of the project form."""
+def project_reflector_messages(
+    state: State, context: Context, reply_tokens: int, counter: TokenCounter = ESTIMATE,
+) -> list[BaseMessage]:
+    """The reflector's prompt for a run of the project form, fitted as `counter` counts tokens."""
     return fix_reflector_messages(
         task=state["task"],
         failures=state.get("repair_failures") or [],
-        files=state["workspace"],
+        files=workspace_of(state),
         targets=project_targets(state),
         code=state["history"][-1]["code"],
         feedback=state["feedback"],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
+        counter=counter,
     )
 
 
@@ -116,6 +124,7 @@ def fix_actor_messages(
     refused: Sequence[str],
     window: int,
     reply_tokens: int,
+    counter: TokenCounter = ESTIMATE,
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
@@ -135,7 +144,7 @@ def fix_actor_messages(
         "file's path (`# path/to/file.py`)."
     )
     head = [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
-    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens)
+    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens, counter)
 
 
 def fix_reflector_messages(
@@ -148,6 +157,7 @@ def fix_reflector_messages(
     feedback: Feedback,
     window: int,
     reply_tokens: int,
+    counter: TokenCounter = ESTIMATE,
 ) -> list[BaseMessage]:
     """The reflector's prompt in the project form: the failure and code of the project as it
     is, then the change tested and its outcome (none before the first repair)."""
@@ -157,15 +167,17 @@ def fix_reflector_messages(
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
-    return _fitted(FIX_REFLECTOR_SYSTEM, [f"Task:\n{task.strip()}"], tail, failures, files, targets, window, reply_tokens)
+    return _fitted(FIX_REFLECTOR_SYSTEM, [f"Task:\n{task.strip()}"], tail, failures, files, targets, window, reply_tokens,
+                   counter)
 
 
 def _fitted(
     system: str, head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
-    targets: Sequence[Target], window: int, reply_tokens: int,
+    targets: Sequence[Target], window: int, reply_tokens: int, counter: TokenCounter,
 ) -> list[BaseMessage]:
-    """System and user message: `head`, the repair context in what the window leaves, `tail`."""
-    fixed = ESTIMATE.prompt_tokens([SystemMessage(system), HumanMessage("\n\n".join(head + tail))])
+    """System and user message: `head`, the repair context in what the window leaves, `tail`
+    (tokens as `counter` counts them)."""
+    fixed = counter.prompt_tokens([SystemMessage(system), HumanMessage("\n\n".join(head + tail))])
     budget = window - reply_tokens - MARGIN_TOKENS - fixed
     if budget <= 0:
         raise PromptTooLargeError(
@@ -173,7 +185,7 @@ def _fitted(
             f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
             "larger context (--context-size)"
         )
-    context = repair_context(failures, files, budget, targets=targets)
+    context = repair_context(failures, files, budget, targets=targets, count=counter.tokens)
     return [SystemMessage(system), HumanMessage("\n\n".join([*head, context, *tail]))]
 
 

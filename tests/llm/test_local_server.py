@@ -111,3 +111,24 @@ def test_the_embedded_model_and_its_file_share_one_server(local_model_path: Path
     with urllib.request.urlopen(embedded.base_url + "/models", timeout=10) as response:
         served = json.load(response)
     assert [m["id"] for m in served["data"]] == [embedded.model_name] == ["qwen2.5-coder-0.5b"]
+
+
+@pytest.mark.model
+def test_the_embedded_server_counts_a_prompt_as_it_bills_it(local_model_path: Path) -> None:
+    """The counter asks the real server's /tokenize: a prompt counts within a few tokens of the
+    prompt tokens the server reports for it, never fewer, and code takes fewer tokens than the
+    estimate says (measured: 3.6 to 4.2 bytes per token; benchmarks/results/tokenize_check.json)."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from codeheal import Context
+    from codeheal.llm.factory import chat_model, token_counter
+    from codeheal.tokens import ESTIMATE, TokenCounter
+
+    model = chat_model(Context(model="local"), 0.0, 4)
+    counter = token_counter(model)
+    assert isinstance(counter, TokenCounter) and counter.llama_cpp_url == ensure_server().base_url
+    code = Path(__file__).read_text(encoding="utf-8")
+    assert counter.tokens(code) < ESTIMATE.tokens(code)
+    messages = [SystemMessage("You are a careful Python programmer."), HumanMessage("Fix this:\n" + code[:1500])]
+    billed = model.invoke(messages).usage_metadata["input_tokens"]
+    assert billed <= counter.prompt_tokens(messages) <= billed + 16

@@ -171,3 +171,13 @@ def test_the_optional_model_is_named_in_the_registry_with_its_pinned_checksum() 
     assert len(spec.parts) == 22 and spec.size == 1_117_320_768
     assert spec.sha256 == "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
     assert spec.get_command == "codeheal model --get local-1.5b"
+
+
+def test_the_default_model_has_a_name_of_its_own_that_the_factory_and_the_cli_know() -> None:
+    from codeheal.cli import _parser
+    from codeheal.llm.factory import LOCAL_NAMES
+    from codeheal.llm.weights import LOCAL_MODELS, QWEN_CODER_0_5B
+
+    assert LOCAL_MODELS["local-0.5b"] is LOCAL_MODELS["local"] is QWEN_CODER_0_5B
+    assert set(LOCAL_NAMES) == set(LOCAL_MODELS)
+    assert _parser().parse_args(["model", "local-0.5b"]).name == "local-0.5b"

@@ -227,3 +227,23 @@ def test_a_unix_socket_on_the_host_filesystem_cannot_be_reached(job_uids: list[i
         listener.close()
         os.unlink(path)
         os.rmdir(folder)
+
+
+def test_an_inode_flood_ends_at_the_time_limit_and_leaves_nothing_behind(job_uids: list[int]) -> None:
+    """bubblewrap 0.8 cannot bound the files of its tmpfs (docs/security.md, "Inodes"): empty
+    files without end are stopped by the job's time limit, and go with the job's tmpfs."""
+    prefix = f"codeheal-inode-{uuid.uuid4().hex[:8]}-"
+    code = (
+        "import os\n"
+        "def attack():\n"
+        "    n = 0\n"
+        "    while True:\n"
+        "        try:\n"
+        f"            open(f'/tmp/{prefix}{{n}}', 'w').close()\n"
+        "        except OSError:\n"
+        "            pass\n"
+        "        n += 1\n"
+    )
+    feedback = run_hostile(code, job_uids)["feedback"]
+    assert feedback["timed_out"]
+    assert not [name for name in os.listdir("/tmp") if name.startswith(prefix)]

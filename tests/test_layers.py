@@ -1,0 +1,82 @@
+"""The layers point one way: no import cycle among codeheal's modules (function-level imports
+counted too), the policy rests on state and context alone, and nothing below the graph's
+assembly (`codeheal/loop/`) imports it."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "codeheal"
+BELOW_LOOP = (
+    "state", "context", "environment", "errors", "fences", "tokens", "policy", "steps", "progress",
+    "forms", "nodes", "prompting", "evaluation", "sandboxes", "llm", "project",
+)
+
+
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names[".".join(parts).removesuffix(".__init__")] = path
+    return names
+
+
+MODULES = module_names()
+
+
+def _owner(name: str) -> str:
+    """The codeheal module that defines `name` (a module, or a name inside one)."""
+    while name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name
+
+
+def imports_of(name: str) -> set[str]:
+    """The codeheal modules `name` imports anywhere in its body."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {_owner(a.name) for a in node.names if a.name.split(".")[0] == "codeheal"}
+        elif isinstance(node, ast.ImportFrom):
+            base = package
+            for _ in range(max(node.level - 1, 0)):
+                base = base.rpartition(".")[0]
+            module = (f"{base}.{node.module}" if node.module else base) if node.level else (node.module or "")
+            if module.split(".")[0] == "codeheal":
+                found |= {_owner(f"{module}.{a.name}") for a in node.names}
+    return found - {name}
+
+
+GRAPH = {name: imports_of(name) for name in MODULES}
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            pytest.fail("import cycle: " + " -> ".join((*path[path.index(name):], name)))
+        if name in done:
+            return
+        for imported in GRAPH[name]:
+            visit(imported, (*path, name))
+        done.add(name)
+
+    for name in GRAPH:
+        visit(name, ())
+
+
+def test_the_policy_rests_on_state_and_context_only() -> None:
+    assert GRAPH["codeheal.policy"] == {"codeheal.state", "codeheal.context"}
+
+
+@pytest.mark.parametrize("layer", BELOW_LOOP)
+def test_nothing_below_the_graphs_assembly_imports_it(layer: str) -> None:
+    below = [name for name in GRAPH if name == f"codeheal.{layer}" or name.startswith(f"codeheal.{layer}.")]
+    assert below, f"no module codeheal.{layer}"
+    assert [(name, sorted(GRAPH[name])) for name in below if any(m.startswith("codeheal.loop") for m in GRAPH[name])] == []
