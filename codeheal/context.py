@@ -14,19 +14,17 @@ Isolation = Literal["bwrap", "basic"]
 PolicyName = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
 FeedbackWhen = Literal["always", "informative"]
 
-POLICY_FIELDS = (
-    "feedback", "feedback_when", "fresh_attempts", "reflect", "fresh_start", "retry_samples",
-    "temperature_step", "show_failed_code", "stop_on_repeat",
-)
+_SELF_HEAL = {"feedback": True, "feedback_when": "always", "fresh_attempts": 0, "reflect": True,
+              "fresh_start": True, "retry_samples": 1, "temperature_step": 0.0, "show_failed_code": False,
+              "stop_on_repeat": False}
+POLICY_FIELDS = tuple(_SELF_HEAL)
 """The loop's switches that a policy preset sets (one_shot also caps max_attempts at 1)."""
-_LOOP = {"feedback": True, "feedback_when": "always", "fresh_attempts": 0, "reflect": True, "fresh_start": True,
-         "retry_samples": 1, "temperature_step": 0.0, "show_failed_code": False, "stop_on_repeat": False}
 PRESETS: dict[str, dict[str, object]] = {
-    "one_shot": {**_LOOP, "max_attempts": 1},
-    "resample": {**_LOOP, "feedback": False, "reflect": False},
-    "raw_error": {**_LOOP, "reflect": False},
-    "self_heal": _LOOP,
-    "sample_first": {**_LOOP, "feedback_when": "informative", "fresh_attempts": 2, "reflect": False,
+    "one_shot": {**_SELF_HEAL, "max_attempts": 1},
+    "resample": {**_SELF_HEAL, "feedback": False, "reflect": False},
+    "raw_error": {**_SELF_HEAL, "reflect": False},
+    "self_heal": _SELF_HEAL,
+    "sample_first": {**_SELF_HEAL, "feedback_when": "informative", "fresh_attempts": 2, "reflect": False,
                      "retry_samples": 2, "temperature_step": 0.15, "stop_on_repeat": True},
 }
 """What each named policy sets: the benchmark's conditions, and what a user gets by naming one.
@@ -96,8 +94,8 @@ class Context:
     )
     temperature_step: float = policy_setting(
         "temperature_step",
-        "Added to retry_temperature for each retry after the first (up to "
-        "MAX_RETRY_TEMPERATURE, 1.0): later samples vary more.",
+        "Added to retry_temperature for each retry after the first (up to 1.0, "
+        "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
     )
     show_failed_code: bool = policy_setting(
         "show_failed_code",

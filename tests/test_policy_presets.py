@@ -4,6 +4,8 @@ a run stops on a repeat."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
 from scripted_openai import ScriptedServer, is_actor
@@ -12,6 +14,7 @@ from codeheal import Context, build_graph
 from codeheal.context import POLICY_FIELDS, PRESETS
 from codeheal.errors import ConfigError
 from codeheal.policy import informative, sampling_temperature
+from codeheal.runner import merged_context
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 FAILED_BEFORE = "Your previous attempt failed these checks"
@@ -54,6 +57,14 @@ def test_the_environment_names_a_policy_and_its_switches_win_over_the_preset(mon
     assert Context(policy="self_heal").feedback is True
     monkeypatch.setenv("CODEHEAL_FEEDBACK", "true")
     assert Context().feedback is True
+
+
+def test_a_policy_given_on_resume_replaces_the_saved_switches_it_sets():
+    saved = asdict(Context(policy="self_heal", retry_samples=3, max_tokens=900))
+    resumed = merged_context(saved, {"policy": "resample"})
+    assert (resumed.policy, resumed.feedback, resumed.reflect, resumed.retry_samples) == ("resample", False, False, 1)
+    assert resumed.max_tokens == 900  # not a switch of the policy: kept
+    assert merged_context(saved, {"max_attempts": 5}).retry_samples == 3
 
 
 def test_an_unknown_policy_is_refused_by_name():
