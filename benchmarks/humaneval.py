@@ -1,4 +1,5 @@
-"""HumanEval: one_shot vs self_heal vs raw_error. The same as `codeheal bench humaneval`:
+"""HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first) compared.
+The same as `codeheal bench humaneval`:
 
     .venv/bin/python benchmarks/humaneval.py --concurrency 2   # up to 3 attempts, 2 samples per retry
 """

@@ -230,6 +230,32 @@ def retries_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+POLICY_RUNS = {"tuning": "humaneval-tuning", "report": "humaneval-report"}
+"""The policy runs, one folder of results per slice (`codeheal bench humaneval --slice S`)."""
+POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
+
+
+def policy_table() -> str:
+    """Per slice and model, each condition's hidden pass rate had every run stopped within each
+    budget, its tokens, and its runs whose visible tests passed where the hidden ones failed."""
+    rows = [
+        "| slice | model | condition | " + " | ".join(f"{b} tok" for b in POLICY_BUDGETS)
+        + " | tokens | visible pass, hidden fail |",
+        "|---|---|---|" + "---|" * (len(POLICY_BUDGETS) + 2),
+    ]
+    for name, folder in POLICY_RUNS.items():
+        path = RESULTS / folder / "humaneval.json"
+        if not path.exists():
+            continue
+        run = json.loads(path.read_text(encoding="utf-8"))
+        for condition, result in run["conditions"].items():
+            part = result["slices"][name]
+            rates = " | ".join(f"{100 * part['hidden_pass_rate_by_budget'][str(b)]:.1f} %" for b in POLICY_BUDGETS)
+            rows.append(f"| {name} ({part['problems']}) | `{run['model']}` | `{condition}` | {rates} | "
+                        f"{_kilo(part['tokens'])} | {part['visible_passed_hidden_failed']} |")
+    return "\n".join(rows) + "\n"
+
+
 def headline() -> str:
     """The README's one-paragraph summary of the HumanEval run."""
     run = _load("humaneval")["conditions"]
@@ -257,6 +283,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "server_settings": server_settings_table,
     "selection": selection_table,
     "retries": retries_table,
+    "policy": policy_table,
 }
 FILES = ("README.md", "docs/benchmarks.md", "docs/library.md", "docs/models.md")
 

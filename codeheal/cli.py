@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 
+from codeheal.context import PRESETS
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -156,9 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="run a benchmark")
     benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     humaneval = benchmarks.add_parser(
-        "humaneval", help="HumanEval: one_shot vs resample vs raw_error vs self_heal",
-        description="Run the 164 HumanEval problems under four conditions (one_shot, resample, "
-        "raw_error, self_heal) with the library's default settings. The prompt's examples are the visible tests that drive the loop; the official "
+        "humaneval", help="HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first)",
+        description="Run the 164 HumanEval problems (or a slice) under each policy preset "
+        "(Context.policy) with the library's other default settings. The prompt's examples are the visible tests that drive the loop; the official "
         "check only scores the final code. Per-problem results are appended to OUT/humaneval.jsonl "
         "as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and .png "
         "are written.",
@@ -173,6 +174,11 @@ def _parser() -> argparse.ArgumentParser:
                            help="candidates per retry (default: the library's, Context.retry_samples)")
     humaneval.add_argument("--max-tokens", type=int, metavar="N",
                            help="token budget of every run, the same for all conditions (default: none)")
+    humaneval.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
+                           help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
+    humaneval.add_argument("--conditions", nargs="+", metavar="POLICY", choices=PRESETS, default=tuple(PRESETS),
+                           help=f"the policy presets to run, of {', '.join(PRESETS)} (one_shot always runs; "
+                           "default: every one)")
     _add_bench_flags(humaneval, "one visible-test run")
     humaneval.set_defaults(handler=_bench_humaneval)
     quixbugs = benchmarks.add_parser(

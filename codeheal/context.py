@@ -11,6 +11,25 @@ from codeheal.errors import ConfigError
 
 SandboxKind = Literal["local", "e2b"]
 Isolation = Literal["bwrap", "basic"]
+PolicyName = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
+FeedbackWhen = Literal["always", "informative"]
+
+_SELF_HEAL = {"feedback": True, "feedback_when": "always", "fresh_attempts": 0, "reflect": True,
+              "fresh_start": True, "retry_samples": 1, "temperature_step": 0.0, "show_failed_code": False,
+              "stop_on_repeat": False}
+POLICY_FIELDS = tuple(_SELF_HEAL)
+"""The loop's switches that a policy preset sets (one_shot also caps max_attempts at 1)."""
+PRESETS: dict[str, dict[str, object]] = {
+    "one_shot": {**_SELF_HEAL, "max_attempts": 1},
+    "resample": {**_SELF_HEAL, "feedback": False, "reflect": False},
+    "raw_error": {**_SELF_HEAL, "reflect": False},
+    "self_heal": _SELF_HEAL,
+    "sample_first": {**_SELF_HEAL, "feedback_when": "informative", "fresh_attempts": 2, "reflect": False,
+                     "retry_samples": 2, "temperature_step": 0.15, "stop_on_repeat": True},
+}
+"""What each named policy sets: the benchmark's conditions, and what a user gets by naming one.
+A field the caller (or the environment) sets wins over its policy's value."""
+DEFAULT_POLICY: PolicyName = "self_heal"
 
 
 def setting(default: object, description: str) -> Any:
@@ -22,6 +41,12 @@ def setting(default: object, description: str) -> Any:
         "description": f"{description} Default: {shown}.",
         "json_schema_extra": {"fallback": default},
     })
+
+
+def policy_setting(name: str, description: str) -> Any:
+    """A Context field that the run's policy sets unless the caller or the environment does;
+    its default is the default policy's value."""
+    return setting(PRESETS[DEFAULT_POLICY][name], f"{description} Set by `policy` unless given.")
 
 
 def fallback(name: str) -> object:
@@ -49,6 +74,15 @@ class Context:
         None,
         "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.",
     )
+    policy: PolicyName = setting(
+        DEFAULT_POLICY,
+        "The loop's strategy, a named preset of the switches marked \"set by `policy`\": "
+        '"one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
+        'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
+        "temperature, a failure shown only when it names a wrong value or a crash in the code, "
+        "stop on a repeat). A switch given explicitly wins over its policy's value.",
+    )
     temperature: float = setting(
         0.0,
         "Sampling temperature of the first attempt.",
@@ -58,16 +92,21 @@ class Context:
         "Sampling temperature of later attempts: some variety helps a retry "
         "escape the first attempt's mistake.",
     )
-    show_failed_code: bool = setting(
-        False,
+    temperature_step: float = policy_setting(
+        "temperature_step",
+        "Added to retry_temperature for each retry after the first (up to 1.0, "
+        "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
+    )
+    show_failed_code: bool = policy_setting(
+        "show_failed_code",
         "Show the failed attempt's code in the retry prompt. Off by default: "
         "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
         "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
         "the retry still sees the failed checks and the lessons). Worth turning on for "
         "stronger models.",
     )
-    retry_samples: int = setting(
-        1,
+    retry_samples: int = policy_setting(
+        "retry_samples",
         "Candidates the actor writes on each later attempt, at "
         "retry_temperature. They are tested in parallel and the first that passes (else the "
         "one that passes the most checks) is kept: small models tend to copy a failed attempt, and several samples "
@@ -103,18 +142,30 @@ class Context:
         '"script": EvalPlus\'s instruct prompt and response prefix (no system prompt), the '
         "model writes the whole module: how the model cards' HumanEval scores are measured.",
     )
-    feedback: bool = setting(
-        True,
+    feedback: bool = policy_setting(
+        "feedback",
         "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "
         "attempt is written from the first attempt's prompt, an independent sample "
         "(plain resampling, the baseline healing must beat).",
+    )
+    feedback_when: FeedbackWhen = policy_setting(
+        "feedback_when",
+        'With feedback on, which failures are shown. "always": every one. "informative": only '
+        "a failed check that shows the wrong value (with the call that produced it) or a crash "
+        "whose traceback reaches the code; after any other failure (a syntax error, a timeout, "
+        "a check without values) the next attempt is a fresh sample.",
+    )
+    fresh_attempts: int = policy_setting(
+        "fresh_attempts",
+        "How many retries are fresh samples (written from the first attempt's prompt) before "
+        "any failure is shown.",
     )
     memory: int = setting(
         5,
         "How many of the latest lessons the actor sees (0: none). The thread keeps them all.",
     )
-    fresh_start: bool = setting(
-        True,
+    fresh_start: bool = policy_setting(
+        "fresh_start",
         "When two attempts in a row fail the same way, the conversation is stuck: write the "
         "next attempt from the first attempt's prompt instead (a new sample, no failure shown). "
         'If that fails the same way too, the run ends with status "stuck".',
@@ -135,10 +186,15 @@ class Context:
         "tests; in the project form (`codeheal fix`) up to 120 s for the project as it is, then "
         "3x the time that run took, at least 10 s, for each repair's runs.",
     )
-    reflect: bool = setting(
-        True,
+    reflect: bool = policy_setting(
+        "reflect",
         "Write a reflection after each failure. Off: the actor sees only the "
         "raw failure (the ablation the HumanEval benchmark compares against).",
+    )
+    stop_on_repeat: bool = policy_setting(
+        "stop_on_repeat",
+        'End the run (status "stuck") when every candidate of an attempt had been tried '
+        "before: sampling found nothing new.",
     )
     sandbox: SandboxKind = setting(
         "local",
@@ -179,9 +235,12 @@ class Context:
     )
 
     def __post_init__(self) -> None:
+        if self.policy is None:
+            self.policy = _unset_value("policy", fallback("policy"))
+        preset = PRESETS.get(self.policy, {})  # an unknown name is refused by validate()
         for f in fields(self):
             if getattr(self, f.name) is None:
-                setattr(self, f.name, _unset_value(f.name, fallback(f.name)))
+                setattr(self, f.name, _unset_value(f.name, preset.get(f.name, fallback(f.name))))
         self.validate()
 
     def validate(self) -> None:
@@ -194,6 +253,10 @@ class Context:
             raise ConfigError(f"memory must be an integer >= 0, got {self.memory!r}")
         if not isinstance(self.retry_samples, int) or self.retry_samples < 1:
             raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
+        if not isinstance(self.fresh_attempts, int) or self.fresh_attempts < 0:
+            raise ConfigError(f"fresh_attempts must be an integer >= 0, got {self.fresh_attempts!r}")
+        if not 0 <= self.temperature_step <= 1:
+            raise ConfigError(f"temperature_step must be between 0 and 1, got {self.temperature_step!r}")
         if not isinstance(self.select_samples, int) or self.select_samples < 0:
             raise ConfigError(f"select_samples must be an integer >= 0, got {self.select_samples!r}")
         if self.timeout_s is not None and not self.timeout_s > 0:

@@ -20,6 +20,9 @@ AS_IS_TIMEOUT_S = 120.0
 """The project as it is, when the Context sets no limit: real test files take tens of seconds."""
 AS_IS_FACTOR = 3
 """A repair's test run may take this many times the run of the project as it is."""
+MAX_RETRY_TEMPERATURE = 1.0
+"""Context.temperature_step raises retry temperatures up to this (the 0.5B model's replies
+turn to noise well before 2)."""
 
 
 def time_limit(context: Context, as_is_seconds: float | None = None) -> float:
@@ -77,6 +80,45 @@ def completion_allowance(state: State, context: Context, *, prompt_tokens: int, 
     return per_sample if per_sample >= MIN_COMPLETION_TOKENS else 0
 
 
+def sampling_temperature(state: State, context: Context, *, retry: bool) -> float:
+    """The temperature of the next attempt's samples: Context.temperature for the first,
+    retry_temperature for the first retry, raised by temperature_step for each retry after it."""
+    if not retry:
+        return context.temperature
+    later = max((state.get("attempts") or 1) - 1, 0)
+    ceiling = max(context.retry_temperature, MAX_RETRY_TEMPERATURE)
+    return round(min(context.retry_temperature + context.temperature_step * later, ceiling), 3)
+
+
+def informative(feedback: Feedback) -> bool:
+    """Whether a failure tells the model something it can use: a failed check that shows the
+    wrong value (the check's own line names the call), or a crash whose traceback reaches the
+    code. Not: a syntax error, a timeout, a crash on loading, a check without values."""
+    return any(
+        failure["test"] != "<compile>" and (
+            failure["expected"] is not None
+            or (failure["exception"] != "AssertionError" and failure["line"] is not None)
+        )
+        for failure in feedback["failures"]
+    )
+
+
+def writes_fresh(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
+    """Whether the next retry is written from the first attempt's prompt (a fresh sample: no
+    failure, no lessons) rather than shown the last failure: feedback off, the first
+    Context.fresh_attempts retries, a failure that is not `informative` when the Context
+    shows only those, or a run stuck on the same failure (needs_fresh_start)."""
+    if not fresh_starts:
+        return False
+    feedback = state.get("feedback")
+    return (
+        not context.feedback
+        or (state.get("attempts") or 0) <= context.fresh_attempts
+        or (context.feedback_when == "informative" and not (feedback and informative(feedback)))
+        or needs_fresh_start(state, context)
+    )
+
+
 def needs_fresh_start(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
     """Two attempts in a row failed the same way: the next attempt starts over from the
     first attempt's prompt (when the Context and the run's form allow fresh starts)."""
@@ -86,17 +128,24 @@ def needs_fresh_start(state: State, context: Context, *, fresh_starts: bool = Tr
 
 
 def is_stuck(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
-    """A fresh start (after two equal failures) failed the same way as the attempts before it.
-    A form without fresh starts (Form.fresh_starts) is stuck when an attempt's candidates
-    were all tried before: sampling again found nothing new."""
+    """A fresh start after two equal failures failed the same way as they did. A form without
+    fresh starts (Form.fresh_starts), or a Context with stop_on_repeat, is also stuck when an
+    attempt's candidates were all tried before: sampling again found nothing new."""
     history = state.get("history") or []
-    if not fresh_starts:
-        return bool(history) and bool(history[-1].get("repeat"))
-    return _fresh_starts_on(context, fresh_starts) and _repeats_previous(history) and bool(history[-1].get("fresh_start"))
+    if (not fresh_starts or context.stop_on_repeat) and history and history[-1].get("repeat"):
+        return True
+    return _fresh_starts_on(context, fresh_starts) and _restart_repeated(history)
 
 
 def _fresh_starts_on(context: Context, fresh_starts: bool) -> bool:
     return fresh_starts and context.fresh_start and context.feedback
+
+
+def _restart_repeated(history: list[Attempt]) -> bool:
+    """The latest attempt is a fresh start made because the two before it failed alike (a
+    fresh sample of a policy that samples first is not), and it failed as they did."""
+    return (len(history) >= 3 and bool(history[-1].get("fresh_start")) and not history[-2].get("fresh_start")
+            and _repeats_previous(history) and _repeats_previous(history[:-1]))
 
 
 def _repeats_previous(history: list[Attempt]) -> bool:
@@ -108,7 +157,7 @@ def after_evaluation(state: State, context: Context, *, fresh_starts: bool = Tru
     """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
     or attempts used up: finish (or human review when the Context asks for it). Two equal
     failures in a row: a fresh start. Otherwise try again, through the reflector when the
-    Context reflects and shows feedback."""
+    Context reflects and the next attempt is shown the failure (see writes_fresh)."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"
@@ -116,8 +165,8 @@ def after_evaluation(state: State, context: Context, *, fresh_starts: bool = Tru
         return "review" if context.review_on_exhaustion else "finish"
     if is_stuck(state, context, fresh_starts=fresh_starts):
         return "finish"
-    if needs_fresh_start(state, context, fresh_starts=fresh_starts):
-        return "actor"
+    if writes_fresh(state, context, fresh_starts=fresh_starts):
+        return "actor"  # a fresh sample does not read a lesson
     return "reflector" if context.reflect and context.feedback else "actor"
 
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
-from codeheal.context import Context
+from codeheal.context import PRESETS, Context
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
@@ -132,8 +132,11 @@ def _same_task(values: dict, request: InputState) -> bool:
 
 def merged_context(saved: dict, given: dict[str, object]) -> Context:
     """The saved settings of a run, then the ones `given` explicitly; the environment
-    supplies only what neither names."""
+    supplies only what neither names. A policy given anew replaces the saved values of the
+    switches it sets."""
     known = {f.name for f in fields(Context)}
+    if "policy" in given:
+        known -= set(PRESETS.get(str(given["policy"]), {}))
     return Context(**{**{k: v for k, v in saved.items() if k in known}, **given})
 
 

@@ -17,10 +17,11 @@ def bench_humaneval(args: argparse.Namespace, console: Console) -> Path:
         out_dir=Path(args.out), model=args.model, base_url=args.base_url,
         max_attempts=args.max_attempts, concurrency=args.concurrency, limit=args.limit,
         timeout_s=args.timeout, retry_samples=args.retry_samples, max_tokens=args.max_tokens,
+        slice=args.slice, conditions=tuple(args.conditions),
     )
     summary = run_benchmark(config, console)
     for name, result in summary["conditions"].items():
-        console.print(f"{name:<9} hidden {result['passed']}/{summary['problems']} "
+        console.print(f"{name:<12} hidden {result['passed']}/{summary['problems']} "
                       f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
                       f"wall {result['wall_s']:.0f} s")
     return Path(args.out) / "humaneval.json"

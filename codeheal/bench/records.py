@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired, TypedDict, get_args
 
+from codeheal.context import PolicyName
 from codeheal.errors import ConfigError
 from codeheal.state import Selection
 
-Condition = Literal["one_shot", "resample", "raw_error", "self_heal"]
-CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal")
+Condition = PolicyName
+"""A benchmark condition is a policy preset (Context.policy): what a user runs by naming it."""
+CONDITIONS: tuple[Condition, ...] = get_args(PolicyName)
 AttemptKind = Literal["passed", "failed", "no_code", "syntax", "timeout", "crash"]
 
 
@@ -35,6 +37,9 @@ class AttemptRecord(TypedDict):
     """Distinct new candidates tested for this attempt (1 for attempt 1)."""
     selection: NotRequired[Selection | None]
     """How the attempt chose by generated checks, when it did."""
+    replies: NotRequired[list[str]]
+    """The model's replies this attempt's candidates were extracted from, as the model wrote
+    them (a prefill included); [] for code the condition did not write (shared attempt 1)."""
 
 
 class ProblemRecord(TypedDict):

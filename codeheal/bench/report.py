@@ -7,8 +7,8 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from codeheal.bench.problems import Problem
-from codeheal.bench.records import CONDITIONS, Condition, ProblemRecord
+from codeheal.bench.problems import Problem, slice_of
+from codeheal.bench.records import Condition, ProblemRecord
 
 JSON_FILE = "humaneval.json"
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
@@ -22,22 +22,22 @@ TOKENS_PLOT_FILE = "humaneval_tokens.png"
 
 def write_reports(
     out_dir: Path, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
-    model: str, max_attempts: int, settings: str = "",
+    model: str, max_attempts: int, conditions: tuple[Condition, ...], settings: str = "",
 ) -> dict:
-    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems;
-    returns the JSON summary."""
+    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems and
+    conditions; returns the JSON summary."""
     by_condition = {
-        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in CONDITIONS
+        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in conditions
     }
     summary = {
         "problems": len(problems),
         "model": model,
         "max_attempts": max_attempts,
-        "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in CONDITIONS},
+        "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in conditions},
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / JSON_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    analysis = {c: failure_analysis(by_condition[c]) for c in CONDITIONS}
+    analysis = {c: failure_analysis(by_condition[c]) for c in conditions}
     (out_dir / MARKDOWN_FILE).write_text(
         markdown(summary, analysis, problems, settings), encoding="utf-8"
     )
@@ -81,11 +81,16 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
 
 def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
     """Hidden pass rate on the tuning slice (even task ids, where defaults are chosen) or the
-    report slice (odd task ids, untouched by those choices)."""
-    wanted = 0 if name == "tuning" else 1
-    chosen = [r for r in rows if int(r["task_id"].split("/")[1]) % 2 == wanted]
+    report slice (odd task ids, untouched by those choices), at the run's end and had each run
+    stopped within each budget, and how often visible tests passed where hidden ones failed."""
+    chosen = [r for r in rows if slice_of(r["task_id"]) == name]
     passed = sum(r["hidden_passed"] for r in chosen)
-    return {"problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0}
+    return {
+        "problems": len(chosen), "passed": passed, "rate": round(passed / len(chosen), 4) if chosen else 0.0,
+        "visible_passed_hidden_failed": sum(r["status"] == "passed" and not r["hidden_passed"] for r in chosen),
+        "tokens": sum(r["tokens"] for r in chosen),
+        "hidden_pass_rate_by_budget": {str(b): pass_rate_within(chosen, b, len(chosen)) for b in BUDGETS},
+    }
 
 
 def pass_rate_within(rows: list[ProblemRecord], budget: int, problems: int) -> float:
@@ -203,7 +208,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     for name, c in conditions.items():
         tuning, report = c["slices"]["tuning"], c["slices"]["report"]
         lines.append(
-            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {tuning['rate']:.3f} | {report['rate']:.3f} "
+            f"| {name} | {c['passed']}/{n} | {c['pass_at_1']:.3f} | {_rate(tuning)} | {_rate(report)} "
             f"| {c['visible_passed']}/{n} | {c['mean_attempts']:.2f} | {c['tokens']} ({c['prompt_tokens']} + "
             f"{c['completion_tokens']}) | {c['median_completion_tokens_per_attempt']} | {c['wall_s']:.0f} "
             f"| {c['seconds_model']:.0f} | {c['seconds_sandbox']:.0f} |"
@@ -218,7 +223,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     ]
     for name, c in conditions.items():
         lines.append(f"| {name} | " + " | ".join(f"{c['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in BUDGETS) + " |")
-    lines += ["", *headline(conditions, analysis)]
+    lines += ["", *headline(conditions, analysis), "", *slice_tables(conditions)]
     cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
     lines += [
         "",
@@ -252,11 +257,39 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     return "\n".join(lines) + "\n"
 
 
+def _rate(part: dict) -> str:
+    return f"{part['rate']:.3f}" if part["problems"] else "n/a"
+
+
+def slice_tables(conditions: dict[str, dict]) -> list[str]:
+    """Per slice that holds problems: pass rate at the budgets from 1,000 tokens up, tokens, and
+    the runs whose visible tests passed while the hidden ones failed."""
+    shown = [b for b in BUDGETS if b >= 1000]
+    lines = []
+    for name in ("tuning", "report"):
+        if not any(c["slices"][name]["problems"] for c in conditions.values()):
+            continue
+        problems = max(c["slices"][name]["problems"] for c in conditions.values())
+        lines += [
+            f"The {name} slice ({problems} problems): hidden pass rate at equal budgets per problem, tokens, "
+            "and visible passed / hidden failed:",
+            "",
+            "| condition | " + " | ".join(f"{b} tok" for b in shown) + " | tokens | visible pass, hidden fail |",
+            "|---|" + "---|" * (len(shown) + 2),
+        ]
+        for condition, c in conditions.items():
+            part = c["slices"][name]
+            rates = " | ".join(f"{part['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in shown)
+            lines.append(f"| {condition} | {rates} | {part['tokens']} | {part['visible_passed_hidden_failed']} |")
+        lines.append("")
+    return lines
+
+
 def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -> list[str]:
     """One line per healing condition: its gain over one shot and where it came from."""
     base = conditions["one_shot"]
     lines = []
-    for name in ("resample", "raw_error", "self_heal"):
+    for name in [c for c in conditions if c != "one_shot"]:
         c, a = conditions[name], analysis[name]
         points = 100 * (c["pass_at_1"] - base["pass_at_1"])
         lines.append(

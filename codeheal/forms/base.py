@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
 from codeheal.llm.factory import MAX_TOKENS
+from codeheal.policy import sampling_temperature
 from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
@@ -74,12 +75,12 @@ class Form(ABC):
     ) -> list[Draw]:
         """The model calls that write the next candidates, in the order their candidates are
         tested (the earlier wins among equals). By default one: the actor's prompt, one reply
-        on the first attempt, Context.retry_samples on a retry at the retry temperature."""
+        on the first attempt, Context.retry_samples on a retry (policy.sampling_temperature)."""
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         retry = self.is_retry(state)
         return [Draw(
             messages, stop, samples=context.retry_samples if retry else 1,
-            temperature=context.retry_temperature if retry else context.temperature, candidate=self.candidate,
+            temperature=sampling_temperature(state, context, retry=retry), candidate=self.candidate,
         )]
 
     def change_size(self, tested: TestedCandidate) -> int:

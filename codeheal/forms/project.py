@@ -18,7 +18,7 @@ from codeheal.evaluation.project_candidate import (
 )
 from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import repair_plan
+from codeheal.policy import repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import apply_reply, canonical_reply
@@ -118,7 +118,7 @@ class ProjectForm(Form):
         retry = self.is_retry(state)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         draws = [Draw(messages, stop, samples=plan.rewrites, candidate=self.candidate,
-                      temperature=context.retry_temperature if retry else context.temperature)]
+                      temperature=sampling_temperature(state, context, retry=retry))]
         if not prefill:
             return draws
         prompt = messages[:-1]  # without the rewrite's start

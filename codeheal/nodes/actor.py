@@ -10,7 +10,7 @@ from codeheal.context import Context, current_context
 from codeheal.forms import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local, token_counter
-from codeheal.policy import attempt_limit, completion_allowance, needs_fresh_start
+from codeheal.policy import attempt_limit, completion_allowance, sampling_temperature, writes_fresh
 from codeheal.progress import AttemptStarted, CandidatesWritten, emit
 from codeheal.prompting.model_call import total_usage
 from codeheal.state import State
@@ -26,7 +26,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         retry = form.is_retry(state)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
-        fresh = form.fresh_starts and retry and (not context.feedback or needs_fresh_start(state, context))
+        fresh = retry and writes_fresh(state, context, fresh_starts=form.fresh_starts)
         counter = token_counter(llm or chat_model(context, context.temperature))
         draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm), counter=counter)
         per_call = 1 if llm else completions_per_request(context)

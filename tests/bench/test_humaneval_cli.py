@@ -42,7 +42,7 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         assert set(summary) == {"problems", "model", "max_attempts", "conditions"}
         assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
         conditions = summary["conditions"]
-        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal"]
+        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
         for result in conditions.values():
             assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens", "prompt_tokens",
                     "completion_tokens", "slices", "hidden_pass_rate_by_budget"} <= set(result)
@@ -52,14 +52,14 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         # with a second sample (resample) or from the visible doctest.
         assert conditions["one_shot"]["passed"] == 4
         assert conditions["one_shot"]["hidden_pass_rate_by_attempt"] == [0.8]
-        for healing in ("resample", "raw_error", "self_heal"):
+        for healing in ("resample", "raw_error", "self_heal", "sample_first"):
             assert conditions[healing]["passed"] == 5
             assert conditions[healing]["mean_attempts"] == 1.2
             assert conditions[healing]["hidden_pass_rate_by_attempt"] == [0.8, 1.0, 1.0]
             assert conditions[healing]["first_attempt_shared"] == 5
 
         records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
-        assert len(records) == 20
+        assert len(records) == 25
         assert all(r["context"]["max_attempts"] == (1 if r["condition"] == "one_shot" else 3) for r in records)
         healed = next(r for r in records if r["condition"] == "self_heal" and r["task_id"] == "HumanEval/2")
         assert [a["kind"] for a in healed["attempt_log"]] == ["failed", "passed"]
@@ -69,10 +69,19 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         resampled = next(r for r in records if r["condition"] == "resample" and r["task_id"] == "HumanEval/2")
         assert resampled["reflections"] == [] and resampled["status"] == "passed"
         # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 one retry sample each
-        # (the library's default) in resample and raw_error, and a reflection and a retry in
-        # self_heal.
-        assert calls_first_run == 5 + 1 + 1 + (1 + 1)
+        # (the library's default) in resample and raw_error, a reflection and a retry in
+        # self_heal, and two fresh samples in sample_first.
+        assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2
         assert healed["attempt_log"][1]["candidates_tested"] == 1
+        sampled = next(r for r in records if r["condition"] == "sample_first" and r["task_id"] == "HumanEval/2")
+        assert sampled["context"]["policy"] == "sample_first" and sampled["context"]["retry_samples"] == 2
+        assert sampled["reflections"] == [] and sampled["attempt_log"][1]["candidates_tested"] == 1
+        # Each reply is kept as the model wrote it; the shared attempt 1 was one_shot's reply.
+        first = next(r for r in records if r["condition"] == "one_shot" and r["task_id"] == "HumanEval/2")
+        assert first["attempt_log"][0]["replies"] == [f"Here it is:\n```python\n{WRONG_TRUNCATE}\n```\n"]
+        assert sampled["attempt_log"][0]["replies"] == []
+        assert [len(a["replies"]) for a in sampled["attempt_log"]] == [0, 2]
+        assert all("```python" in reply for reply in sampled["attempt_log"][1]["replies"])
 
         report = (tmp_path / "humaneval.md").read_text()
         assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
@@ -82,5 +91,30 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         # A rerun resumes: everything is recorded, so no model call and no new record.
         assert main(argv) == 0
         assert len(fake.requests) == calls_first_run
-        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 20
+        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 25
     assert capsys.readouterr().out.strip().endswith("humaneval.json")
+
+
+def test_bench_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
+    tuning = load_problems(6, "tuning")
+    assert [p.task_id for p in tuning] == [f"HumanEval/{n}" for n in (0, 2, 4, 6, 8, 10)]
+    assert [p.task_id for p in load_problems(2, "report")] == ["HumanEval/1", "HumanEval/3"]
+    script = canonical_solutions(tuning[:2], wrong_first={"HumanEval/2": WRONG_TRUNCATE})
+    with ScriptedServer(script) as fake:
+        argv = ["bench", "humaneval", "--slice", "tuning", "--limit", "2", "--conditions", "resample",
+                "--max-tokens", "2000", "--model", "fake-coder", "--base-url", fake.url, "--out", str(tmp_path)]
+        assert main(argv) == 0
+    summary = json.loads((tmp_path / "humaneval.json").read_text())
+    assert list(summary["conditions"]) == ["one_shot", "resample"]
+    records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
+    assert sorted((r["condition"], r["task_id"]) for r in records) == [
+        ("one_shot", "HumanEval/0"), ("one_shot", "HumanEval/2"), ("resample", "HumanEval/0"), ("resample", "HumanEval/2"),
+    ]
+    assert all(r["context"]["max_tokens"] == 2000 for r in records)
+    tuning_part = summary["conditions"]["resample"]["slices"]["tuning"]
+    assert (tuning_part["problems"], tuning_part["passed"], tuning_part["rate"]) == (2, 2, 1.0)
+    assert tuning_part["visible_passed_hidden_failed"] == 0
+    assert tuning_part["hidden_pass_rate_by_budget"]["6000"] == 1.0
+    assert summary["conditions"]["resample"]["slices"]["report"]["problems"] == 0
+    report = (tmp_path / "humaneval.md").read_text()
+    assert "The tuning slice (2 problems)" in report and "The report slice" not in report

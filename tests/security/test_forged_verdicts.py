@@ -208,3 +208,18 @@ def test_the_humaneval_hidden_check_is_not_fooled_by_values_that_lie_or_names_th
     problem = next(p for p in load_problems() if p.task_id == "HumanEval/2")
     verdict = asyncio.run(hidden_verdict(LocalSandbox(), problem, code))
     assert not verdict.passed, verdict
+
+
+@pytest.mark.parametrize("code", [
+    "import builtins\ndef add(a, b):\n    return builtins.sum((a, b))\n",
+    "import atexit\natexit.register(print, 'bye')\ndef add(a, b):\n    return a + b\n",
+    "import sys\nthis = sys.modules[__name__]\ndef add(a, b):\n    return a + b\n",
+    "import inspect\ndef add(a, b):\n    assert inspect.stack()[0].function == 'add'\n    return a + b\n",
+    "RUNNER = 'pytest'\ndef add(a, b):\n    return a + b\n",
+    "import os\ndef add(a, b):\n    pid = os.fork()\n    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n"
+    "    return a + b\n",
+])
+def test_legitimate_code_passes_the_tamper_scan_and_the_sandbox(code: str) -> None:
+    """What the scan once refused (issue 21): with the scan on, in the real sandbox, a pass."""
+    updates, _ = evaluate(code, ADD_TESTS)
+    assert updates["status"] == "passed" and updates["feedback"]["passed"], updates["feedback"]

@@ -1,0 +1,163 @@
+"""Named policy presets (Context.policy) and the routing of sample_first: which retries are
+fresh samples and which see the failure, how many samples, at which temperatures, and when
+a run stops on a repeat."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import pytest
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
+from scripted_openai import ScriptedServer, is_actor
+
+from codeheal import Context, build_graph
+from codeheal.context import POLICY_FIELDS, PRESETS
+from codeheal.errors import ConfigError
+from codeheal.policy import informative, sampling_temperature
+from codeheal.runner import merged_context
+
+TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
+FAILED_BEFORE = "Your previous attempt failed these checks"
+MULTIPLY = "def add(a, b):\n    return a * b\n"
+BROKEN = "def add(a, b)\n    return a + b\n"
+CRASH = "def add(a, b):\n    return a + b + None\n"
+
+
+def run(model: ScriptedModel, **context) -> dict:
+    return build_graph(llm=model).compile().invoke(TASK, context=Context(**context))
+
+
+def test_every_preset_sets_every_switch_of_the_loop():
+    for name, preset in PRESETS.items():
+        assert set(POLICY_FIELDS) <= set(preset), name
+
+
+def test_the_default_policy_is_the_loop_the_library_had():
+    context = Context()
+    assert context.policy == "self_heal"
+    assert (context.feedback, context.reflect, context.fresh_start, context.retry_samples) == (True, True, True, 1)
+    assert (context.feedback_when, context.fresh_attempts, context.temperature_step) == ("always", 0, 0.0)
+    assert (context.show_failed_code, context.stop_on_repeat, context.max_attempts) == (False, False, 3)
+
+
+def test_a_preset_sets_the_switches_and_an_explicit_one_wins():
+    resample = Context(policy="resample")
+    assert (resample.feedback, resample.reflect) == (False, False)
+    assert Context(policy="raw_error").reflect is False and Context(policy="raw_error").feedback is True
+    assert Context(policy="one_shot").max_attempts == 1
+    assert Context(policy="one_shot", max_attempts=4).max_attempts == 4
+    assert Context(policy="resample", feedback=True).feedback is True
+    sample_first = Context(policy="sample_first", retry_samples=3)
+    assert (sample_first.retry_samples, sample_first.fresh_attempts, sample_first.stop_on_repeat) == (3, 2, True)
+
+
+def test_the_environment_names_a_policy_and_its_switches_win_over_the_preset(monkeypatch):
+    monkeypatch.setenv("CODEHEAL_POLICY", "resample")
+    assert Context().feedback is False
+    assert Context(policy="self_heal").feedback is True
+    monkeypatch.setenv("CODEHEAL_FEEDBACK", "true")
+    assert Context().feedback is True
+
+
+def test_a_policy_given_on_resume_replaces_the_saved_switches_it_sets():
+    saved = asdict(Context(policy="self_heal", retry_samples=3, max_tokens=900))
+    resumed = merged_context(saved, {"policy": "resample"})
+    assert (resumed.policy, resumed.feedback, resumed.reflect, resumed.retry_samples) == ("resample", False, False, 1)
+    assert resumed.max_tokens == 900  # not a switch of the policy: kept
+    assert merged_context(saved, {"max_attempts": 5}).retry_samples == 3
+
+
+def test_an_unknown_policy_is_refused_by_name():
+    with pytest.raises(ConfigError, match="policy must be .*\"sample_first\", got 'greedy'"):
+        Context(policy="greedy")
+
+
+def wrong_value() -> dict:
+    return {"test": "assert add(2, 3) == 5", "exception": "AssertionError", "message": "", "line": None,
+            "frames": [], "expected": "5", "actual": "-1"}
+
+
+def feedback(*failures: dict, error: str | None = None) -> dict:
+    return {"passed": False, "total": 3, "passed_count": 0, "failures": list(failures), "error": error,
+            "stdout": "", "stderr": "", "output_truncated": False, "timed_out": False, "seconds": 0.1,
+            "isolation": "bwrap"}
+
+
+def test_a_failure_is_informative_when_it_shows_a_wrong_value_or_a_crash_in_the_code():
+    crash = {**wrong_value(), "exception": "TypeError", "expected": None, "actual": None, "line": 2}
+    assert informative(feedback(wrong_value()))
+    assert informative(feedback(crash))
+    assert not informative(feedback({**crash, "line": None}))  # a crash outside the code
+    assert not informative(feedback({**wrong_value(), "expected": None, "actual": None}))
+    assert not informative(feedback({**crash, "test": "<compile>", "exception": "SyntaxError"}, error="bad"))
+    assert not informative(feedback(error="timed out after 10 s"))
+
+
+def test_retry_temperatures_rise_by_the_step_up_to_the_ceiling():
+    context = Context(retry_temperature=0.7, temperature_step=0.15)
+    assert sampling_temperature({"attempts": 0}, context, retry=False) == 0.0
+    assert [sampling_temperature({"attempts": n}, context, retry=True) for n in (1, 2, 3, 4)] == [0.7, 0.85, 1.0, 1.0]
+    assert sampling_temperature({"attempts": 3}, Context(retry_temperature=1.5), retry=True) == 1.5
+
+
+def test_sample_first_draws_fresh_samples_first_then_shows_an_informative_failure():
+    model = ScriptedModel(messages=iter([
+        fenced(BAD_ADD),
+        fenced(MULTIPLY), fenced(BAD_ADD),  # attempt 2: two fresh samples
+        fenced(CRASH), fenced(MULTIPLY),  # attempt 3: two more
+        fenced(GOOD_ADD), fenced(BAD_ADD),  # attempt 4: shown the failure
+    ]))
+    result = run(model, policy="sample_first", max_attempts=5)
+    assert (result["status"], result["attempts"]) == ("passed", 4)
+    assert len(model.calls) == 7  # no reflection: sample_first does not reflect
+    first = model.prompt(0)
+    assert model.prompt(1) == model.prompt(2) == model.prompt(3) == model.prompt(4) == first
+    assert FAILED_BEFORE in model.prompt(5) and model.prompt(5) == model.prompt(6)
+    assert result["reflections"] == []
+
+
+def test_after_an_uninformative_failure_the_next_retry_is_a_fresh_sample():
+    model = ScriptedModel(messages=iter([fenced(BROKEN), fenced(BAD_ADD), fenced(GOOD_ADD)]))
+    result = run(model, policy="raw_error", feedback_when="informative", max_attempts=3)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+    assert model.prompt(1) == model.prompt(0)  # a syntax error: a fresh sample
+    assert FAILED_BEFORE in model.prompt(2)  # a wrong value: shown
+
+
+def test_a_fresh_sample_gets_no_reflection_even_when_the_policy_reflects():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), "It multiplies.", fenced(GOOD_ADD)]))
+    result = run(model, policy="self_heal", fresh_attempts=1, max_attempts=3)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+    assert model.prompt(1) == model.prompt(0)
+    assert "It multiplies." in model.prompt(3) and result["reflections"] == ["It multiplies."]
+
+
+def test_sample_first_stops_when_a_retry_finds_nothing_new():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD)] * 5))
+    result = run(model, policy="sample_first", max_attempts=5)
+    assert (result["status"], result["attempts"]) == ("stuck", 2)
+    assert len(model.calls) == 3
+    assert result["history"][1]["repeat"] is True
+
+
+def test_fresh_samples_that_fail_alike_do_not_end_a_sample_first_run():
+    # Equal failures of fresh samples are not a stuck conversation: only a repeat of code ends it.
+    other = "def add(a, b):\n    return a - b + 0\n"
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(other), fenced(other), fenced(GOOD_ADD), fenced(BAD_ADD)]))
+    result = run(model, policy="sample_first", max_attempts=5)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+
+
+def test_the_model_is_asked_for_each_retry_at_its_rising_temperature():
+    wrong_bodies = iter(["a * b", "b - a", "0", "a", "b", "-a"])
+
+    def script(body: dict) -> str:
+        body_line = "a - b" if body.get("temperature", 0) == 0 else next(wrong_bodies)
+        return f"```python\ndef add(a, b):\n    return {body_line}\n```"
+
+    with ScriptedServer(script) as server:
+        context = Context(model="scripted", base_url=server.url, policy="sample_first", max_attempts=4)
+        result = build_graph().compile().invoke(TASK, context=context)
+    assert (result["status"], result["attempts"]) == ("failed", 4)
+    assert [r.get("temperature", 0) for r in server.requests] == [0.0, 0.7, 0.7, 0.85, 0.85, 1.0, 1.0]
+    assert all(is_actor(r["messages"]) for r in server.requests)
