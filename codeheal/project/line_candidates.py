@@ -13,6 +13,7 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from codeheal.project.repair_context import project_functions
 from codeheal.state import SuspiciousLine
 
 LINE_END = ("\n",)
@@ -102,28 +103,21 @@ def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     end = node.end_lineno or node.lineno
     indent = text[: len(text) - len(text.lstrip())]
-    head = f"```python\n# {path}\n" + (f"class {owner.name}:\n" if owner else "")
+    head = f"```python\n# {path}\n" + (f"class {owner}:\n" if owner else "")
     head += "".join(f"{line}\n" for line in lines[start - 1: number - 1])
     before = f"{head}{indent}{LINE_HINT.format(original=text.strip())}\n{indent}"
     after = "".join(f"{line}\n" for line in lines[number: end])
-    name = f"{owner.name}.{node.name}" if owner else node.name
+    name = f"{owner}.{node.name}" if owner else node.name
     return LineSlot(file=path, line=number, function=name, head=head, before=before, after=after,
                     original=text.strip())
 
 
 def _enclosing(
     path: str, number: int, files: Mapping[str, str]
-) -> tuple[ast.ClassDef | None, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-    """The top-level function, or method of a top-level class, whose lines hold `number`."""
-    try:
-        module = ast.parse(files.get(path, ""))
-    except SyntaxError:
-        return None
-    for node in module.body:
-        methods = [(node, n) for n in node.body] if isinstance(node, ast.ClassDef) else [(None, node)]
-        for owner, function in methods:
-            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                function.lineno <= number <= (function.end_lineno or function.lineno)
-            ):
-                return owner, function
+) -> tuple[str, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The top-level function, or method of a top-level class, whose lines hold `number`,
+    with its class's name ("" for a function)."""
+    for owner, function in project_functions(files.get(path, "")):
+        if function.lineno <= number <= (function.end_lineno or function.lineno):
+            return owner, function
     return None

@@ -19,6 +19,7 @@ does not fit. Tokens are estimated (`codeheal.tokens`)."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -260,7 +261,7 @@ def _called_functions(
     method, `Cart(...)` its `__init__`. Those in `shown` already are left out."""
     by_name: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
     for path in sorted(p for p in files if p.endswith(".py") and not is_test_file(p)):
-        for owner, node in _project_functions(_parse(files[path])):
+        for owner, node in project_functions(files[path]):
             key = owner if node.name == "__init__" and owner else node.name
             by_name.setdefault(key, []).append((path, node))
     found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
@@ -277,10 +278,11 @@ def _called_functions(
     return found
 
 
-def _project_functions(module: ast.Module) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """(class name or "", function) for top-level functions and methods of top-level classes."""
+def project_functions(source: str) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """(class name or "", function) for the top-level functions and the methods of top-level
+    classes of a module's source (none when it does not parse)."""
     out = []
-    for node in module.body:
+    for node in _parse(source).body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             out.append(("", node))
         elif isinstance(node, ast.ClassDef):
@@ -360,7 +362,10 @@ def _by_name(source: str, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionD
     return next((n for n in body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name), None)
 
 
+@functools.lru_cache(maxsize=64)
 def _parse(source: str) -> ast.Module:
+    """The module's tree, parsed once per text (every prompt, scope check and line slot of a
+    run reads the same files; the trees are only read)."""
     try:
         return ast.parse(source)
     except SyntaxError:
