@@ -7,6 +7,8 @@ it is also records each test's line coverage, which ranks the suspicious lines."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
 from codeheal.evaluation.coverage import coverage_by_test
@@ -43,7 +45,7 @@ def as_is_steps(
     """The project as it is tested, with each test's line coverage recorded: its feedback and
     its lines ranked by how suspicious they are (project/suspicious.py), those of the --target
     first. Raises InputError when its tests cannot test it (refuse_untestable)."""
-    files = dict(workspace_of(state))
+    files = workspace_of(state)
     command = parse_test_command(state["test_command"])
     feedback, result = yield from _test_run(
         sandbox, files, command, as_is_time_limit(context), session, state, None, coverage=True)
@@ -101,7 +103,7 @@ def project_evaluation_steps(
 
 
 def _test_run(
-    sandbox: Sandbox, files: dict[str, str], command: TestCommand, limit: float, session: str | None,
+    sandbox: Sandbox, files: Mapping[str, str], command: TestCommand, limit: float, session: str | None,
     state: State, must_run: list[str] | None, *, coverage: bool = False,
 ) -> Steps[tuple[Feedback, RunResult]]:
     """One run of `command` on `files` in the sandbox, judged, and the run itself; `must_run`:

@@ -48,6 +48,8 @@ from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
+AS_IS_FIELDS = ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds", "suspicious")
+"""What the run of the project as it is gives every later repair (ProjectForm.run_update)."""
 LINE_TOKENS = 96
 """A line candidate's reply: one line of code."""
 
@@ -190,7 +192,7 @@ class ProjectForm(Form):
         return {
             field: t[field]  # type: ignore[literal-required]
             for t in tested
-            for field in ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds", "suspicious")
+            for field in AS_IS_FIELDS
             if field in t
         }
 
