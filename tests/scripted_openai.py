@@ -51,6 +51,16 @@ def replies_in_order(code_replies: list[str], reflection: str) -> Script:
     return script
 
 
+def send_json(handler: BaseHTTPRequestHandler, payload: object, status: int = 200) -> None:
+    """Answer a request of `handler` with `payload` as JSON, as a real HTTP server does."""
+    data = json.dumps(payload).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 class ScriptedServer:
     """Serves /v1/chat/completions from `script(body)` after `delay(body)` seconds (plain
     or streamed replies), and /tokenize from `tokenize(content)` when given. Records request bodies in `requests` and their messages in
@@ -121,14 +131,14 @@ class ScriptedServer:
                 if self.path == "/tokenize" and server.tokenize is not None:
                     with server._lock:
                         server.tokenized.append(body["content"])
-                    self._send_json({"tokens": server.tokenize(body["content"])})
+                    send_json(self, {"tokens": server.tokenize(body["content"])})
                     return
                 if not self.path.endswith("/chat/completions"):
                     self.send_error(404)
                     return
                 if server.error is not None:
                     status, message = server.error
-                    self._send_json({"error": {"code": status, "message": message}}, status)
+                    send_json(self, {"error": {"code": status, "message": message}}, status)
                     return
                 text = server._answer(body)
                 head = {"id": f"chatcmpl-{len(server.requests)}", "created": int(time.time()),
@@ -137,7 +147,7 @@ class ScriptedServer:
                     if body.get("stream"):
                         self._stream(head, text)
                     else:
-                        self._send_json({
+                        send_json(self, {
                             **head, "object": "chat.completion",
                             "choices": [{"index": 0, "finish_reason": "stop",
                                          "message": {"role": "assistant", "content": text}}],
@@ -145,14 +155,6 @@ class ScriptedServer:
                         })
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client was killed while we were answering
-
-            def _send_json(self, payload: dict, status: int = 200) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
 
             def _stream(self, head: dict, text: str) -> None:
                 self.send_response(200)

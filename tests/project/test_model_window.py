@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from scripted_openai import send_json
 
 from codeheal.project.model_window import context_size
 
@@ -76,28 +77,20 @@ def serve_ollama(shown: dict[str, dict], loaded: list[dict]) -> Iterator[tuple[s
     asked: list[dict] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def _answer(self, status: int, payload: object) -> None:
-            body = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
         def do_GET(self) -> None:  # noqa: N802
             routes = {"/api/ps": {"models": loaded}, "/v1/models": {"object": "list", "data": [{"id": m} for m in shown]}}
             if self.path in routes:
-                self._answer(200, routes[self.path])
+                send_json(self, routes[self.path])
             else:
-                self._answer(404, {"error": "404 page not found"})
+                send_json(self, {"error": "404 page not found"}, 404)
 
         def do_POST(self) -> None:  # noqa: N802
             request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             asked.append(request)
             if self.path == "/api/show" and request.get("model") in shown:
-                self._answer(200, shown[request["model"]])
+                send_json(self, shown[request["model"]])
             else:
-                self._answer(404, {"error": f"model '{request.get('model')}' not found"})
+                send_json(self, {"error": f"model '{request.get('model')}' not found"}, 404)
 
         def log_message(self, *args: object) -> None:
             pass
