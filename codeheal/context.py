@@ -120,6 +120,14 @@ class Context:
         "checks only choose among candidates that pass your tests; they never decide the "
         "verdict. 0: off.",
     )
+    mutants: int = setting(
+        80,
+        "Project form (`codeheal fix`): before the first model call, screen up to this many "
+        "one-line mutations of the most suspicious lines (a comparison, an operator, a constant "
+        "or an index one off, a negated condition, swapped arguments, another local variable), "
+        "each tested like a repair; one that passes heals the run without a model call. This "
+        "attempt does not count against max_attempts. 0: off.",
+    )
     context_size: int = setting(
         0,
         "The model's context window in tokens, which the project form's prompts (`codeheal "
@@ -266,6 +274,8 @@ class Context:
                 raise ConfigError(f"{name} must be {_one_of(allowed)}, got {getattr(self, name)!r}")
         if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
             raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
+        if not isinstance(self.mutants, int) or self.mutants < 0:
+            raise ConfigError(f"mutants must be an integer >= 0, got {self.mutants!r}")
         if not isinstance(self.context_size, int) or self.context_size < 0:
             raise ConfigError(f"context_size must be an integer >= 0 tokens, got {self.context_size!r}")
         if not self.model:

@@ -39,8 +39,10 @@ def as_is_time_limit(context: Context) -> float:
 
 
 def attempt_limit(state: State, context: Context) -> int:
-    """How many attempts this run may use: the Context's cap unless a reviewer granted more."""
-    return state.get("attempt_limit") or context.max_attempts
+    """How many attempts this run may use: the limit a reviewer granted (counted from the
+    attempts made), else the Context's cap, and one more once the run screened candidates
+    written without a model (Form.screen): that attempt costs no model call and is made once."""
+    return state.get("attempt_limit") or context.max_attempts + bool(state.get("screened"))
 
 
 def best_attempt(history: list[Attempt]) -> Attempt:
@@ -208,6 +210,10 @@ LINE_SAMPLES = 2
 REWRITE_SAMPLES = 2
 """Project form: whole-function rewrites a later repair attempt draws at least (the first is
 greedy, one); with one, a retry that repeats itself ends the run as stuck."""
+
+
+MUTATED_LINES = 10
+"""Project form: the suspicious lines whose one-line mutations are screened (project/mutations.py)."""
 
 
 @dataclass(frozen=True)

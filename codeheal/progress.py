@@ -11,7 +11,9 @@ Every event is a plain dict whose ``kind`` key says which of the seven shapes it
   out and why (secrets, what git ignores, binary files).
 - ``attempt_started``: ``attempt`` (1-based) of ``max_attempts`` is being written.
 - ``candidates_written``: the actor wrote ``attempt``'s candidates in ``seconds``, using
-  ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them).
+  ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them). With
+  ``mutants`` (project form), the attempt's candidates are that many one-line mutations of
+  the suspicious lines, written without a model call.
 - ``tests_result``: the evaluator finished ``attempt``: ``passed``, ``passed_count`` of
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
   sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
@@ -58,6 +60,7 @@ class CandidatesWritten(TypedDict):
     seconds: float
     prompt_tokens: int
     completion_tokens: int
+    mutants: NotRequired[int]
 
 
 class AttemptTested(TypedDict):

@@ -179,6 +179,8 @@ class _Narrator:
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
             tokens = ""
+            if event.get("mutants"):
+                tokens = f" ({event['mutants']} one-line mutations of the suspicious lines, no model call)"
             if event["prompt_tokens"] + event["completion_tokens"]:
                 tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
             self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")

@@ -265,7 +265,9 @@ class RunScratch(TypedDict, total=False):
     fresh_start: bool
     """The latest candidates were written from the first attempt's prompt."""
     written: int
-    """How many times the actor has written candidates in this run."""
+    """How many times the model has written candidates in this run."""
+    screened: bool
+    """The candidates written without a model (Form.screen) were tested in this run."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]

@@ -83,6 +83,11 @@ class Form(ABC):
             temperature=sampling_temperature(state, context, retry=retry), candidate=self.candidate,
         )]
 
+    def screen(self, state: State, context: Context) -> list[Candidate]:
+        """Candidates to test before the model writes any (once per run, as an attempt of its
+        own: see policy.attempt_limit); by default none."""
+        return []
+
     def change_size(self, tested: TestedCandidate) -> int:
         """How much a tested candidate changes (among candidates that pass, the smaller wins);
         by default every candidate is the same size."""

@@ -18,11 +18,12 @@ from codeheal.evaluation.project_candidate import (
 )
 from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import repair_plan, sampling_temperature
+from codeheal.policy import MUTATED_LINES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
 from codeheal.project.edits import apply_reply, canonical_reply
 from codeheal.project.line_candidates import LINE_END, LineSlot, line_slots
+from codeheal.project.mutations import line_mutants
 from codeheal.project.repair_context import repair_scope
 from codeheal.project.task import DEFAULT_TASK, load_project
 from codeheal.project.workspace_store import keep, workspace_of
@@ -133,6 +134,19 @@ class ProjectForm(Form):
                         candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
                     ))
         return draws
+
+    def screen(self, state: State, context: Context) -> list[Candidate]:
+        """Before the first model call: one-line mutations of the MUTATED_LINES most suspicious
+        lines (project/mutations.py), at most Context.mutants, likeliest operator class first
+        and within a class the more suspicious line first; each a reply like a line candidate's."""
+        if not context.mutants or state.get("screened") or state.get("written") or not state.get("suspicious"):
+            return []
+        ranked = [
+            (mutant.rank, place, slot.reply(mutant.line))
+            for place, slot in enumerate(repair_line_slots(state, MUTATED_LINES))
+            for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
+        ]
+        return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.mutants]]
 
     def _line_candidate(self, slot: LineSlot):
         return lambda reply: self.candidate(slot.reply(reply))

@@ -12,7 +12,7 @@ from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local, token_counter
 from codeheal.policy import attempt_limit, completion_allowance, writes_fresh
 from codeheal.progress import AttemptStarted, CandidatesWritten, emit
-from codeheal.prompting.model_call import total_usage
+from codeheal.prompting.model_call import NO_USAGE, total_usage
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -23,6 +23,9 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
     def actor(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state)
+        screened = form.screen(state, context)
+        if screened:
+            return screening(state, context, screened)
         retry = form.is_retry(state)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
@@ -67,6 +70,16 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         }
 
     return actor
+
+
+def screening(state: State, context: Context, candidates: list[str]) -> dict:
+    """The attempt that tests the form's candidates written without a model (Form.screen)."""
+    attempt = (state.get("attempts") or 0) + 1
+    emit(AttemptStarted(kind="attempt_started", attempt=attempt,
+                        max_attempts=attempt_limit({**state, "screened": True}, context)))
+    emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
+                           completion_tokens=0, mutants=len(candidates)))
+    return {"candidates": candidates, "generation": NO_USAGE, "fresh_start": False, "screened": True}
 
 
 def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:

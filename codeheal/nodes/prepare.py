@@ -38,6 +38,7 @@ def start_run(state: State) -> dict:
         "generation": NO_USAGE,
         "fresh_start": False,
         "written": 0,
+        "screened": False,
         "stop_reason": None,
         "probe_function": None,
     }

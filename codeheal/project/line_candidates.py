@@ -13,6 +13,7 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from codeheal.project.mutations import function_ingredients, local_names
 from codeheal.project.repair_context import project_functions
 from codeheal.state import SuspiciousLine
 
@@ -40,6 +41,10 @@ class LineSlot:
     """The function's lines after it, to the end of the function."""
     original: str
     """The line as it is, without its indentation."""
+    names: frozenset[str]
+    """The function's local variables (mutations.local_names)."""
+    ingredients: frozenset[str]
+    """The function's short expressions (mutations.function_ingredients)."""
 
     def reply(self, written: str) -> str:
         """The corrected definition a line reply gives: `written` is the model's reply, its
@@ -109,7 +114,8 @@ def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:
     after = "".join(f"{line}\n" for line in lines[number: end])
     name = f"{owner}.{node.name}" if owner else node.name
     return LineSlot(file=path, line=number, function=name, head=head, before=before, after=after,
-                    original=text.strip())
+                    original=text.strip(), names=frozenset(local_names(node)),
+                    ingredients=frozenset(function_ingredients(node, files[path])))
 
 
 def _enclosing(

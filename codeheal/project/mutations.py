@@ -1,0 +1,252 @@
+"""One-line mutations of a suspicious line, written without a model: the classic mutation
+operators of program repair (relational, arithmetic and logical operator replacement, a
+constant or an index one off, a negated condition, swapped arguments, another local variable).
+
+A defect on one line is most often one token off; these candidates cost no model call, only a
+test run each, so the project form screens them before it asks the model (policy.MUTANTS). A
+line that does not parse on its own (part of a statement that spans lines) has none."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, VARIABLE, INGREDIENT = range(9)
+"""Operator classes, likeliest first: the order in which a run screens them. INGREDIENT: a
+variable replaced by an expression of it written elsewhere in its function (`b` -> `b[1:]`),
+the "plastic surgery" of program repair: a fix's parts are often in the code already."""
+INGREDIENT_CHARS = 40
+"""Longer expressions of the function are not used as ingredients."""
+
+_OPERATORS: dict[type, str] = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>",
+}
+_ARITHMETIC_SWAPS = {
+    "+": ("-",), "-": ("+",), "*": ("/", "//", "+"), "/": ("//", "*"), "//": ("/", "*", "%"),
+    "%": ("//",), "**": ("*",), "&": ("|",), "|": ("&",), "^": ("|",), "<<": (">>",), ">>": ("<<",),
+}
+_COMPARISONS: dict[type, str] = {
+    ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+    ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in",
+}
+_BOUNDARY_SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">"}
+_RELATION_SWAPS = {
+    "<": (">", ">=", "!=", "=="), "<=": (">=", ">", "==", "!="), ">": ("<", "<=", "!=", "=="),
+    ">=": ("<=", "<", "==", "!="), "==": ("!=", "<=", ">="), "!=": ("==", "<", ">"),
+    "is": ("is not",), "is not": ("is",), "in": ("not in",), "not in": ("in",),
+}
+_FUNCTION_SWAPS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+_LOOSE = (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)
+"""Expressions that `not` binds tighter than: negated in parentheses."""
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutation of a line: the line as mutated (without its indentation) and its class."""
+
+    line: str
+    rank: int
+    """Its operator class (BOUNDARY ... VARIABLE): lower is screened first."""
+
+
+def line_mutants(line: str, names: Collection[str], ingredients: Collection[str] = ()) -> list[Mutant]:
+    """The distinct mutations of one line of code (`line` without its indentation) that still
+    parse, in operator-class order; `names`: the local variables of its function, which a
+    variable it reads may be replaced by; `ingredients`: expressions of its function
+    (function_ingredients), which a variable they use may be replaced by."""
+    fragment, shift = _parseable(line)
+    try:
+        tree = ast.parse(fragment)
+    except SyntaxError:
+        return []
+    text = fragment.encode()
+    seen = {line}
+    mutants = []
+    edits = _edits(tree, text, sorted(names), _uses(ingredients))
+    for rank, start, end, new in sorted(edits, key=lambda e: e[0]):
+        if end > len(line.encode()) + shift:
+            continue  # in the body _parseable added
+        mutated = (text[:start] + new.encode() + text[end:]).decode()
+        mutated = _restore(mutated, line, shift)
+        if mutated in seen or not _parses(mutated):
+            continue
+        seen.add(mutated)
+        mutants.append(Mutant(line=mutated, rank=rank))
+    return mutants
+
+
+def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The function's parameters and the names it assigns (its nested functions' excluded)."""
+    arguments = function.args
+    names = {a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]}
+    names |= {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def function_ingredients(function: ast.FunctionDef | ast.AsyncFunctionDef, source: str) -> set[str]:
+    """The function's short indexing, call, attribute and arithmetic expressions (at most
+    INGREDIENT_CHARS characters), as written."""
+    found = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript | ast.Call | ast.Attribute | ast.BinOp):
+            text = ast.get_source_segment(source, node)
+            if text and len(text) <= INGREDIENT_CHARS and "\n" not in text:
+                found.add(text)
+    return found
+
+
+def _uses(ingredients: Collection[str]) -> dict[str, list[str]]:
+    """Variable -> the ingredients that use it directly (as an operand, an index, an argument)."""
+    uses: dict[str, list[str]] = {}
+    for text in sorted(ingredients):
+        try:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            continue
+        for child in ast.iter_child_nodes(node):
+            parts = child.elts if isinstance(child, ast.Tuple) else [child]
+            for part in parts:
+                if isinstance(part, ast.Name | ast.Slice):
+                    for name in ast.walk(part):
+                        if isinstance(name, ast.Name):
+                            uses.setdefault(name.id, []).append(text)
+    return uses
+
+
+def _parseable(line: str) -> tuple[str, int]:
+    """The line as a statement that parses on its own, and how many characters its start
+    grew by: a block's header gets a body; `elif` is read as `if`."""
+    fragment, shift = line, 0
+    if fragment.startswith("elif "):
+        fragment, shift = "if " + fragment[len("elif "):], -2
+    if fragment.rstrip().endswith(":"):
+        fragment += " pass"
+    return fragment, shift
+
+
+def _restore(mutated: str, line: str, shift: int) -> str:
+    if line.startswith("elif "):
+        mutated = "elif " + mutated[len("if "):]
+    return mutated[: len(mutated) - len(" pass")] if line.rstrip().endswith(":") else mutated
+
+
+def _parses(line: str) -> bool:
+    try:
+        ast.parse(_parseable(line)[0])
+    except SyntaxError:
+        return False
+    return True
+
+
+def _edits(
+    tree: ast.Module, text: bytes, names: list[str], uses: dict[str, list[str]]
+) -> Iterator[tuple[int, int, int, str]]:
+    """(class, start, end, replacement) byte spans of the fragment's mutations."""
+    def span(node: ast.AST) -> tuple[int, int]:
+        return node.col_offset, node.end_col_offset  # type: ignore[attr-defined, return-value]
+
+    def source(node: ast.AST) -> str:
+        start, end = span(node)
+        return text[start:end].decode()
+
+    def operator_at(left_end: int, right_start: int, symbol: str) -> int:
+        return text.index(symbol.encode(), left_end, right_start)
+
+    def operand(node: ast.AST) -> str:
+        return f"({source(node)})" if isinstance(node, (ast.BinOp, ast.Compare, *_LOOSE)) else source(node)
+
+    # a function called, or the object indexed, is rarely the wrong variable; its argument or index is
+    called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    called |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Subscript | ast.Attribute)}
+    dropped = {id(node.right) for node in ast.walk(tree)
+               if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and _is_one(node.right)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _OPERATORS:
+            symbol = _OPERATORS[type(node.op)]
+            left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
+            at = operator_at(span(left)[1], span(right)[0], symbol)
+            for other in _ARITHMETIC_SWAPS[symbol]:
+                yield ARITHMETIC, at, at + len(symbol), other
+            if isinstance(node, ast.BinOp) and _is_one(node.right) and symbol in "+-":
+                yield CONSTANT, span(left)[1], span(node)[1], ""  # x + 1 -> x
+            if isinstance(node, ast.BinOp) and symbol in ("-", "/", "//", "%", "**"):
+                yield ARGUMENTS, *span(node), f"{operand(node.right)} {symbol} {operand(node.left)}"
+        elif isinstance(node, ast.Compare):
+            previous = node.left
+            for op, comparator in zip(node.ops, node.comparators, strict=True):
+                symbol = _COMPARISONS[type(op)]
+                gap = text[span(previous)[1]:span(comparator)[0]].decode()
+                at = span(previous)[1] + len(gap) - len(gap.lstrip(" ()"))
+                end = span(previous)[1] + len(gap.rstrip(" ()"))
+                if symbol in _BOUNDARY_SWAPS:
+                    yield BOUNDARY, at, end, _BOUNDARY_SWAPS[symbol]
+                for other in _RELATION_SWAPS[symbol]:
+                    if other != _BOUNDARY_SWAPS.get(symbol):
+                        yield RELATION, at, end, other
+                previous = comparator
+        elif isinstance(node, ast.BoolOp) and len(node.values) == 2:
+            gap_start, gap_end = span(node.values[0])[1], span(node.values[1])[0]
+            word = "and" if isinstance(node.op, ast.And) else "or"
+            at = text.index(word.encode(), gap_start, gap_end)
+            yield LOGIC, at, at + len(word), "or" if word == "and" else "and"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            yield LOGIC, *span(node), source(node.operand)
+        elif isinstance(node, ast.If | ast.While | ast.Assert) and not isinstance(node.test, ast.UnaryOp):
+            test = source(node.test)
+            yield LOGIC, *span(node.test), f"not ({test})" if isinstance(node.test, _LOOSE) else f"not {test}"
+        elif isinstance(node, ast.Constant) and type(node.value) is bool:
+            yield LOGIC, *span(node), str(not node.value)
+        elif isinstance(node, ast.Constant) and type(node.value) is int:
+            for other in (node.value + 1, node.value - 1):
+                if not (other == 0 and id(node) in dropped):  # x + 0: the drop of `+ 1` above
+                    yield CONSTANT, *span(node), str(other)
+        elif isinstance(node, ast.Subscript):
+            keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for key in keys:
+                yield from _one_off(key, source, span)
+            yield from _swaps(keys, text, source, span)
+        elif isinstance(node, ast.Call):
+            positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+            if isinstance(node.func, ast.Name) and node.func.id == "range":
+                for argument in positional:
+                    yield from _one_off(argument, source, span)
+            if isinstance(node.func, ast.Name) and node.func.id in _FUNCTION_SWAPS:
+                yield ARGUMENTS, *span(node.func), _FUNCTION_SWAPS[node.func.id]
+            yield from _swaps(positional, text, source, span)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names and id(node) not in called:
+            for other in names:
+                if other != node.id:
+                    yield VARIABLE, *span(node), other
+            for expression in uses.get(node.id, ()):
+                yield INGREDIENT, *span(node), expression
+
+
+def _one_off(node: ast.AST, source, span) -> Iterator[tuple[int, int, int, str]]:
+    """An index or a bound one more or one less (a constant's own mutations cover constants)."""
+    parts = [node.lower, node.upper] if isinstance(node, ast.Slice) else [node]
+    for part in parts:
+        if part is None or isinstance(part, ast.Constant | ast.Tuple) or _is_shifted(part):
+            continue
+        for sign in ("+", "-"):
+            yield OFF_BY_ONE, *span(part), f"{source(part)} {sign} 1"
+
+
+def _swaps(items: list[ast.expr], text: bytes, source, span) -> Iterator[tuple[int, int, int, str]]:
+    """Each two neighbours (arguments of a call, keys of a subscript) swapped."""
+    for first, second in zip(items, items[1:]):
+        middle = text[span(first)[1]:span(second)[0]].decode()
+        yield ARGUMENTS, span(first)[0], span(second)[1], f"{source(second)}{middle}{source(first)}"
+
+
+def _is_shifted(node: ast.AST) -> bool:
+    """`x + n` or `x - n`: its constant's own mutations move it already."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and isinstance(node.right, ast.Constant)
+
+
+def _is_one(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 1 and type(node.value) is int
