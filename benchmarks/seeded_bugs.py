@@ -17,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from codeheal.bench.seeded_run import SeededConfig, check_seeds, run_seeded
+from codeheal.context import fallback
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -29,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url")
     parser.add_argument("--max-attempts", type=int, default=4)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per test run (default 10)")
+    parser.add_argument("--mutants", type=int, default=fallback("mutants"),
+                        help="mutations screened before the model (0: the model alone)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     console = Console(stderr=True)
@@ -38,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[red]{problem}[/red]")
         return 1 if problems else 0
     config = SeededConfig(out_dir=args.out, model=args.model, base_url=args.base_url,
-                          max_attempts=args.max_attempts, timeout_s=args.timeout, only=tuple(args.only))
+                          max_attempts=args.max_attempts, timeout_s=args.timeout, mutants=args.mutants,
+                          only=tuple(args.only))
     summary = run_seeded(config, console)
     console.print(f"healed {summary['healed']}/{summary['bugs']}, whole suite passing in "
                   f"{summary['healed_suite_passes']}, restored {summary['restored']}")

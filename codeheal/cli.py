@@ -192,9 +192,17 @@ def _parser() -> argparse.ArgumentParser:
     quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
     quixbugs.add_argument("--max-attempts", type=int, default=4, metavar="N",
                           help="attempts per program, attempt 1 testing it as it is (default 4)")
+    _add_mutants_flag(quixbugs)
     _add_bench_flags(quixbugs, "one test run")
     quixbugs.set_defaults(handler=_bench_quixbugs)
     return parser
+
+
+def _add_mutants_flag(parser: argparse.ArgumentParser) -> None:
+    from codeheal.context import fallback
+
+    parser.add_argument("--mutants", type=int, default=fallback("mutants"), metavar="N",
+                        help=f"mutations screened before the model (default {fallback('mutants')}; 0: the model alone)")
 
 
 def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:

@@ -155,11 +155,14 @@ def _repeats_previous(history: list[Attempt]) -> bool:
     return len(history) >= 2 and history[-1]["summary"] == history[-2]["summary"]
 
 
-def after_evaluation(state: State, context: Context, *, fresh_starts: bool = True) -> AfterEvaluation:
+def after_evaluation(
+    state: State, context: Context, *, fresh_starts: bool = True, screens: bool = False
+) -> AfterEvaluation:
     """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
     or attempts used up: finish (or human review when the Context asks for it). Two equal
     failures in a row: a fresh start. Otherwise try again, through the reflector when the
-    Context reflects and the next attempt is shown the failure (see writes_fresh)."""
+    Context reflects and the next attempt is shown the failure (see writes_fresh), unless
+    it `screens` candidates written without a model (Form.screens_next): no lesson first."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"
@@ -167,8 +170,8 @@ def after_evaluation(state: State, context: Context, *, fresh_starts: bool = Tru
         return "review" if context.review_on_exhaustion else "finish"
     if is_stuck(state, context, fresh_starts=fresh_starts):
         return "finish"
-    if writes_fresh(state, context, fresh_starts=fresh_starts):
-        return "actor"  # a fresh sample does not read a lesson
+    if screens or writes_fresh(state, context, fresh_starts=fresh_starts):
+        return "actor"  # neither a screen nor a fresh sample reads a lesson
     return "reflector" if context.reflect and context.feedback else "actor"
 
 

@@ -149,6 +149,7 @@ class _Narrator:
         self.context = context
         self.status = None
         self.attempt = 1
+        self.max_attempts = self.context.max_attempts
         self.started = time.perf_counter()
 
     def resume(self, values: dict) -> None:
@@ -160,7 +161,7 @@ class _Narrator:
 
     def _running(self, what: str) -> None:
         if self.status is not None:
-            self.status.update(f"attempt {self.attempt} of {self.context.max_attempts}: {what}")
+            self.status.update(f"attempt {self.attempt} of {self.max_attempts}: {what}")
 
     def on_event(self, event: ProgressEvent) -> None:
         """Narrate one progress event."""
@@ -175,12 +176,17 @@ class _Narrator:
                 more = len(event["left_out"]) - LEFT_OUT_SHOWN
                 self.console.print(f"[dim]left out of the project's copy: {escape(shown)}"
                                    f"{f'; and {more} more' if more > 0 else ''}[/dim]")
+        elif event["kind"] == "attempt_started":
+            self.max_attempts = event["max_attempts"]  # one more once a mutation screen runs
         elif event["kind"] == "change_to_write":
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
-            tokens = ""
             if event.get("mutants"):
-                tokens = f" ({event['mutants']} one-line mutations of the suspicious lines, no model call)"
+                self.console.print(f"attempt {self.attempt}: {event['mutants']} one-line mutations of the "
+                                   "suspicious lines to test (no model call)")
+                self._running("running the tests")
+                return
+            tokens = ""
             if event["prompt_tokens"] + event["completion_tokens"]:
                 tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
             self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")

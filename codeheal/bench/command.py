@@ -33,7 +33,7 @@ def bench_quixbugs(args: argparse.Namespace, console: Console) -> Path:
 
     config = QuixConfig(
         out_dir=Path(args.out), model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
-        timeout_s=args.timeout, data_dir=Path(args.data) if args.data else None, only=tuple(args.only),
+        timeout_s=args.timeout, mutants=args.mutants, data_dir=Path(args.data) if args.data else None, only=tuple(args.only),
     )
     summary = run_quixbugs(config, console)
     console.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
-from codeheal.context import Context
+from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
@@ -49,6 +49,8 @@ class QuixConfig:
     base_url: str | None = None
     max_attempts: int = 4
     timeout_s: float = 10.0
+    mutants: int = fallback("mutants")  # type: ignore[assignment]
+    """Context.mutants: 0 measures the model alone."""
     data_dir: Path | None = None
     only: tuple[str, ...] = ()
 
@@ -60,6 +62,8 @@ class QuixRecord(TypedDict):
     context: dict
     status: str
     healed: bool
+    healed_by: str
+    """"mutation" (the screen, no model call), "model", or "" when not healed."""
     attempts: int
     changed_lines: int
     files_changed: list[str]
@@ -75,7 +79,7 @@ def bench_context(config: QuixConfig) -> Context:
     """The Context every program runs with."""
     return Context(
         model=config.model, base_url=config.base_url, max_attempts=config.max_attempts,
-        timeout_s=config.timeout_s, sandbox="local",
+        timeout_s=config.timeout_s, mutants=config.mutants, sandbox="local",
     )
 
 
@@ -130,7 +134,7 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
     program = parse_target(problem.target).file
     return QuixRecord(
         program=problem.name, context=asdict(context), status=result["status"],
-        healed=result["status"] == "passed", attempts=result["attempts"],
+        healed=result["status"] == "passed", healed_by=healed_by(result), attempts=result["attempts"],
         changed_lines=diff.changed_lines, files_changed=diff.files,
         only_program_touched=set(diff.files) <= {program},
         tokens=sum(a["tokens"] for a in result["history"]), seconds=round(seconds, 1), error=None,
@@ -138,9 +142,18 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
     )
 
 
+def healed_by(result: dict) -> str:
+    """What wrote the passing change: the mutation screen (an attempt after the first that
+    spent no token), or the model; "" for a run that did not pass."""
+    if result["status"] != "passed":
+        return ""
+    last = result["history"][-1]
+    return "mutation" if last["attempt"] > 1 and last["tokens"] == 0 else "model"
+
+
 def _not_run(problem: QuixProblem, context: Context, error: str) -> QuixRecord:
     return QuixRecord(
-        program=problem.name, context=asdict(context), status="failed", healed=False, attempts=0,
+        program=problem.name, context=asdict(context), status="failed", healed=False, healed_by="", attempts=0,
         changed_lines=0, files_changed=[], only_program_touched=True, tokens=0, seconds=0.0,
         error=error, summaries=[], diff="",
     )
@@ -184,6 +197,7 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
         "timeout_s": context.timeout_s,
         "programs": len(records),
         "healed": len(healed),
+        "healed_by_mutation": sum(r.get("healed_by") == "mutation" for r in healed),
         "healed_tuning": sum(r["program"] in TUNING for r in healed),
         "programs_tuning": sum(r["program"] in TUNING for r in records),
         "median_changed_lines_healed": median,
@@ -228,6 +242,9 @@ def _table(summary: dict) -> str:
         f"{summary['timeout_s']:g} s; {summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all "
         f"(target at most {TARGET_SECONDS} s: {'met' if met['seconds'] else 'not met'}).",
         "",
+        f"Healed by the mutation screen (no model call): {summary['healed_by_mutation']}; by the model: "
+        f"{summary['healed'] - summary['healed_by_mutation']}.",
+        "",
         f"Tuning programs ({', '.join(TUNING)}): healed {summary['healed_tuning']} of "
         f"{summary['programs_tuning']}; the others: healed {summary['healed'] - summary['healed_tuning']} of "
         f"{summary['programs'] - summary['programs_tuning']}.",
@@ -238,6 +255,7 @@ def _table(summary: dict) -> str:
     for r in summary["rows"]:
         outcome = r["error"] or (r["summaries"][-1] if r["summaries"] else "")
         outcome = outcome.replace("|", "\\|")[:100]
-        lines.append(f"| {r['program']} | {'yes' if r['healed'] else 'no'} | {r['changed_lines']} | "
+        healed = f"yes ({r['healed_by']})" if r["healed"] and r.get("healed_by") else "yes" if r["healed"] else "no"
+        lines.append(f"| {r['program']} | {healed} | {r['changed_lines']} | "
                      f"{r['whitespace_only_hunks']} | {r['attempts']} | {r['tokens']} | {r['seconds']:.1f} | {outcome} |")
     return "\n".join(lines) + "\n"

@@ -20,9 +20,9 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.bench.quixbugs_run import append_record, read_records
+from codeheal.bench.quixbugs_run import append_record, healed_by, read_records
 from codeheal.bench.seeded import BUGS, LIBRARIES, Library, SeededBug, fetch_sdist, library_files, seed
-from codeheal.context import Context
+from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
@@ -46,6 +46,8 @@ class SeededConfig:
     base_url: str | None = None
     max_attempts: int = 4
     timeout_s: float = 10.0
+    mutants: int = fallback("mutants")  # type: ignore[assignment]
+    """Context.mutants: 0 measures the model alone."""
     only: tuple[str, ...] = ()
     cache: Path | None = None
 
@@ -72,7 +74,7 @@ def run_seeded(
     selected = chosen_bugs(config.only, bugs)
     pristine = pristine_files(selected, libraries, config.cache)
     context = Context(model=config.model, base_url=config.base_url, max_attempts=config.max_attempts,
-                      timeout_s=config.timeout_s, sandbox="local")
+                      timeout_s=config.timeout_s, mutants=config.mutants, sandbox="local")
     path = config.out_dir / RECORDS_FILE
     records = read_records(path, asdict(context))
     graph = build_graph().compile(name="codeheal")
@@ -107,7 +109,7 @@ def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristi
     healed = result["status"] == "passed"
     return {
         "program": bug.name, "library": library.requirement, "kind": bug.kind, "test_command": bug.test_command,
-        "context": asdict(context), "status": result["status"], "healed": healed,
+        "context": asdict(context), "status": result["status"], "healed": healed, "healed_by": healed_by(result),
         "suite_passed": healed and suite_passes({**buggy, **changes}, library),
         "restored": set(changes) == {bug.file} and changes[bug.file] == pristine[bug.file],
         "attempts": result["attempts"], "changed_lines": diff.changed_lines, "files_changed": diff.files,
@@ -163,6 +165,7 @@ def write_reports(out_dir: Path, records: list[dict], context: Context) -> dict:
         "libraries": sorted({r["library"] for r in records}),
         "bugs": len(records), "healed": len(healed), "healed_suite_passes": len(whole),
         "restored": sum(r["restored"] for r in records),
+        "healed_by_mutation": sum(r.get("healed_by") == "mutation" for r in healed),
         "median_changed_lines_healed": statistics.median(r["changed_lines"] for r in healed) if healed else None,
         "whitespace_only_hunks": sum(whitespace_only_hunks(r["diff"]) for r in records),
         "tokens": sum(r["tokens"] for r in records), "seconds": round(sum(r["seconds"] for r in records), 1),
@@ -185,7 +188,7 @@ def _table(summary: dict) -> str:
         f"whole suite passing (target at least {TARGET_SHARE:.0%}: {'met' if summary['target_met'] else 'not met'}); "
         f"the seeded line restored exactly in {summary['restored']}; median diff of the healed "
         f"{summary['median_changed_lines_healed']} changed lines; {summary['whitespace_only_hunks']} hunks that "
-        f"change only whitespace. Up to {summary['max_attempts']} attempts, test timeout {summary['timeout_s']:g} s; "
+        f"change only whitespace; {summary['healed_by_mutation']} healed by the mutation screen (no model call). Up to {summary['max_attempts']} attempts, test timeout {summary['timeout_s']:g} s; "
         f"{summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all.",
         "",
         "| bug | kind | test command | healed | suite passes | restored | changed lines | attempts | tokens | seconds |",
@@ -193,7 +196,8 @@ def _table(summary: dict) -> str:
     ]
     for r in summary["rows"]:
         yes = {True: "yes", False: "no"}
-        lines.append(f"| {r['program']} | {r['kind']} | `{r['test_command']}` | {yes[r['healed']]} | "
+        by = f" ({r['healed_by']})" if r.get("healed_by") else ""
+        lines.append(f"| {r['program']} | {r['kind']} | `{r['test_command']}` | {yes[r['healed']]}{by} | "
                      f"{yes[r['suite_passed']]} | {yes[r['restored']]} | {r['changed_lines']} | {r['attempts']} | "
                      f"{r['tokens']} | {r['seconds']:.1f} |")
     return "\n".join(lines) + "\n"

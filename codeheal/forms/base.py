@@ -83,6 +83,11 @@ class Form(ABC):
             temperature=sampling_temperature(state, context, retry=retry), candidate=self.candidate,
         )]
 
+    def screens_next(self, state: State, context: Context) -> bool:
+        """Whether the next attempt tests candidates written without a model (`screen`): then
+        no lesson is written before it. By default never."""
+        return False
+
     def screen(self, state: State, context: Context) -> list[Candidate]:
         """Candidates to test before the model writes any (once per run, as an attempt of its
         own: see policy.attempt_limit); by default none."""

@@ -135,11 +135,15 @@ class ProjectForm(Form):
                     ))
         return draws
 
+    def screens_next(self, state: State, context: Context) -> bool:
+        return bool(context.mutants and state.get("suspicious") and not state.get("screened")
+                    and not state.get("written"))
+
     def screen(self, state: State, context: Context) -> list[Candidate]:
         """Before the first model call: one-line mutations of the MUTATED_LINES most suspicious
         lines (project/mutations.py), at most Context.mutants, likeliest operator class first
         and within a class the more suspicious line first; each a reply like a line candidate's."""
-        if not context.mutants or state.get("screened") or state.get("written") or not state.get("suspicious"):
+        if not self.screens_next(state, context):
             return []
         ranked = [
             (mutant.rank, place, slot.reply(mutant.line))

@@ -25,7 +25,9 @@ def route_after_evaluation(
 ) -> Literal["reflector", "actor", "review", "selector", "finish"]:
     """See `policy.after_evaluation`."""
     context = resolve_context(runtime.context if runtime else None)
-    return policy.after_evaluation(state, context, fresh_starts=form_of(state).fresh_starts)
+    form = form_of(state)
+    return policy.after_evaluation(state, context, fresh_starts=form.fresh_starts,
+                                   screens=form.screens_next(state, context))
 
 
 def route_after_actor(state: State) -> Literal["finish"] | list[Send]:

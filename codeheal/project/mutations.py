@@ -9,6 +9,8 @@ line that does not parse on its own (part of a statement that spans lines) has n
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
@@ -56,6 +58,7 @@ def line_mutants(line: str, names: Collection[str], ingredients: Collection[str]
     parse, in operator-class order; `names`: the local variables of its function, which a
     variable it reads may be replaced by; `ingredients`: expressions of its function
     (function_ingredients), which a variable they use may be replaced by."""
+    line, comment = _code_and_comment(line)
     fragment, shift = _parseable(line)
     try:
         tree = ast.parse(fragment)
@@ -73,7 +76,7 @@ def line_mutants(line: str, names: Collection[str], ingredients: Collection[str]
         if mutated in seen or not _parses(mutated):
             continue
         seen.add(mutated)
-        mutants.append(Mutant(line=mutated, rank=rank))
+        mutants.append(Mutant(line=mutated + comment, rank=rank))
     return mutants
 
 
@@ -116,6 +119,19 @@ def _uses(ingredients: Collection[str]) -> dict[str, list[str]]:
                         if isinstance(name, ast.Name):
                             uses.setdefault(name.id, []).append(text)
     return uses
+
+
+def _code_and_comment(line: str) -> tuple[str, str]:
+    """The line's code and its trailing comment (with the space before it), kept as it is."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return line, ""
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    if not comments:
+        return line, ""
+    code = line[: comments[-1].start[1]].rstrip()
+    return code, line[len(code):]
 
 
 def _parseable(line: str) -> tuple[str, int]:

@@ -42,7 +42,7 @@ def script(body: dict) -> str:
 def test_bench_quixbugs_on_two_programs_writes_results_and_resumes(tmp_path, capsys):
     quixbugs_or_skip()
     argv = ["bench", "quixbugs", "--only", "bucketsort", "get_factors", "--max-attempts", "2",
-            "--model", "scripted", "--out", str(tmp_path)]
+            "--mutants", "0", "--model", "scripted", "--out", str(tmp_path)]
     with ScriptedServer(script) as server:
         assert main([*argv, "--base-url", server.url]) == 0
         calls = len(server.requests)
@@ -55,7 +55,7 @@ def test_bench_quixbugs_on_two_programs_writes_results_and_resumes(tmp_path, cap
     assert rows["bucketsort"]["files_changed"] == ["python_programs/bucketsort.py"]
     assert rows["bucketsort"]["attempts"] == 2 and not rows["get_factors"]["healed"]
     assert summary["median_changed_lines_healed"] == 2 and summary["only_program_touched"] == 2
-    assert "| bucketsort | yes | 2 | 0 | 2 |" in (tmp_path / "quixbugs.md").read_text()
+    assert "| bucketsort | yes (model) | 2 | 0 | 2 |" in (tmp_path / "quixbugs.md").read_text()
     assert summary["whitespace_only_hunks"] == 0 and rows["bucketsort"]["whitespace_only_hunks"] == 0
     diffs = (tmp_path / "quixbugs.diff").read_text()
     assert "+    for i, count in enumerate(counts):" in diffs and "# get_factors: failed" in diffs

@@ -65,7 +65,8 @@ def test_seeded_bugs_are_scored_healed_whole_suite_and_restored(tmp_path: Path) 
     assert check_seeds(Console(quiet=True), bugs=bugs, libraries=libraries, cache=tmp_path) == []
     out = tmp_path / "results"
     with ScriptedServer(script) as server:
-        config = SeededConfig(out_dir=out, model="scripted", base_url=server.url, max_attempts=2, cache=tmp_path)
+        config = SeededConfig(out_dir=out, model="scripted", base_url=server.url, max_attempts=2, cache=tmp_path,
+                              mutants=0)
         summary = run_seeded(config, Console(quiet=True), bugs=bugs, libraries=libraries)
         calls = len(server.requests)
         run_seeded(config, Console(quiet=True), bugs=bugs, libraries=libraries)
@@ -78,7 +79,7 @@ def test_seeded_bugs_are_scored_healed_whole_suite_and_restored(tmp_path: Path) 
     assert rows["minilib-total"]["healed"] and not rows["minilib-total"]["suite_passed"]
     assert not rows["minilib-total"]["restored"]
     assert json.loads((out / "seeded_bugs.json").read_text())["healed_suite_passes"] == 1
-    assert "| minilib-total | off-by-one (reached through mean) | `python -m pytest -q tests/test_mean.py` | yes | no | no |" \
+    assert "| minilib-total | off-by-one (reached through mean) | `python -m pytest -q tests/test_mean.py` | yes (model) | no | no |" \
         in (out / "seeded_bugs.md").read_text()
     assert "+    return total(values) / len(values)" in (out / "seeded_bugs.diff").read_text()
 

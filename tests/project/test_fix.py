@@ -67,7 +67,7 @@ def snapshot(project: Path) -> dict[str, bytes]:
 
 def fix(model, project: Path, **inputs):
     return build_graph(llm=model).compile().invoke(
-        {"project": str(project), "test_command": TEST, **inputs}, context=Context(max_attempts=4),
+        {"project": str(project), "test_command": TEST, **inputs}, context=Context(max_attempts=4, mutants=0),
     )
 
 
@@ -191,7 +191,7 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
     before = snapshot(shop)
     with ScriptedServer(script) as server:
         code, out, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
         )
     assert code == 0, err
@@ -204,7 +204,7 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
 def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
     with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
         code, out, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--json", "--apply",
         )
     assert code == 0, err
@@ -236,7 +236,7 @@ def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop:
     too_long = (400, "the request exceeds the available context size (4096 tokens)")
     with ScriptedServer(error=too_long) as server:
         code, _, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
         )
     assert code == 2
@@ -246,7 +246,7 @@ def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop:
 def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
     with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
         build_graph(llm=scripted(FIXED)).compile().invoke(
-            {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False),
+            {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False, mutants=0),
         )
 
 
@@ -298,7 +298,7 @@ def bulk_discount(quantity: int) -> int:
 def test_a_failed_run_keeps_stdout_empty_and_shows_its_best_attempt_on_stderr(shop: Path, tmp_path: Path, capsys) -> None:
     with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
         code, out, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
         )
     assert code == 1 and out == "", "a diff that fails never reaches stdout"
@@ -319,7 +319,7 @@ def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop:
     out_file = tmp_path / "codeheal.diff"
     with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
         code, out, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--format", "github", "--out", str(out_file),
         )
     assert code == 0, err
@@ -334,7 +334,7 @@ def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, ca
     out_file = tmp_path / "codeheal.diff"
     with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
         code, out, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url,
+            capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
             "--format", "github", "--out", str(out_file),
         )
@@ -346,7 +346,7 @@ def test_verbose_shows_prompts_replies_and_each_attempts_diff_and_quiet_shows_no
     def reply(body: dict) -> str:
         return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
 
-    common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--checkpointer", str(tmp_path / "c.sqlite"))
+    common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--mutants", "0", "--checkpointer", str(tmp_path / "c.sqlite"))
     with ScriptedServer(reply) as server:
         code, out, err = run_cli(capsys, *common, "--base-url", server.url, "-v")
         assert code == 0, err

@@ -55,7 +55,7 @@ class LineScript:
 
 
 def fix(server: ScriptedServer, project: Path, target: str | None = None, **settings):
-    context = Context(**{"model": "scripted", "base_url": server.url, "max_attempts": 3, "prefill": "on", **settings})
+    context = Context(**{"model": "scripted", "base_url": server.url, "max_attempts": 3, "prefill": "on", "mutants": 0, **settings})
     request = {"project": str(project), "test_command": "python -m pytest -q", "target": target}
     return build_graph().compile().invoke(request, context=context)
 

@@ -55,7 +55,7 @@ def serve(*replies: str) -> ScriptedServer:
 
 
 def fix(server: ScriptedServer, project: Path, sandbox: CountingSandbox, **settings):
-    context = Context(model="scripted", base_url=server.url, max_attempts=3, **settings)
+    context = Context(model="scripted", base_url=server.url, max_attempts=3, **{"mutants": 0, **settings})
     app = build_graph(sandbox=sandbox).compile()
     return app.invoke({"project": str(project), "test_command": TEST}, context=context)
 

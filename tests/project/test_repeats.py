@@ -54,7 +54,7 @@ def serve(*rounds: list[str]):
 
 
 def fix(server: ScriptedServer, project: Path, **settings):
-    context = Context(model="scripted", base_url=server.url, max_attempts=4, retry_samples=3, **settings)
+    context = Context(model="scripted", base_url=server.url, max_attempts=4, retry_samples=3, **{"mutants": 0, **settings})
     return build_graph().compile().invoke({"project": str(project), "test_command": TEST}, context=context)
 
 

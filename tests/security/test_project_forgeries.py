@@ -45,7 +45,7 @@ def repair(project: Path, reply: str, **settings: object) -> dict:
     """Every node update of a run whose one repair is `reply` (the tamper scan off unless
     `settings` turn it on), after the project as it is was tested."""
     model = scripted(reply)
-    context = Context(max_attempts=2, reflect=False, timeout_s=20, **{"tamper_scan": False, **settings})
+    context = Context(max_attempts=2, reflect=False, timeout_s=20, **{"tamper_scan": False, "mutants": 0, **settings})
     updates: dict = {}
     for chunk in build_graph(llm=model).compile().stream(
         {"project": str(project), "test_command": TEST}, context=context, stream_mode="updates",

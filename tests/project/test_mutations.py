@@ -1,0 +1,155 @@
+"""The mutation screen: one-line mutations of the suspicious lines, written without a model and
+tested like repairs before the first model call; one that passes heals the run with no token
+spent, and the screen's attempt does not count against max_attempts."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+
+from codeheal import Context, build_graph
+from codeheal.errors import ConfigError
+from codeheal.project.mutations import (
+    ARGUMENTS,
+    BOUNDARY,
+    INGREDIENT,
+    VARIABLE,
+    function_ingredients,
+    line_mutants,
+    local_names,
+)
+
+SHOP = Path(__file__).with_name("fixtures") / "shop"
+TEST = "python -m pytest -q"
+
+
+def lines(line: str, names: set[str] = frozenset(), ingredients: set[str] = frozenset()) -> list[str]:
+    return [m.line for m in line_mutants(line, names, ingredients)]
+
+
+def test_a_comparison_boundary_is_tried_first_and_the_comment_stays() -> None:
+    mutants = line_mutants("if quantity > threshold:  # tiers start at their threshold", {"quantity"})
+    assert mutants[0].rank == BOUNDARY
+    assert mutants[0].line == "if quantity >= threshold:  # tiers start at their threshold"
+    assert all(m.line.endswith(":  # tiers start at their threshold") for m in mutants)
+    assert [m.rank for m in mutants] == sorted(m.rank for m in mutants)
+
+
+def test_every_mutation_parses_differs_and_keeps_its_keyword() -> None:
+    for line in ("elif x > arr[mid]:", "while lo <= hi:", "return gcd(a % b, b)", "total += arr[i - 1] * 2",
+                 "for i in range(1, len(arr) - 1):", "if not stack and x:", "return (a + b) - c"):
+        mutants = lines(line, {"x", "arr", "mid", "lo", "hi", "a", "b", "i", "total", "stack"})
+        assert mutants and line not in mutants and len(set(mutants)) == len(mutants)
+        for mutant in mutants:
+            code = mutant.replace("elif", "if", 1)
+            ast.parse(code + " pass" if code.endswith(":") else code)
+            assert mutant.split()[0] == line.split()[0]
+
+
+def test_the_classic_operators() -> None:
+    assert "elif x >= arr[mid]:" in lines("elif x > arr[mid]:")
+    assert "return gcd(b, a % b)" in lines("return gcd(a % b, b)")  # swapped arguments
+    assert "for i in range(1, len(arr)):" in lines("for i in range(1, len(arr) - 1):")  # `- 1` dropped
+    assert "dp[i, j] = dp[i - 1, j - 1] + 1" in lines("dp[i, j] = dp[i - 1, j] + 1")  # a key one off
+    assert "d[i, k] + d[k, j]" in lines("d[i, k] + d[j, k]")  # swapped keys
+    assert "if stack or x:" in lines("if stack and x:")
+    assert "if stack and x:" in lines("if not stack and x:")
+    assert "return max(a)" in lines("return min(a)")
+    assert "total -= step" in lines("total += step")
+
+
+def test_a_variable_is_replaced_by_a_local_never_where_it_names_what_is_called_or_indexed() -> None:
+    mutants = line_mutants("for i, count in enumerate(arr):", {"arr", "counts", "i", "count"})
+    assert [m.line for m in mutants if m.rank == VARIABLE] == [
+        "for i, count in enumerate(count):", "for i, count in enumerate(counts):", "for i, count in enumerate(i):"]
+    assert not any(m.line.startswith(("arr", "for i, count in counts(")) for m in mutants)
+    assert not any("dp" not in m.line.split("=")[0] for m in line_mutants("dp[i] = 1", {"dp", "i", "j"}))
+
+
+def test_a_variable_becomes_an_expression_of_it_from_its_function() -> None:
+    source = (
+        "def lcs(a, b):\n    if a[0] == b[0]:\n        return a[0] + lcs(a[1:], b)\n"
+        "    return max(lcs(a, b[1:]), lcs(a[1:], b), key=len)\n"
+    )
+    function = ast.parse(source).body[0]
+    assert local_names(function) == {"a", "b"}
+    ingredients = function_ingredients(function, source)
+    assert {"a[1:]", "b[1:]", "lcs(a[1:], b)"} <= ingredients
+    mutants = line_mutants("return a[0] + lcs(a[1:], b)", {"a", "b"}, ingredients)
+    assert any(m.line == "return a[0] + lcs(a[1:], b[1:])" and m.rank == INGREDIENT for m in mutants)
+
+
+def test_a_line_that_does_not_parse_alone_has_none() -> None:
+    assert lines("foo(a,", {"a"}) == []
+    assert lines("else:") == []
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    project = tmp_path / "shop"
+    shutil.copytree(SHOP, project)
+    return project
+
+
+def no_model() -> GenericFakeChatModel:
+    """A chat model with no reply: any model call fails the test."""
+    return GenericFakeChatModel(messages=iter([]))
+
+
+def test_the_screen_heals_a_one_token_defect_without_a_model_call(shop: Path) -> None:
+    events = []
+    graph = build_graph(llm=no_model()).compile()
+    request = {"project": str(shop), "test_command": TEST}
+    for mode, chunk in graph.stream(request, context=Context(max_attempts=2), stream_mode=["custom", "values"]):
+        if mode == "custom":
+            events.append(chunk)
+        else:
+            result = chunk
+    assert result["status"] == "passed" and result["attempts"] == 2
+    screen = result["history"][1]
+    assert screen["tokens"] == 0 and screen["candidates_tested"] > 1
+    changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ["-        if quantity > threshold:", "+        if quantity >= threshold:"]
+    written = [e for e in events if e["kind"] == "candidates_written"]
+    assert written == [{"kind": "candidates_written", "attempt": 2, "seconds": 0.0, "prompt_tokens": 0,
+                        "completion_tokens": 0, "mutants": screen["candidates_tested"]}]
+    started = [e for e in events if e["kind"] == "attempt_started"]
+    assert started == [{"kind": "attempt_started", "attempt": 2, "max_attempts": 3}]
+
+
+def test_a_screen_that_finds_nothing_leaves_the_model_its_attempts(tmp_path: Path) -> None:
+    # no one-token change heals `result = item` (it wants `+=`): the model still gets its repairs
+    (tmp_path / "sums.py").write_text(
+        "def total(items):\n    result = 0\n    for item in items:\n        result = item\n    return result\n")
+    (tmp_path / "test_sums.py").write_text(
+        "from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
+    replies = iter([AIMessage("no code here")] * 4)
+    graph = build_graph(llm=GenericFakeChatModel(messages=replies)).compile()
+    result = graph.invoke({"project": str(tmp_path), "test_command": TEST},
+                          context=Context(max_attempts=2, mutants=5, reflect=False))
+    assert result["status"] == "failed" and result["attempts"] == 3
+    screen, repair = result["history"][1:]
+    assert screen["candidates_tested"] == 5 and screen["tokens"] == 0 and not screen["passed"]
+    assert "no ```python block in the reply" in repair["summary"] and len(list(replies)) == 3  # the model wrote it
+
+
+def test_no_screen_when_mutants_is_0_and_a_bad_count_is_refused(shop: Path) -> None:
+    replies = iter([AIMessage("no code here")] * 4)
+    graph = build_graph(llm=GenericFakeChatModel(messages=replies)).compile()
+    result = graph.invoke({"project": str(shop), "test_command": TEST},
+                          context=Context(max_attempts=2, mutants=0, reflect=False))
+    assert result["attempts"] == 2 and result["history"][1]["candidates_tested"] == 1
+    assert len(list(replies)) == 3  # attempt 2 was the model's
+    with pytest.raises(ConfigError, match="mutants must be an integer >= 0"):
+        Context(mutants=-1)
+
+
+def test_arguments_class_is_screened_after_the_operators() -> None:
+    mutants = line_mutants("x = foo(a - b, c)", {"a", "b", "c"})
+    ranks = [m.rank for m in mutants]
+    assert ARGUMENTS in ranks and ranks.index(ARGUMENTS) > ranks.index(min(ranks))
