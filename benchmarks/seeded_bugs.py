@@ -16,7 +16,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from codeheal.bench.seeded_run import SeededConfig, check_seeds, run_seeded
+from codeheal.bench.seeded_run import (
+    SUITE_TIMEOUT_S,
+    SeededConfig,
+    check_seeds,
+    run_seeded,
+)
 from codeheal.context import fallback
 
 RESULTS = Path(__file__).parent / "results"
@@ -29,14 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="local")
     parser.add_argument("--base-url")
     parser.add_argument("--max-attempts", type=int, default=4)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per test run (default 10)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per test run (default: derived from the run of the project as it is, "
+                             "as a user gets it: policy.time_limit)")
     parser.add_argument("--mutants", type=int, default=fallback("mutants"),
                         help="mutations screened before the model (0: the model alone)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     console = Console(stderr=True)
     if args.check:
-        problems = check_seeds(console, only=args.only, timeout_s=args.timeout)
+        problems = check_seeds(console, only=args.only, timeout_s=args.timeout or SUITE_TIMEOUT_S)
         for problem in problems:
             console.print(f"[red]{problem}[/red]")
         return 1 if problems else 0

@@ -21,7 +21,15 @@ from rich.console import Console
 from rich.markup import escape
 
 from codeheal.bench.quixbugs_run import append_record, healed_by, read_records
-from codeheal.bench.seeded import BUGS, LIBRARIES, Library, SeededBug, fetch_sdist, library_files, seed
+from codeheal.bench.seeded import (
+    BUGS,
+    LIBRARIES,
+    Library,
+    SeededBug,
+    fetch_sdist,
+    library_files,
+    seed,
+)
 from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.feedback import run_feedback
@@ -45,7 +53,8 @@ class SeededConfig:
     model: str = "local"
     base_url: str | None = None
     max_attempts: int = 4
-    timeout_s: float = 10.0
+    timeout_s: float | None = None
+    """Context.timeout_s; None: the limit derived from the run of the project as it is."""
     mutants: int = fallback("mutants")  # type: ignore[assignment]
     """Context.mutants: 0 measures the model alone."""
     only: tuple[str, ...] = ()
@@ -181,6 +190,7 @@ def write_reports(out_dir: Path, records: list[dict], context: Context) -> dict:
 
 
 def _table(summary: dict) -> str:
+    limit = "derived (policy.time_limit)" if summary["timeout_s"] is None else f"{summary['timeout_s']:g} s"
     lines = [
         f"# Seeded bugs: `codeheal fix` with model {summary['model']}",
         "",
@@ -188,7 +198,8 @@ def _table(summary: dict) -> str:
         f"whole suite passing (target at least {TARGET_SHARE:.0%}: {'met' if summary['target_met'] else 'not met'}); "
         f"the seeded line restored exactly in {summary['restored']}; median diff of the healed "
         f"{summary['median_changed_lines_healed']} changed lines; {summary['whitespace_only_hunks']} hunks that "
-        f"change only whitespace; {summary['healed_by_mutation']} healed by the mutation screen (no model call). Up to {summary['max_attempts']} attempts, test timeout {summary['timeout_s']:g} s; "
+        f"change only whitespace; {summary['healed_by_mutation']} healed by the mutation screen (no model call). "
+        f"Up to {summary['max_attempts']} attempts, test timeout {limit}; "
         f"{summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all.",
         "",
         "| bug | kind | test command | healed | suite passes | restored | changed lines | attempts | tokens | seconds |",

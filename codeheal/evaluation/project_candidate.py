@@ -7,6 +7,7 @@ it is also records each test's line coverage, which ranks the suspicious lines."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from codeheal.context import Context
@@ -30,13 +31,15 @@ from codeheal.project.lint import describe as describe_findings
 from codeheal.project.repair_context import is_test_file, repair_scope
 from codeheal.project.suspicious import rank_lines
 from codeheal.project.task import TestCommand, parse_test_command
-from codeheal.project.workspace_store import workspace_of
+from codeheal.project.workspace_store import workspace_files, workspace_of
 from codeheal.prompting.fix_prompts import project_targets
 from codeheal.sandboxes.base import RunResult, Sandbox
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.steps import SandboxRun, Steps
 
 NOT_APPLIED = "the reply was not applied"
+APPLIED_KEPT = 512
+"""Candidates whose applied edit is kept (a mutation screen and a few repair attempts)."""
 
 
 def as_is_steps(
@@ -69,7 +72,7 @@ def project_evaluation_steps(
     project as it is ran; a change that fixes the failing tests and breaks others says which."""
     workspace = workspace_of(state)
     try:
-        edit = apply_reply(workspace, candidate, hints=repair_hints(state))
+        edit = applied_edit(state, candidate)
         _check_scope(edit, state)
     except EditRejected as exc:
         return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
@@ -100,6 +103,25 @@ def project_evaluation_steps(
         feedback["error"] = (f"the failing tests pass now, but the change breaks {len(broken)} other test(s): "
                              f"{', '.join(broken[:5])}")
     return feedback, edit
+
+
+@functools.lru_cache(maxsize=APPLIED_KEPT)
+def _applied(project: str, key: str, candidate: str, hints: tuple[Target, ...]) -> EditResult | EditRejected:
+    try:
+        return apply_reply(workspace_files(project, key), candidate, hints=hints)
+    except EditRejected as exc:
+        return exc
+
+
+def applied_edit(state: State, candidate: str) -> EditResult:
+    """The candidate applied to the run's workspace (edits.apply_reply with the repair hints),
+    computed once per workspace and candidate: the run reduces each candidate to its change
+    before testing it (Form.candidate_key), and its test applies it again. Raises
+    EditRejected as apply_reply does."""
+    result = _applied(state["project"], state["workspace_key"], candidate, tuple(repair_hints(state)))
+    if isinstance(result, EditRejected):
+        raise result
+    return result
 
 
 def _test_run(

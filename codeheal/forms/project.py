@@ -12,16 +12,16 @@ from langchain_core.messages import AIMessage, BaseMessage
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
 from codeheal.evaluation.project_candidate import (
+    applied_edit,
     as_is_steps,
     project_evaluation_steps,
-    repair_hints,
 )
 from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import MUTATED_LINES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.project.diff import unified_diff, write_changes
-from codeheal.project.edits import apply_reply, canonical_reply
+from codeheal.project.edits import canonical_reply
 from codeheal.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.project.mutations import line_mutants
 from codeheal.project.repair_context import repair_scope
@@ -168,7 +168,7 @@ class ProjectForm(Form):
         if candidate is AS_IT_IS:
             return ""
         try:
-            edit = apply_reply(workspace_of(state), candidate, hints=repair_hints(state))
+            edit = applied_edit(state, candidate)
         except EditRejected as exc:
             return f"refused: {exc}"
         return hashlib.sha256(json.dumps(edit.files, sort_keys=True).encode()).hexdigest()
@@ -232,6 +232,7 @@ class ProjectForm(Form):
             "changed": list((best or {}).get("changed") or []),
             "files_written": written,
             **dict.fromkeys(self.run_fields),
+            "suspicious": None,
             "left_out": None,
             "apply": False,
             "force": False,

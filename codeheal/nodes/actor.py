@@ -9,7 +9,12 @@ from langchain_core.language_models import BaseChatModel
 from codeheal.context import Context, current_context
 from codeheal.forms import form_of
 from codeheal.llm import chat_model
-from codeheal.llm.factory import MAX_TOKENS, completions_per_request, is_local, token_counter
+from codeheal.llm.factory import (
+    MAX_TOKENS,
+    completions_per_request,
+    is_local,
+    token_counter,
+)
 from codeheal.policy import attempt_limit, completion_allowance, writes_fresh
 from codeheal.progress import AttemptStarted, CandidatesWritten, emit
 from codeheal.prompting.model_call import NO_USAGE, total_usage

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import io
+import itertools
 import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -254,7 +255,7 @@ def _one_off(node: ast.AST, source, span) -> Iterator[tuple[int, int, int, str]]
 
 def _swaps(items: list[ast.expr], text: bytes, source, span) -> Iterator[tuple[int, int, int, str]]:
     """Each two neighbours (arguments of a call, keys of a subscript) swapped."""
-    for first, second in zip(items, items[1:]):
+    for first, second in itertools.pairwise(items):
         middle = text[span(first)[1]:span(second)[0]].decode()
         yield ARGUMENTS, span(first)[0], span(second)[1], f"{source(second)}{middle}{source(first)}"
 

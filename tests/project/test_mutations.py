@@ -153,3 +153,19 @@ def test_arguments_class_is_screened_after_the_operators() -> None:
     mutants = line_mutants("x = foo(a - b, c)", {"a", "b", "c"})
     ranks = [m.rank for m in mutants]
     assert ARGUMENTS in ranks and ranks.index(ARGUMENTS) > ranks.index(min(ranks))
+
+
+def test_each_candidate_is_applied_once_for_its_key_and_its_test(tmp_path: Path, monkeypatch) -> None:
+    import codeheal.evaluation.project_candidate as project_candidate
+
+    calls = []
+    real = project_candidate.apply_reply
+    monkeypatch.setattr(project_candidate, "apply_reply", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    (tmp_path / "sums.py").write_text(
+        "def total(items):\n    result = 0\n    for item in items:\n        result = item\n    return result\n")
+    (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
+    graph = build_graph(llm=GenericFakeChatModel(messages=iter([AIMessage("no code here")] * 2))).compile()
+    result = graph.invoke({"project": str(tmp_path), "test_command": TEST},
+                          context=Context(max_attempts=2, mutants=4, reflect=False))
+    assert result["attempts"] == 3
+    assert len(calls) == len(set(calls)) == 4 + 1  # the 4 mutations and the model's reply, each once
