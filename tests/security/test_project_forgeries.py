@@ -65,6 +65,17 @@ def test_the_honest_repair_passes(shop: Path) -> None:
     assert repair(shop, change(FIXED_LOOP))["status"] == "passed"
 
 
+def test_a_test_the_project_itself_skips_does_not_block_a_heal(shop: Path) -> None:
+    # real suites skip tests of their own accord (a platform, an optional extra): not checks to pass
+    (shop / "tests" / "test_platform.py").write_text(
+        "import pytest\n\n\n@pytest.mark.skip(reason='needs another platform')\ndef test_elsewhere():\n"
+        "    assert False\n\n\n@pytest.mark.xfail(reason='known')\ndef test_known():\n    assert False\n"
+    )
+    updates = repair(shop, change(FIXED_LOOP))
+    assert updates["status"] == "passed" and updates["feedback"]["passed"], updates["feedback"]
+    assert updates["feedback"]["passed_count"] == updates["feedback"]["total"] == 12
+
+
 def test_skipping_the_failing_tests_is_not_a_pass(shop: Path) -> None:
     body = ("    import unittest\n    for threshold, percent in DISCOUNT_TIERS:\n"
             "        if quantity == threshold:\n            raise unittest.SkipTest('not today')\n"
