@@ -73,7 +73,7 @@ def line_mutants(line: str, names: Collection[str], ingredients: Collection[str]
         if end > len(line.encode()) + shift:
             continue  # in the body _parseable added
         mutated = (text[:start] + new.encode() + text[end:]).decode()
-        mutated = _restore(mutated, line, shift)
+        mutated = _restore(mutated, line)
         if mutated in seen or not _parses(mutated):
             continue
         seen.add(mutated)
@@ -146,7 +146,7 @@ def _parseable(line: str) -> tuple[str, int]:
     return fragment, shift
 
 
-def _restore(mutated: str, line: str, shift: int) -> str:
+def _restore(mutated: str, line: str) -> str:
     if line.startswith("elif "):
         mutated = "elif " + mutated[len("if "):]
     return mutated[: len(mutated) - len(" pass")] if line.rstrip().endswith(":") else mutated
