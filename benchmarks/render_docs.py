@@ -119,9 +119,9 @@ def fixed_test_cost() -> str:
     )
 
 
-def quixbugs_summary() -> str:
-    """The QuixBugs run in one paragraph."""
-    run = _load("quixbugs")
+def quixbugs_summary(name: str = "quixbugs") -> str:
+    """One QuixBugs run (benchmarks/results/NAME.json) in one paragraph."""
+    run = _load(name)
     healed = [r["program"] for r in run["rows"] if r["healed"]]
     programs = run["programs"]
     tuning = (f" (tuning programs {run['healed_tuning']} of {run['programs_tuning']}, the others "
@@ -134,7 +134,7 @@ def quixbugs_summary() -> str:
         f"{run['median_changed_lines_healed']} changed lines, {run['whitespace_only_hunks']} hunks that "
         f"change only whitespace, only the program touched in {run['only_program_touched']} of {programs}; "
         f"{_kilo(run['tokens'])} tokens, {run['seconds'] / 60:.0f} min "
-        "(`benchmarks/results/quixbugs.md` has a row per program, `quixbugs.diff` every diff).\n"
+        f"(`benchmarks/results/{name}.md` has a row per program, `quixbugs.diff` beside it every diff).\n"
     )
 
 
@@ -277,6 +277,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "benchmarks": other_benchmarks,
     "headline": headline,
     "quixbugs": quixbugs_summary,
+    "quixbugs_large": lambda: quixbugs_summary("quixbugs-1.5b/quixbugs"),
     "seeded": seeded_summary,
     "first_attempt": first_attempt_table,
     "context": context_table,

@@ -3,9 +3,10 @@
 Each program is written into a temporary folder of its own and healed through the graph, with the same input the CLI gives it (project, test command, task, target). One JSON
 line per program is appended to OUT/quixbugs.jsonl as it finishes, so a rerun skips the finished
 ones; then OUT/quixbugs.json (summary and rows), quixbugs.md (the table) and quixbugs.diff (every
-diff) are written. Scored against the targets the issue set for the embedded 0.5B model: at
-least 12 of the 20 healed, a median diff of at most 2 changed lines, no hunk that changes only
-whitespace, no file other than the program touched, the 20 in at most 10 minutes."""
+diff) are written. Scored against the targets the issue set: at least 12 of the 20 healed with
+the embedded 0.5B model (16 with local-1.5b), a median diff of at most 2 changed lines, no hunk
+that changes only whitespace, no file other than the program touched, and with the 0.5B model
+the 20 in at most 10 minutes."""
 
 from __future__ import annotations
 
@@ -36,8 +37,12 @@ TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_comm
 """The programs the project form's settings were tuned on (every third of the 20 by name,
 from the second, chosen before any result); the other 14 are reported apart."""
 TARGET_HEALED = 12
+TARGET_HEALED_BY_MODEL = {"local-1.5b": 16}
+"""Models held to a heal target other than TARGET_HEALED."""
 TARGET_MEDIAN_LINES = 2
 TARGET_SECONDS = 600
+TIMED_MODELS = ("local", "local-0.5b")
+"""The time target is set for the embedded 0.5B model only."""
 
 
 @dataclass(frozen=True)
@@ -191,6 +196,8 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
     median = statistics.median(r["changed_lines"] for r in healed) if healed else None
     noise = {r["program"]: whitespace_only_hunks(r["diff"]) for r in records}
     seconds = round(sum(r["seconds"] for r in records), 1)
+    target_healed = TARGET_HEALED_BY_MODEL.get(context.model, TARGET_HEALED)
+    timed = context.model in TIMED_MODELS
     summary = {
         "model": context.model,
         "max_attempts": context.max_attempts,
@@ -206,12 +213,14 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
         "whitespace_only_hunks": sum(noise.values()),
         "tokens": sum(r["tokens"] for r in records),
         "seconds": seconds,
+        "target_healed": target_healed,
+        "target_seconds": TARGET_SECONDS if timed else None,
         "targets_met": {
-            "healed": len(healed) >= TARGET_HEALED,
+            "healed": len(healed) >= target_healed,
             "median_changed_lines": median is not None and median <= TARGET_MEDIAN_LINES,
             "no_whitespace_only_hunk": not any(noise.values()),
             "only_program_touched": all(r["only_program_touched"] for r in records),
-            "seconds": seconds <= TARGET_SECONDS,
+            "seconds": seconds <= TARGET_SECONDS if timed else None,
         },
         "rows": [
             {**{k: v for k, v in r.items() if k not in ("context", "diff")}, "whitespace_only_hunks": noise[r["program"]]}
@@ -229,18 +238,20 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
 
 def _table(summary: dict) -> str:
     met = summary["targets_met"]
+    target_healed = summary.get("target_healed", TARGET_HEALED)
+    timing = (f" (target at most {summary['target_seconds']} s: {'met' if met['seconds'] else 'not met'})"
+              if summary.get("target_seconds") else "")
     lines = [
         f"# QuixBugs: `codeheal fix` with model {summary['model']}",
         "",
-        f"Healed {summary['healed']} of {summary['programs']} (target {TARGET_HEALED}: "
+        f"Healed {summary['healed']} of {summary['programs']} (target {target_healed}: "
         f"{'met' if met['healed'] else 'not met'}); median diff of the healed "
         f"{summary['median_changed_lines_healed']} changed lines (target at most {TARGET_MEDIAN_LINES}: "
         f"{'met' if met['median_changed_lines'] else 'not met'}); {summary['whitespace_only_hunks']} "
         f"hunks that change only whitespace (target none: {'met' if met['no_whitespace_only_hunk'] else 'not met'}); "
         f"only the program touched in {summary['only_program_touched']} of {summary['programs']}. Up to "
         f"{summary['max_attempts']} attempts (attempt 1 runs the tests as the program is), test timeout "
-        f"{summary['timeout_s']:g} s; {summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all "
-        f"(target at most {TARGET_SECONDS} s: {'met' if met['seconds'] else 'not met'}).",
+        f"{summary['timeout_s']:g} s; {summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all{timing}.",
         "",
         f"Healed by the mutation screen (no model call): {summary['healed_by_mutation']}; by the model: "
         f"{summary['healed'] - summary['healed_by_mutation']}.",
