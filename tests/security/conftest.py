@@ -14,8 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.errors import SandboxError
-from codeheal.sandboxes import Job, LocalSandbox
 from codeheal.sandboxes import limits as sandbox_limits
 from codeheal.sandboxes import local
 
@@ -111,11 +109,3 @@ def job_uids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(local, "job_uid", recording)
     return seen
 
-
-def bwrap_usable() -> bool:
-    """Whether the default (bubblewrap) sandbox can run a job here."""
-    try:
-        LocalSandbox().run(Job(files={}, python_args=("-c", "pass"), timeout_s=30))
-    except SandboxError:
-        return False
-    return True

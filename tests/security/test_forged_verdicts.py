@@ -10,9 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from bwrap_probe import bwrap_usable
 from hostile_run import ADD_TESTS, FIND_CLASS, FORGED, WRONG_ADD, evaluate
-
-from conftest import bwrap_usable
 
 pytestmark = [
     pytest.mark.usefixtures("contained"),

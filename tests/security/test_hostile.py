@@ -10,11 +10,10 @@ import uuid
 from pathlib import Path
 
 import pytest
+from bwrap_probe import bwrap_usable
+from hostile_run import MARGIN_S, TIMEOUT_S, evaluate, running_with
 
 from codeheal.sandboxes.limits import processes_of
-from conftest import bwrap_usable
-
-from hostile_run import MARGIN_S, TIMEOUT_S, evaluate, running_with
 
 pytestmark = [
     pytest.mark.usefixtures("contained"),

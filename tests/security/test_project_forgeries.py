@@ -9,12 +9,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from bwrap_probe import bwrap_usable
 from doubles import scripted
 from hostile_run import FIND_CLASS
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
-from conftest import bwrap_usable
 
 pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here")
 

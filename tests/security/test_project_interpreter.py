@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from bwrap_probe import bwrap_usable
+from project_venv import venv_with_pytest
 
 from codeheal.cli import main
 from codeheal.errors import SandboxError
@@ -15,8 +17,6 @@ from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
-from conftest import bwrap_usable
-from project_venv import venv_with_pytest
 
 SECRET = "CODEHEAL_TEST_HOST_SECRET"
 

@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 import pytest
-from conftest import bwrap_usable
+from bwrap_probe import bwrap_usable
 from hostile_run import ADD_TESTS, FORGED, MARGIN_S, TIMEOUT_S, WRONG_ADD, evaluate
 
 from codeheal.errors import SandboxError
