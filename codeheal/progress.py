@@ -74,6 +74,9 @@ class AttemptTested(TypedDict):
     sandbox_seconds: float
     isolation: str
     time_limit_s: NotRequired[float]
+    candidates: NotRequired[int]
+    """When the attempt tested more than one candidate: how many (sandbox_seconds sums their runs,
+    which overlap)."""
 
 
 class ReflectionWritten(TypedDict):

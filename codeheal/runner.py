@@ -205,9 +205,12 @@ class _Narrator:
     def _on_tested(self, event: AttemptTested) -> None:
         mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
         limit = f" (limit {event['time_limit_s']:g} s)" if "time_limit_s" in event else ""
+        # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
+        timing = (f", the best of {event['candidates']} candidates, {event['sandbox_seconds']:.2f} s of sandbox time"
+                  if event.get("candidates", 1) > 1 else f" in {event['sandbox_seconds']:.2f} s")
         self.console.print(
-            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks "
-            f"in {event['sandbox_seconds']:.2f} s{limit} ({event['isolation']} sandbox)"
+            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks"
+            f"{timing}{limit} ({event['isolation']} sandbox)", soft_wrap=True,
         )
         self.attempt = event["attempt"] + 1
         if not event["passed"]:

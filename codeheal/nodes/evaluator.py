@@ -110,6 +110,8 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
     )
     if "time_limit_s" in feedback:
         event["time_limit_s"] = feedback["time_limit_s"]
+    if choice.tested > 1:
+        event["candidates"] = choice.tested
     emit(event)
     return {
         "attempts": attempts,

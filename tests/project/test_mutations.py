@@ -120,6 +120,8 @@ def test_the_screen_heals_a_one_token_defect_without_a_model_call(shop: Path) ->
                         "completion_tokens": 0, "mutants": screen["candidates_tested"]}]
     started = [e for e in events if e["kind"] == "attempt_started"]
     assert started == [{"kind": "attempt_started", "attempt": 2, "max_attempts": 3}]
+    tested = [e for e in events if e["kind"] == "tests_result"]
+    assert "candidates" not in tested[0] and tested[1]["candidates"] == screen["candidates_tested"]
 
 
 def test_a_screen_that_finds_nothing_leaves_the_model_its_attempts(tmp_path: Path) -> None:
@@ -156,7 +158,7 @@ def test_arguments_class_is_screened_after_the_operators() -> None:
 
 
 def test_each_candidate_is_applied_once_for_its_key_and_its_test(tmp_path: Path, monkeypatch) -> None:
-    import codeheal.evaluation.project_candidate as project_candidate
+    from codeheal.evaluation import project_candidate
 
     calls = []
     real = project_candidate.apply_reply
