@@ -230,8 +230,8 @@ def retries_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-POLICY_RUNS = {"tuning": "humaneval-tuning", "report": "humaneval-report"}
-"""The policy runs, one folder of results per slice (`codeheal bench humaneval --slice S`)."""
+POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"))
+"""The policy runs: a slice and its folder of results (`codeheal bench humaneval --slice S --out DIR`)."""
 POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
 
 
@@ -243,7 +243,7 @@ def policy_table() -> str:
         + " | tokens | visible pass, hidden fail |",
         "|---|---|---|" + "---|" * (len(POLICY_BUDGETS) + 2),
     ]
-    for name, folder in POLICY_RUNS.items():
+    for name, folder in POLICY_RUNS:
         path = RESULTS / folder / "humaneval.json"
         if not path.exists():
             continue
