@@ -207,7 +207,7 @@ class _Narrator:
         limit = f" (limit {event['time_limit_s']:g} s)" if "time_limit_s" in event else ""
         # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
         timing = (f", the best of {event['candidates']} candidates, {event['sandbox_seconds']:.2f} s of sandbox time"
-                  if event.get("candidates", 1) > 1 else f" in {event['sandbox_seconds']:.2f} s")
+                  if "candidates" in event else f" in {event['sandbox_seconds']:.2f} s")
         self.console.print(
             f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks"
             f"{timing}{limit} ({event['isolation']} sandbox)", soft_wrap=True,

@@ -25,7 +25,6 @@ def test_reflections_and_summaries_with_brackets_are_printed_as_written() -> Non
     assert f"failed 0/1 passed; {TRICKY}" in printed
 
 
-
 def test_an_attempt_of_several_candidates_says_its_time_is_summed_sandbox_time() -> None:
     out = io.StringIO()
     narrator = _Narrator(Console(file=out, width=400), Context())
@@ -36,6 +35,7 @@ def test_an_attempt_of_several_candidates_says_its_time_is_summed_sandbox_time()
     printed = out.getvalue()
     assert "attempt 1: passed 3/3 checks in 0.50 s (bwrap sandbox)" in printed
     assert "attempt 2: passed 3/3 checks, the best of 13 candidates, 41.25 s of sandbox time (bwrap sandbox)" in printed
+
 
 def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_path, capsys) -> None:
     from scripted_openai import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer

@@ -238,13 +238,12 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
 
 def _table(summary: dict) -> str:
     met = summary["targets_met"]
-    target_healed = summary.get("target_healed", TARGET_HEALED)
     timing = (f" (target at most {summary['target_seconds']} s: {'met' if met['seconds'] else 'not met'})"
-              if summary.get("target_seconds") else "")
+              if summary["target_seconds"] else "")
     lines = [
         f"# QuixBugs: `codeheal fix` with model {summary['model']}",
         "",
-        f"Healed {summary['healed']} of {summary['programs']} (target {target_healed}: "
+        f"Healed {summary['healed']} of {summary['programs']} (target {summary['target_healed']}: "
         f"{'met' if met['healed'] else 'not met'}); median diff of the healed "
         f"{summary['median_changed_lines_healed']} changed lines (target at most {TARGET_MEDIAN_LINES}: "
         f"{'met' if met['median_changed_lines'] else 'not met'}); {summary['whitespace_only_hunks']} "
