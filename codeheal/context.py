@@ -21,7 +21,7 @@ POLICY_FIELDS = tuple(_SELF_HEAL)
 """The loop's switches that a policy preset sets (one_shot also caps max_attempts at 1)."""
 PRESETS: dict[str, dict[str, object]] = {
     "one_shot": {**_SELF_HEAL, "max_attempts": 1},
-    "resample": {**_SELF_HEAL, "feedback": False, "reflect": False},
+    "resample": {**_SELF_HEAL, "feedback": False},
     "raw_error": {**_SELF_HEAL, "reflect": False},
     "self_heal": _SELF_HEAL,
     "sample_first": {**_SELF_HEAL, "feedback_when": "informative", "fresh_attempts": 2, "reflect": False,
@@ -29,7 +29,10 @@ PRESETS: dict[str, dict[str, object]] = {
 }
 """What each named policy sets: the benchmark's conditions, and what a user gets by naming one.
 A field the caller (or the environment) sets wins over its policy's value."""
-DEFAULT_POLICY: PolicyName = "self_heal"
+DEFAULT_POLICY: PolicyName = "resample"
+"""Chosen on the HumanEval tuning slice (docs/benchmarks.md): with either embedded model no
+feedback policy beat fresh samples at equal budgets. A project (`codeheal fix`) has one starting
+point and no fresh samples: its retries see the failure and, with `reflect` on (as here), a lesson."""
 
 
 def setting(default: object, description: str) -> Any:
@@ -77,7 +80,8 @@ class Context:
     policy: PolicyName = setting(
         DEFAULT_POLICY,
         "The loop's strategy, a named preset of the switches marked \"set by `policy`\": "
-        '"one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        '"one_shot" (one attempt), "resample" (independent samples, no failure shown; in the project form, '
+        'which cannot sample fresh, the failure and a lesson), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "
@@ -196,8 +200,9 @@ class Context:
     )
     reflect: bool = policy_setting(
         "reflect",
-        "Write a reflection after each failure. Off: the actor sees only the "
-        "raw failure (the ablation the HumanEval benchmark compares against).",
+        "Write a reflection after a failure that the next attempt is shown (with feedback on; "
+        "in the project form always). Off: the actor sees only the raw failure (the ablation "
+        "the HumanEval benchmark compares against).",
     )
     stop_on_repeat: bool = policy_setting(
         "stop_on_repeat",

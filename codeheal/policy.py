@@ -172,7 +172,14 @@ def after_evaluation(
         return "finish"
     if screens or writes_fresh(state, context, fresh_starts=fresh_starts):
         return "actor"  # neither a screen nor a fresh sample reads a lesson
-    return "reflector" if context.reflect and context.feedback else "actor"
+    return "reflector" if reflects(context, fresh_starts=fresh_starts) else "actor"
+
+
+def reflects(context: Context, *, fresh_starts: bool = True) -> bool:
+    """Whether a retry shown the failure is preceded by a lesson: Context.reflect, for a retry
+    that is shown the failure: with feedback on, or always in a form without fresh starts (a
+    project has one starting point, so every retry there sees the failure)."""
+    return context.reflect and (context.feedback or not fresh_starts)
 
 
 def wants_selection(state: State, context: Context) -> bool:

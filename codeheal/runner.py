@@ -17,6 +17,7 @@ from codeheal.errors import CheckpointError, InputError
 from codeheal.forms import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.nodes.prepare import start_run
+from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, RunResult
 from codeheal.transcript import Transcript
@@ -62,7 +63,8 @@ def run_with_progress(
         config["metadata"] = {CONTEXT_KEY: json.dumps(asdict(context))}
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
-        narrator = _Narrator(console, context)
+        form = form_of(snapshot.values if resuming else start)
+        narrator = _Narrator(console, context, reflects=reflects(context, fresh_starts=form.fresh_starts))
         transcript = Transcript(console) if verbose else None
         if transcript is not None:
             config["callbacks"] = [transcript]
@@ -73,7 +75,7 @@ def run_with_progress(
             else:
                 assert request is not None and start is not None
                 graph.update_state(config, {**request, **start}, as_node="prepare")
-                narrator.on_event(form_of(start).run_started({**request, **start}))
+                narrator.on_event(form.run_started({**request, **start}))
             if transcript is not None:
                 run = snapshot.values if resuming else {**request, **start}
                 transcript.workspace = form_of(run).files_as_read(run)
@@ -144,9 +146,10 @@ class _Narrator:
     """Turns the run's progress events (codeheal.progress) into progress lines and a live
     'what is running' spinner."""
 
-    def __init__(self, console: Console, context: Context) -> None:
+    def __init__(self, console: Console, context: Context, *, reflects: bool) -> None:
         self.console = console
         self.context = context
+        self.reflects = reflects
         self.status = None
         self.attempt = 1
         self.max_attempts = self.context.max_attempts
@@ -215,4 +218,4 @@ class _Narrator:
         self.attempt = event["attempt"] + 1
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
-            self._running("reflecting on the failure" if self.context.reflect else "writing code")
+            self._running("reflecting on the failure" if self.reflects else "writing code")

@@ -14,7 +14,7 @@ TRICKY = "use [x for x in items], not [/foo] or [bold]"
 
 def test_reflections_and_summaries_with_brackets_are_printed_as_written() -> None:
     out = io.StringIO()
-    narrator = _Narrator(Console(file=out, width=400), Context())
+    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
     narrator.on_event({"kind": "reflection_written", "attempt": 1, "reflection": TRICKY})
     narrator.on_event({
         "kind": "tests_result", "attempt": 1, "passed": False, "passed_count": 0, "total": 1,
@@ -27,7 +27,7 @@ def test_reflections_and_summaries_with_brackets_are_printed_as_written() -> Non
 
 def test_an_attempt_of_several_candidates_says_its_time_is_summed_sandbox_time() -> None:
     out = io.StringIO()
-    narrator = _Narrator(Console(file=out, width=400), Context())
+    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
     base = {"kind": "tests_result", "passed": True, "passed_count": 3, "total": 3, "summary": "passed 3/3",
             "seconds": 9.0, "isolation": "bwrap"}
     narrator.on_event({**base, "attempt": 1, "sandbox_seconds": 0.5})

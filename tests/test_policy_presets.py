@@ -13,7 +13,7 @@ from scripted_openai import ScriptedServer, is_actor
 from codeheal import Context, build_graph
 from codeheal.context import POLICY_FIELDS, PRESETS
 from codeheal.errors import ConfigError
-from codeheal.policy import informative, sampling_temperature
+from codeheal.policy import after_evaluation, informative, sampling_temperature
 from codeheal.runner import merged_context
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
@@ -32,17 +32,37 @@ def test_every_preset_sets_every_switch_of_the_loop():
         assert set(POLICY_FIELDS) <= set(preset), name
 
 
-def test_the_default_policy_is_the_loop_the_library_had():
+@pytest.mark.default_policy
+def test_the_default_policy_is_resampling_with_lessons_where_there_is_no_fresh_sample():
     context = Context()
-    assert context.policy == "self_heal"
-    assert (context.feedback, context.reflect, context.fresh_start, context.retry_samples) == (True, True, True, 1)
+    assert context.policy == "resample"
+    assert (context.feedback, context.reflect, context.fresh_start, context.retry_samples) == (False, True, True, 1)
     assert (context.feedback_when, context.fresh_attempts, context.temperature_step) == ("always", 0, 0.0)
     assert (context.show_failed_code, context.stop_on_repeat, context.max_attempts) == (False, False, 3)
 
 
+@pytest.mark.default_policy
+def test_by_default_a_module_retry_is_a_fresh_sample_and_no_lesson_is_written():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
+    result = run(model)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+    assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
+    assert result["reflections"] == []
+
+
+def test_a_form_without_fresh_samples_reflects_under_resample_and_self_heal_but_not_raw_error():
+    failed = {"feedback": feedback(wrong_value()), "attempts": 1, "history": [
+        {"summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}]}
+    for policy, project, module in (("resample", "reflector", "actor"), ("self_heal", "reflector", "reflector"),
+                                    ("raw_error", "actor", "actor"), ("sample_first", "actor", "actor")):
+        context = Context(policy=policy, max_attempts=3, fresh_attempts=0)
+        assert after_evaluation(failed, context, fresh_starts=False) == project, policy
+        assert after_evaluation(failed, context, fresh_starts=True) == module, policy
+
+
 def test_a_preset_sets_the_switches_and_an_explicit_one_wins():
     resample = Context(policy="resample")
-    assert (resample.feedback, resample.reflect) == (False, False)
+    assert (resample.feedback, resample.reflect) == (False, True)  # reflect: in the project form only
     assert Context(policy="raw_error").reflect is False and Context(policy="raw_error").feedback is True
     assert Context(policy="one_shot").max_attempts == 1
     assert Context(policy="one_shot", max_attempts=4).max_attempts == 4
@@ -62,7 +82,7 @@ def test_the_environment_names_a_policy_and_its_switches_win_over_the_preset(mon
 def test_a_policy_given_on_resume_replaces_the_saved_switches_it_sets():
     saved = asdict(Context(policy="self_heal", retry_samples=3, max_tokens=900))
     resumed = merged_context(saved, {"policy": "resample"})
-    assert (resumed.policy, resumed.feedback, resumed.reflect, resumed.retry_samples) == ("resample", False, False, 1)
+    assert (resumed.policy, resumed.feedback, resumed.reflect, resumed.retry_samples) == ("resample", False, True, 1)
     assert resumed.max_tokens == 900  # not a switch of the policy: kept
     assert merged_context(saved, {"max_attempts": 5}).retry_samples == 3
 
