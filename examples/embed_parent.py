@@ -69,7 +69,9 @@ class AgentContext:
     """The parent's own per-run settings; codeheal's travel inside them."""
 
     codeheal: Context = field(
-        default_factory=Context, metadata={"description": "Settings of the embedded codeheal run."}
+        # self_heal: the default policy (resample) writes no lessons in the module form.
+        default_factory=lambda: Context(policy="self_heal"),
+        metadata={"description": "Settings of the embedded codeheal run."},
     )
 
 

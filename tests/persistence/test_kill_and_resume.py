@@ -34,7 +34,7 @@ def test_a_killed_run_continues_where_it_stopped(tmp_path: Path, how: str) -> No
     tests.write_text(ADD_TESTS)
     with ScriptedServer() as server:
         hang_second_attempt(server)
-        model = ["--model", "scripted", "--base-url", server.url]
+        model = ["--model", "scripted", "--base-url", server.url, "--policy", "self_heal"]
         solve = ["solve", ADD_TASK, "--tests", str(tests), "--json", "--thread", THREAD]
         proc = codeheal(*solve, *model, "--max-attempts", "5", env=env)
         at_kill = kill_after_first_reflection(proc, server, lambda: checkpointed(db, THREAD))
@@ -69,7 +69,7 @@ def test_threads_and_show_report_a_killed_run(tmp_path: Path) -> None:
     with ScriptedServer() as server:
         hang_second_attempt(server)
         proc = codeheal("solve", ADD_TASK, "--tests", str(tests), "--thread", THREAD,
-                        "--model", "scripted", "--base-url", server.url, env=env)
+                        "--model", "scripted", "--base-url", server.url, "--policy", "self_heal", env=env)
         kill_after_first_reflection(proc, server, lambda: checkpointed(db, THREAD))
 
     listed, _ = codeheal("threads", "--json", env=env).communicate(timeout=60)

@@ -49,9 +49,9 @@ class ActorPrompts(BaseCallbackHandler):
 
 
 PATTERNS = {
-    "direct": (example.build_direct_parent, Context(max_attempts=3), "codeheal", "reflections"),
+    "direct": (example.build_direct_parent, Context(policy="self_heal", max_attempts=3), "codeheal", "reflections"),
     "wrapper": (
-        example.build_wrapper_parent, example.AgentContext(codeheal=Context(max_attempts=3)),
+        example.build_wrapper_parent, example.AgentContext(codeheal=Context(policy="self_heal", max_attempts=3)),
         "write_code", "lessons",
     ),
 }

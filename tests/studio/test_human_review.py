@@ -16,7 +16,7 @@ HALF = AIMessage("```python\ndef add(a, b):\n    return a - b\n```")  # passes 1
 NONE = AIMessage("```python\ndef add(a, b):\n    return None\n```")  # passes 0 of 2
 RIGHT = AIMessage("```python\ndef add(a, b):\n    return a + b\n```")
 LESSON = AIMessage("It returns None on the second try; go back to arithmetic.")
-REVIEW = Context(max_attempts=2, review_on_exhaustion=True)
+REVIEW = Context(policy="self_heal", max_attempts=2, review_on_exhaustion=True)
 CONFIG = {"configurable": {"thread_id": "review"}}
 
 

@@ -68,7 +68,8 @@ def client(model_server: ScriptedServer, log: Path) -> Iterator[SyncLangGraphCli
     assert langgraph, "the langgraph CLI is missing: pip install -e '.[dev]' (langgraph-cli[inmem])"
     port = _free_port()
     with log.open("w") as log_file:
-        env = {**os.environ, **QUIET, "CODEHEAL_MODEL": "fake-coder", "CODEHEAL_BASE_URL": model_server.url}
+        env = {**os.environ, **QUIET, "CODEHEAL_MODEL": "fake-coder", "CODEHEAL_BASE_URL": model_server.url,
+               "CODEHEAL_POLICY": "self_heal"}  # the script answers reflections (tests/conftest.py)
         proc = subprocess.Popen(
             [langgraph, "dev", "--no-browser", "--no-reload", "--host", "127.0.0.1", "--port", str(port)],
             cwd=STUDIO, env=env, stdout=log_file, stderr=subprocess.STDOUT,
