@@ -230,8 +230,9 @@ def retries_table() -> str:
     return "\n".join(rows) + "\n"
 
 
-POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"))
-"""The policy runs: a slice and its folder of results (`codeheal bench humaneval --slice S --out DIR`)."""
+POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"),
+               ("report", "humaneval-report-1.5b"), ("all", "humaneval-1.5b"))
+"""The policy runs: a slice ("all": both) and its folder of results (`codeheal bench humaneval --slice S --out DIR`)."""
 POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
 
 
@@ -249,11 +250,18 @@ def policy_table() -> str:
             continue
         run = json.loads(path.read_text(encoding="utf-8"))
         for condition, result in run["conditions"].items():
-            part = result["slices"][name]
+            part = result["slices"][name] if name != "all" else _whole_run(run, result)
             rates = " | ".join(f"{100 * part['hidden_pass_rate_by_budget'][str(b)]:.1f} %" for b in POLICY_BUDGETS)
             rows.append(f"| {name} ({part['problems']}) | `{run['model']}` | `{condition}` | {rates} | "
                         f"{_kilo(part['tokens'])} | {part['visible_passed_hidden_failed']} |")
     return "\n".join(rows) + "\n"
+
+
+def _whole_run(run: dict, result: dict) -> dict:
+    """A condition's numbers on every problem of its run, shaped like one slice's."""
+    return {"problems": run["problems"], "hidden_pass_rate_by_budget": result["hidden_pass_rate_by_budget"],
+            "tokens": result["tokens"],
+            "visible_passed_hidden_failed": sum(s["visible_passed_hidden_failed"] for s in result["slices"].values())}
 
 
 def headline() -> str:
