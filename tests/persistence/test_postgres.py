@@ -35,7 +35,7 @@ def test_a_second_worker_continues_the_thread_of_a_killed_one(tmp_path: Path) ->
     tests.write_text(ADD_TESTS)
     with ScriptedServer() as server:
         hang_second_attempt(server)
-        model = ["--model", "scripted", "--base-url", server.url]
+        model = ["--model", "scripted", "--base-url", server.url, "--policy", "self_heal"]
         # Each worker has its own data directory: all they share is the Postgres server.
         first = codeheal("solve", ADD_TASK, "--tests", str(tests), "--thread", thread,
                          "--checkpointer", URL, *model, env=cli_env(tmp_path / "worker1"))
