@@ -78,7 +78,7 @@ def run_with_progress(
                 narrator.on_event(form.run_started({**request, **start}))
             if transcript is not None:
                 run = snapshot.values if resuming else {**request, **start}
-                transcript.workspace = form_of(run).files_as_read(run)
+                transcript.workspace = form.files_as_read(run)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
             for mode, payload in graph.stream(None, config, context=context, stream_mode=modes, durability="sync"):
                 if mode == "custom":
