@@ -20,6 +20,8 @@ from codeheal.context import Context, fallback
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
+EARLIER_RUN = RESULTS / "humaneval-3attempts" / "humaneval.jsonl"
+"""The records of the 0.5B model's earlier HumanEval run (up to 3 attempts, 3,000 tokens)."""
 BLOCK = re.compile(r"(<!-- rendered:(?P<name>[a-z_]+) -->\n)(?P<body>.*?)(<!-- /rendered -->)", re.S)
 
 
@@ -32,29 +34,37 @@ def _kilo(tokens: int) -> str:
 
 
 def humaneval_table() -> str:
-    """One row per condition of the HumanEval run: hidden pass rate on all problems and on
-    each slice, with the tokens it took."""
+    """One row per model and condition of the HumanEval runs (benchmarks/humaneval_models.py):
+    hidden pass rate on all problems and on each slice, with the tokens it took."""
     run = _load("humaneval")
     rows = [
-        f"HumanEval, all {run['problems']} problems, model `{run['model']}`, up to "
-        f"{run['max_attempts']} attempts (`benchmarks/results/humaneval.json`). Tuning slice: even "
-        "task ids; report slice: odd task ids.",
+        f"HumanEval, all {run['problems']} problems, each embedded model, every policy preset "
+        "(`benchmarks/results/humaneval.json`; the default is "
+        f"`{run['default_policy']}`). Tuning slice: even task ids; report slice: odd task ids.",
         "",
-        "| condition | hidden pass@1 | tuning | report | visible passed | mean attempts "
+        "| model | condition | hidden pass@1 | tuning | report | visible pass, hidden fail | mean attempts "
         "| tokens (prompt + completion) | wall time |",
-        "|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for name, result in run["conditions"].items():
-        slices = result.get("slices", {})
-        tuning, report = (f"{100 * slices[s]['rate']:.1f} %" if s in slices else "n/a" for s in ("tuning", "report"))
-        split = (f" ({_kilo(result['prompt_tokens'])} + {_kilo(result['completion_tokens'])})"
-                 if "prompt_tokens" in result else "")
-        rows.append(
-            f"| `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | {report} | "
-            f"{result['visible_passed']} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])}{split} | "
-            f"{result['wall_s_own'] / 60:.0f} min |"
-        )
-    return "\n".join(rows) + "\n"
+    for model, model_run in run["models"].items():
+        for name, result in model_run["conditions"].items():
+            slices = result["slices"]
+            tuning, report = (f"{100 * slices[s]['rate']:.1f} %" for s in ("tuning", "report"))
+            misses = sum(part["visible_passed_hidden_failed"] for part in slices.values())
+            rows.append(
+                f"| `{model}` | `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | "
+                f"{report} | {misses} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])} "
+                f"({_kilo(result['prompt_tokens'])} + {_kilo(result['completion_tokens'])}) | "
+                f"{result['wall_s_own'] / 60:.0f} min |"
+            )
+    return "\n".join(rows) + "\n" + _unfinished(run)
+
+
+def _unfinished(run: dict) -> str:
+    """A line naming the conditions a model's run has not finished yet, if any."""
+    pending = [f"`{model}` `{c}` ({n} of {run['problems']})" for model, model_run in run["models"].items()
+               for c, n in model_run["unfinished"].items()]
+    return f"\nNot finished yet, so not shown: {', '.join(pending)}; the run resumes where it stopped.\n" if pending else ""
 
 
 def other_benchmarks() -> str:
@@ -68,7 +78,7 @@ def other_benchmarks() -> str:
     larger = _load("local_1_5b")
     ids = {json.loads(line)["task_id"] for line in (RESULTS / "local_1_5b.jsonl").read_text().splitlines()}
     small = sum(
-        r["hidden_passed"] for r in map(json.loads, (RESULTS / "humaneval.jsonl").read_text().splitlines())
+        r["hidden_passed"] for r in map(json.loads, EARLIER_RUN.read_text().splitlines())
         if r["condition"] == "one_shot" and r["task_id"] in ids
     )
     return "\n".join([
@@ -213,7 +223,7 @@ def retries_table() -> str:
     """What the retries of each condition did for the problems whose attempt 1 failed its
     visible tests, per slice: visible passes at attempts 2 and 3, hidden passes after each
     attempt (all problems), and the tokens spent on the failed ones."""
-    records = [json.loads(line) for line in (RESULTS / "humaneval.jsonl").read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in EARLIER_RUN.read_text().splitlines() if line.strip()]
     rows = [
         "| slice | condition | attempt 1 failed | visible pass at 2 | at 3 | hidden pass after 1 / 2 / 3 "
         "| tokens on the failed ones |",
@@ -231,7 +241,7 @@ def retries_table() -> str:
 
 
 POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"),
-               ("report", "humaneval-report-1.5b"), ("all", "humaneval-1.5b"))
+               ("report", "humaneval-report-1.5b"), ("all", "humaneval-0.5b"), ("all", "humaneval-1.5b"))
 """The policy runs: a slice ("all": both) and its folder of results (`codeheal bench humaneval --slice S --out DIR`)."""
 POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
 
@@ -250,6 +260,8 @@ def policy_table() -> str:
             continue
         run = json.loads(path.read_text(encoding="utf-8"))
         for condition, result in run["conditions"].items():
+            if result["finished"] != run["problems"]:
+                continue  # an unfinished run (humaneval_table names it)
             part = result["slices"][name] if name != "all" else _whole_run(run, result)
             rates = " | ".join(f"{100 * part['hidden_pass_rate_by_budget'][str(b)]:.1f} %" for b in POLICY_BUDGETS)
             rows.append(f"| {name} ({part['problems']}) | `{run['model']}` | `{condition}` | {rates} | "
@@ -265,10 +277,14 @@ def _whole_run(run: dict, result: dict) -> dict:
 
 
 def headline() -> str:
-    """The README's one-paragraph summary of the HumanEval run."""
-    run = _load("humaneval")["conditions"]
-    parts = [f"`{name}` {100 * result['pass_at_1']:.1f} %" for name, result in run.items()]
-    return f"HumanEval (164 problems, embedded 0.5B model, hidden tests): {', '.join(parts)}.\n"
+    """The README's one-paragraph summary of the HumanEval runs."""
+    run = _load("humaneval")
+    parts = [
+        f"`{model}`: " + ", ".join(f"`{name}` {100 * result['pass_at_1']:.1f} %" for name, result in model_run["conditions"].items())
+        for model, model_run in run["models"].items()
+    ]
+    return (f"HumanEval ({run['problems']} problems, hidden tests, up to 6,000 tokens per run; `local` is the "
+            f"embedded 0.5B model): {'; '.join(parts)}.\n")
 
 
 def context_table() -> str:

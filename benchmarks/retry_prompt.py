@@ -2,7 +2,7 @@
 defaults (show_failed_code off, retry_samples).
 
 For the first N HumanEval problems whose one_shot attempt failed its visible tests (from
-benchmarks/results/humaneval.jsonl), write K retry samples at temperature T from the actor's
+benchmarks/results/humaneval-3attempts/humaneval.jsonl), write K retry samples at temperature T from the actor's
 retry prompt without a reflection, once with the failed code shown ("show") and once without
 ("hide"), and test each on the visible tests (and, for scoring only, the hidden check).
 Writes benchmarks/results/retry_prompt.json.
@@ -85,7 +85,7 @@ def summarize(rows: list[dict], k: int) -> dict:
 
 
 async def main(problems: int, k: int, temperature: float) -> dict:
-    records = [json.loads(line) for line in (RESULTS / "humaneval.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in (RESULTS / "humaneval-3attempts" / "humaneval.jsonl").read_text().splitlines()]
     failed = [r for r in records if r["condition"] == "one_shot" and r["status"] == "failed"][:problems]
     by_id = {p.task_id: p for p in load_problems()}
     sandbox, gate = LocalSandbox(), asyncio.Semaphore(int(os.environ.get("CODEHEAL_LOCAL_SLOTS", "1")))

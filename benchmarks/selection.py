@@ -3,7 +3,7 @@
 The problems: HumanEval problems whose visible tests have fewer than 2 checks (no usable example,
 or one), in one slice (tuning: even ids, where the default is chosen; report: odd ids). Each
 starts, as in `codeheal bench humaneval`, from the one_shot record's code in
-benchmarks/results/humaneval.jsonl as attempt 1, and runs with the resample condition's settings
+benchmarks/results/humaneval-3attempts/humaneval.jsonl as attempt 1, and runs with the resample condition's settings
 (the library's defaults, no feedback), the budget of that run (3000 tokens) and
 `select_samples=K`. Where attempt 1 passed the visible tests the loop used to stop; now it draws
 K more candidates, asks for generated checks and keeps the candidate most others agree with. The
@@ -46,7 +46,7 @@ def load_jsonl(path: Path) -> list[dict]:
 
 
 async def run(slice_name: str, samples: int) -> None:
-    seeds = {r["task_id"]: r for r in load_jsonl(RESULTS / "humaneval.jsonl") if r["condition"] == "one_shot"}
+    seeds = {r["task_id"]: r for r in load_jsonl(RESULTS / "humaneval-3attempts" / "humaneval.jsonl") if r["condition"] == "one_shot"}
     done = {(r["task_id"], r["select_samples"]) for r in load_jsonl(RECORDS)}
     problems = [
         p for p in load_problems(None)

@@ -130,6 +130,13 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
     records = read_records(path, contexts)
     asyncio.run(_run_all(config, conditions, problems, records, path, console))
+    return report(config, problems, records, conditions)
+
+
+def report(config: BenchConfig, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
+           conditions: tuple[Condition, ...]) -> dict:
+    """Write the summary, the Markdown report and the plots of the records so far (a condition
+    not yet run on every problem counts its finished ones); return the summary."""
     defaults = Context(retry_samples=config.retry_samples)
     budget = f"a budget of {config.max_tokens} tokens per run" if config.max_tokens else "no token budget"
     samples = {c: condition_context(c, config).retry_samples for c in conditions if c != "one_shot"}
