@@ -24,12 +24,13 @@ RUNS = {"local": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
 """Each embedded model and the folder of its run ("local" is the 0.5B model)."""
 
 
-def joined() -> dict:
-    """The summary of every run in RUNS: its finished conditions (run on every problem), and
-    for each unfinished one the problems it has done so far (the run resumes where it stopped)."""
+def joined(results: Path = RESULTS) -> dict:
+    """The summary of every run in RUNS under `results`: its finished conditions (run on every
+    problem), and for each unfinished one the problems it has done so far (the run resumes
+    where it stopped)."""
     models = {}
     for model, folder in RUNS.items():
-        run = json.loads((RESULTS / folder / "humaneval.json").read_text(encoding="utf-8"))
+        run = json.loads((results / folder / "humaneval.json").read_text(encoding="utf-8"))
         if run["model"] != model:
             raise SystemExit(f"{folder} was run with model {run['model']!r}, not {model!r}")
         done = {c: run["conditions"].get(c, {}).get("finished", 0) for c in CONDITIONS}
