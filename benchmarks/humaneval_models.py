@@ -2,7 +2,7 @@
 condition (policy preset) on all 164 problems, for each model, beside the default policy.
 Each run is a `codeheal bench humaneval` folder of its own (records, report, plots), written by
 
-    codeheal bench humaneval --model local --slice all --limit 164 --max-attempts 10 --max-tokens 6000 \
+    codeheal bench humaneval --model local-0.5b --slice all --limit 164 --max-attempts 10 --max-tokens 6000 \
         --conditions one_shot resample raw_error self_heal sample_first --out benchmarks/results/humaneval-0.5b
 
 and the same with `--model local-1.5b --out benchmarks/results/humaneval-1.5b`; then
@@ -20,8 +20,8 @@ from codeheal.bench.records import CONDITIONS
 from codeheal.context import DEFAULT_POLICY
 
 RESULTS = Path(__file__).resolve().parent / "results"
-RUNS = {"local": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
-"""Each embedded model and the folder of its run ("local" is the 0.5B model)."""
+RUNS = {"local-0.5b": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
+"""Each embedded model, by the name that stays with it, and the folder of its run."""
 
 
 def joined(results: Path = RESULTS) -> dict:

@@ -283,8 +283,7 @@ def headline() -> str:
         f"`{model}`: " + ", ".join(f"`{name}` {100 * result['pass_at_1']:.1f} %" for name, result in model_run["conditions"].items())
         for model, model_run in run["models"].items()
     ]
-    return (f"HumanEval ({run['problems']} problems, hidden tests, up to 6,000 tokens per run; `local` is the "
-            f"embedded 0.5B model): {'; '.join(parts)}.\n")
+    return f"HumanEval ({run['problems']} problems, hidden tests, up to 6,000 tokens per run): {'; '.join(parts)}.\n"
 
 
 def context_table() -> str:

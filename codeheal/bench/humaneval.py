@@ -54,6 +54,7 @@ from codeheal.bench.report import write_reports
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.module_candidate import NO_CODE
+from codeheal.llm.factory import LOCAL_NAMES
 from codeheal.llm.server import local_slots
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
@@ -122,7 +123,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     unknown = sorted(set(config.conditions) - set(CONDITIONS))
     if unknown:
         raise ConfigError(f"unknown condition(s) {', '.join(unknown)}: choose from {', '.join(CONDITIONS)}")
-    if config.model == "local":
+    if config.model in LOCAL_NAMES:
         os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
     problems = load_problems(config.limit, config.slice)
     conditions = run_conditions(config)
@@ -147,7 +148,7 @@ def report(config: BenchConfig, problems: list[Problem], records: dict[tuple[str
         f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
         f"{f', the first {config.limit}' if config.limit else ''}."
     )
-    if config.model == "local":
+    if config.model in LOCAL_NAMES:
         settings += f" Local server slots: {local_slots()}."
     return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, conditions, settings)
 
@@ -199,7 +200,7 @@ def _describe(condition: Condition, records: dict, done: list[Problem]) -> str:
 
 def _warm_up(config: BenchConfig) -> None:
     """Start the local server (and assemble the model) before K runs wait on it at once."""
-    if config.model == "local":
+    if config.model in LOCAL_NAMES:
         from codeheal.llm import chat_model
 
         chat_model(condition_context("one_shot", config), 0.0)
