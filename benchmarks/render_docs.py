@@ -50,7 +50,7 @@ def humaneval_table() -> str:
         for name, result in model_run["conditions"].items():
             slices = result["slices"]
             tuning, report = (f"{100 * slices[s]['rate']:.1f} %" for s in ("tuning", "report"))
-            misses = sum(part["visible_passed_hidden_failed"] for part in slices.values())
+            misses = _whole_run(model_run, result)["visible_passed_hidden_failed"]
             rows.append(
                 f"| `{model}` | `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | "
                 f"{report} | {misses} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])} "
