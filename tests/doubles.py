@@ -41,15 +41,18 @@ def fenced(code: str) -> str:
 
 
 class CountingSandbox(SyncFace):
-    """A real LocalSandbox that records the jobs it is given."""
+    """A real LocalSandbox that records the jobs it is given and what they gave back."""
 
     def __init__(self) -> None:
         self.inner = LocalSandbox()
         self.jobs: list[Job] = []
+        self.results: list[RunResult] = []
 
     async def arun(self, job: Job) -> RunResult:
         self.jobs.append(job)
-        return await self.inner.arun(job)
+        result = await self.inner.arun(job)
+        self.results.append(result)
+        return result
 
 
 ADD_TESTS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\nassert add(0, 0) == 0\n"
