@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install -e ".[dev]"
 	$(BIN)/codeheal model --verify
+	$(BIN)/codeheal model local-0.5b --verify
 	touch $(STAMP)
 
 # System packages: bubblewrap isolates the local sandbox (prlimit and setpriv come with

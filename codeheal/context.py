@@ -70,8 +70,8 @@ class Context:
 
     model: str = setting(
         "local",
-        '"local" for the embedded offline model, an OpenAI model name, '
-        "or any model name served at base_url (vLLM, Ollama, llama.cpp).",
+        '"local" for the embedded offline model (Qwen2.5-Coder-1.5B; "local-0.5b" for the small one), '
+        "an OpenAI model name, or any model name served at base_url (vLLM, Ollama, llama.cpp).",
     )
     base_url: str | None = setting(
         None,

@@ -4,7 +4,7 @@ Each program is written into a temporary folder of its own and healed through th
 line per program is appended to OUT/quixbugs.jsonl as it finishes, so a rerun skips the finished
 ones; then OUT/quixbugs.json (summary and rows), quixbugs.md (the table) and quixbugs.diff (every
 diff) are written. Scored against the targets the issue set: at least 12 of the 20 healed with
-the embedded 0.5B model (16 with local-1.5b), a median diff of at most 2 changed lines, no hunk
+the embedded 0.5B model (16 with the 1.5B model, the default `local`), a median diff of at most 2 changed lines, no hunk
 that changes only whitespace, no file other than the program touched, and with the 0.5B model
 the 20 in at most 10 minutes."""
 
@@ -26,6 +26,12 @@ from rich.markup import escape
 from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
 from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
+from codeheal.llm.weights import (
+    LOCAL_MODELS,
+    QWEN_CODER_0_5B,
+    QWEN_CODER_1_5B,
+    lasting_name,
+)
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
 from codeheal.project.diff import unified_diff, whitespace_only_hunks
@@ -37,12 +43,18 @@ TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_comm
 """The programs the project form's settings were tuned on (every third of the 20 by name,
 from the second, chosen before any result); the other 14 are reported apart."""
 TARGET_HEALED = 12
-TARGET_HEALED_BY_MODEL = {"local-1.5b": 16}
-"""Models held to a heal target other than TARGET_HEALED."""
+TARGET_HEALED_BY_MODEL = {QWEN_CODER_1_5B.name: 16}
+"""Models held to a heal target other than TARGET_HEALED (an embedded one by its file's name,
+whichever name Context.model gives it)."""
 TARGET_MEDIAN_LINES = 2
 TARGET_SECONDS = 600
-TIMED_MODELS = ("local", "local-0.5b")
+TIMED_MODELS = (QWEN_CODER_0_5B.name,)
 """The time target is set for the embedded 0.5B model only."""
+
+
+def _target_name(model: str) -> str:
+    spec = LOCAL_MODELS.get(model)
+    return model if spec is None else spec.name
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,9 @@ class QuixConfig:
     """Context.mutants: 0 measures the model alone."""
     data_dir: Path | None = None
     only: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model", lasting_name(self.model))  # a record names the model, not the alias
 
 
 class QuixRecord(TypedDict):
@@ -196,8 +211,8 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
     median = statistics.median(r["changed_lines"] for r in healed) if healed else None
     noise = {r["program"]: whitespace_only_hunks(r["diff"]) for r in records}
     seconds = round(sum(r["seconds"] for r in records), 1)
-    target_healed = TARGET_HEALED_BY_MODEL.get(context.model, TARGET_HEALED)
-    timed = context.model in TIMED_MODELS
+    target_healed = TARGET_HEALED_BY_MODEL.get(_target_name(context.model), TARGET_HEALED)
+    timed = _target_name(context.model) in TIMED_MODELS
     summary = {
         "model": context.model,
         "max_attempts": context.max_attempts,

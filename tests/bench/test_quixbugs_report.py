@@ -30,9 +30,11 @@ def test_tuning_and_report_programs_are_counted_apart(tmp_path: Path) -> None:
 
 def test_each_model_is_held_to_its_own_targets(tmp_path: Path) -> None:
     records = [record(f"p{i}", True) for i in range(14)] + [record("q", False)]
-    small = write_reports(tmp_path / "small", records, Context(model="local", max_attempts=4, timeout_s=10))
+    small = write_reports(tmp_path / "small", records, Context(model="local-0.5b", max_attempts=4, timeout_s=10))
     large = write_reports(tmp_path / "large", records, Context(model="local-1.5b", max_attempts=4, timeout_s=10))
+    default = write_reports(tmp_path / "default", records, Context(model="local", max_attempts=4, timeout_s=10))
     assert (small["target_healed"], small["targets_met"]["healed"], small["target_seconds"]) == (12, True, 600)
     assert (large["target_healed"], large["targets_met"]["healed"], large["target_seconds"]) == (16, False, None)
+    assert (default["target_healed"], default["target_seconds"]) == (16, None)  # "local" is the 1.5B model
     table = (tmp_path / "large" / "quixbugs.md").read_text()
     assert "Healed 14 of 15 (target 16: not met)" in table and "target at most 600 s" not in table

@@ -176,8 +176,21 @@ def test_the_optional_model_is_named_in_the_registry_with_its_pinned_checksum() 
 def test_the_default_model_has_a_name_of_its_own_that_the_factory_and_the_cli_know() -> None:
     from codeheal.cli import _parser
     from codeheal.llm.factory import LOCAL_NAMES
-    from codeheal.llm.weights import LOCAL_MODELS, QWEN_CODER_0_5B
+    from codeheal.llm.weights import LOCAL_MODELS, QWEN_CODER_1_5B
 
-    assert LOCAL_MODELS["local-0.5b"] is LOCAL_MODELS["local"] is QWEN_CODER_0_5B
+    assert LOCAL_MODELS["local-1.5b"] is LOCAL_MODELS["local"] is QWEN_CODER_1_5B
     assert set(LOCAL_NAMES) == set(LOCAL_MODELS)
-    assert _parser().parse_args(["model", "local-0.5b"]).name == "local-0.5b"
+    assert _parser().parse_args(["model", "local-1.5b"]).name == "local-1.5b"
+
+
+def test_a_benchmark_records_the_name_that_stays_with_the_model() -> None:
+    from codeheal.bench.humaneval import BenchConfig
+    from codeheal.bench.quixbugs_run import QuixConfig
+    from codeheal.bench.seeded_run import SeededConfig
+    from codeheal.llm.weights import lasting_name
+
+    assert [lasting_name(m) for m in ("local", "local-0.5b", "local-1.5b", "gpt-4o-mini")] == [
+        "local-1.5b", "local-0.5b", "local-1.5b", "gpt-4o-mini"]
+    for config in (BenchConfig, QuixConfig, SeededConfig):
+        assert config(out_dir=Path("out")).model == "local-1.5b"
+        assert config(out_dir=Path("out"), model="local-0.5b").model == "local-0.5b"
