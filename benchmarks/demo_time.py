@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from codeheal.llm.weights import lasting_name
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "demo.json"
 COMMAND = ["solve", "@examples/fizzbuzz/task.md", "--tests", "examples/fizzbuzz/tests.py", "--max-attempts", "5", "--json"]
@@ -47,7 +49,7 @@ def main() -> None:
         print(number, json.dumps(runs[-1]), flush=True)
     healed = [r for r in runs if r["status"] == "passed"]
     summary = {
-        "command": "codeheal " + " ".join(COMMAND), "cpus": os.cpu_count(), "load_average_1m": round(load, 2),
+        "command": "codeheal " + " ".join(COMMAND), "model": lasting_name("local"), "cpus": os.cpu_count(), "load_average_1m": round(load, 2),
         "runs": runs, "median_wall_s": statistics.median(r["wall_s"] for r in runs),
         "healed": len(healed), "median_wall_s_healed": statistics.median(r["wall_s"] for r in healed) if healed else None,
     }
