@@ -136,7 +136,7 @@ def summarise(done: dict[tuple[str, str], dict], problems: list[Problem]) -> dic
 async def main_async(slice_name: str, variants: list[str]) -> None:
     problems = load_problems(None)
     done = read_done()
-    model = chat_model(Context(model="local"), 0.0)
+    model = chat_model(Context(model="local-0.5b"), 0.0)
     sandbox = LocalSandbox()
     for variant in variants:
         todo = [p for p in problems if in_slice(p, slice_name) and (variant, p.task_id) not in done]

@@ -1,4 +1,4 @@
-"""How fast is the embedded local model on this machine?
+"""How fast is the embedded 0.5B model (`local-0.5b`) on this machine?
 
 Measures the server's load time (start to ready), then prompt evaluation and generation speed
 in tokens per second over a few coding prompts, and writes benchmarks/results/local_model.json.
@@ -90,10 +90,10 @@ def main() -> None:
 
     load_before = os.getloadavg()
     started = time.perf_counter()
-    model_path = ensure_model()
+    model_path = ensure_model(spec=QWEN_CODER_0_5B)
     assemble_s = time.perf_counter() - started
     started = time.perf_counter()
-    endpoint = ensure_server()
+    endpoint = ensure_server("local-0.5b")
     load_s = time.perf_counter() - started
 
     runs = [measure(endpoint.base_url, endpoint.model_name, p, args.max_tokens) for p in PROMPTS]

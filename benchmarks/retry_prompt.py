@@ -89,7 +89,7 @@ async def main(problems: int, k: int, temperature: float) -> dict:
     failed = [r for r in records if r["condition"] == "one_shot" and r["status"] == "failed"][:problems]
     by_id = {p.task_id: p for p in load_problems()}
     sandbox, gate = LocalSandbox(), asyncio.Semaphore(int(os.environ.get("CODEHEAL_LOCAL_SLOTS", "1")))
-    model = chat_model(Context(), temperature)
+    model = chat_model(Context(model="local-0.5b"), temperature)
     started = time.perf_counter()
 
     async def one(record: dict, variant: str) -> dict:

@@ -53,7 +53,7 @@ async def run(slice_name: str, samples: int) -> None:
         if in_slice(p.task_id, slice_name) and max(p.visible_count, 1) < WEAK_BELOW and p.task_id in seeds
         and seeds[p.task_id]["status"] == "passed"
     ]
-    config = BenchConfig(out_dir=RESULTS, max_tokens=BUDGET)
+    config = BenchConfig(out_dir=RESULTS, model="local-0.5b", max_tokens=BUDGET)
     context = replace(condition_context("resample", config), select_samples=samples)
     graph = build_graph().compile(name="codeheal")
     sandbox = LocalSandbox()

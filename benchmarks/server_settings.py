@@ -120,7 +120,7 @@ def main() -> None:
     parser.add_argument("--rows", default=",".join(ROWS))
     args = parser.parse_args()
     tuning = [p for p in load_problems(None) if int(p.task_id.split("/")[1]) % 2 == 0][: args.problems]
-    path = ensure_model()
+    path = ensure_model(spec=QWEN_CODER_0_5B)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"rows": {}}
     for name in args.rows.split(","):
         settings = ROWS[name]

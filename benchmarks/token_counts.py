@@ -23,7 +23,7 @@ TEXTS = ("tests/project/fixtures/shop/shop/pricing.py", "codeheal/prompting/fix_
 
 
 def main() -> None:
-    context = Context(model="local")
+    context = Context(model="local-0.5b")
     model = chat_model(context, 0.0, 8)
     counter = token_counter(model)
     rows: list[dict] = []
