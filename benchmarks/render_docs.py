@@ -149,9 +149,9 @@ def quixbugs_summary(name: str = "quixbugs") -> str:
     )
 
 
-def seeded_summary() -> str:
-    """The seeded-bugs run in one paragraph."""
-    run = _load("seeded_bugs")
+def seeded_summary(name: str = "seeded_bugs") -> str:
+    """One seeded-bugs run (benchmarks/results/NAME.json) in one paragraph."""
+    run = _load(name)
     median = run["median_changed_lines_healed"]
     return (
         f"`codeheal fix` on {run['bugs']} seeded bugs in {' and '.join(run['libraries'])} with model "
@@ -161,8 +161,8 @@ def seeded_summary() -> str:
         f"exactly in {run['restored']}; "
         f"{'no healed diff' if median is None else f'median diff of the healed {median} changed lines'}, "
         f"{run['whitespace_only_hunks']} hunks that change only whitespace; {_kilo(run['tokens'])} "
-        f"tokens, {run['seconds'] / 60:.0f} min (`benchmarks/results/seeded_bugs.md` has a row per bug, "
-        "`seeded_bugs.diff` every diff).\n"
+        f"tokens, {run['seconds'] / 60:.0f} min (`benchmarks/results/{name}.md` has a row per bug, "
+        "`seeded_bugs.diff` beside it every diff).\n"
     )
 
 
@@ -303,6 +303,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "quixbugs": quixbugs_summary,
     "quixbugs_large": lambda: quixbugs_summary("quixbugs-1.5b/quixbugs"),
     "seeded": seeded_summary,
+    "seeded_large": lambda: seeded_summary("seeded-1.5b/seeded_bugs"),
     "first_attempt": first_attempt_table,
     "context": context_table,
     "server_settings": server_settings_table,
