@@ -88,8 +88,7 @@ def other_benchmarks() -> str:
         f"{larger['wall_s'] / 60:.0f} min, median {larger['median_s_per_problem']:.1f} s per problem and "
         f"{larger['median_completion_tokens']:.0f} completion tokens.",
         f"- `demo_time.py`: the README's demo (`make demo`'s solve, model already assembled), "
-        f"{'with `' + demo['model'] + '`, ' if 'model' in demo else 'with the 0.5B model (the default then), '}"
-        f"{len(demo['runs'])} runs: median {demo['median_wall_s']:.1f} s wall, healed in "
+        f"with `{demo['model']}`, {len(demo['runs'])} runs: median {demo['median_wall_s']:.1f} s wall, healed in "
         f"{demo['healed']} of {len(demo['runs'])}.",
         f"- `loop_overhead.py`: the graph with a SQLite checkpointer against a plain Python loop, "
         f"same scripted model and sandbox, {loop['attempts_per_run']} attempts: median wall-time "

@@ -47,6 +47,7 @@ from codeheal.bench.records import (
     AttemptRecord,
     Condition,
     ProblemRecord,
+    RecordsLastingModel,
     append_record,
     read_records,
 )
@@ -56,7 +57,6 @@ from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.module_candidate import NO_CODE
 from codeheal.llm.factory import LOCAL_NAMES
 from codeheal.llm.server import local_slots
-from codeheal.llm.weights import lasting_name
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
 from codeheal.sandboxes import LocalSandbox
@@ -72,7 +72,7 @@ TASK_TEMPLATE = (
 
 
 @dataclass(frozen=True)
-class BenchConfig:
+class BenchConfig(RecordsLastingModel):
     """One benchmark invocation."""
 
     out_dir: Path
@@ -90,9 +90,6 @@ class BenchConfig:
     """"tuning" (even task ids: where defaults are chosen), "report" (odd ones), or all."""
     conditions: tuple[Condition, ...] = CONDITIONS
     """The presets to run; one_shot always runs (its attempt 1 is every other's)."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "model", lasting_name(self.model))  # a record names the model, not the alias
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:

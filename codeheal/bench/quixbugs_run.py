@@ -24,14 +24,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
+from codeheal.bench.records import RecordsLastingModel
 from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
-from codeheal.llm.weights import (
-    LOCAL_MODELS,
-    QWEN_CODER_0_5B,
-    QWEN_CODER_1_5B,
-    lasting_name,
-)
+from codeheal.llm.weights import lasting_name
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
 from codeheal.project.diff import unified_diff, whitespace_only_hunks
@@ -43,22 +39,17 @@ TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_comm
 """The programs the project form's settings were tuned on (every third of the 20 by name,
 from the second, chosen before any result); the other 14 are reported apart."""
 TARGET_HEALED = 12
-TARGET_HEALED_BY_MODEL = {QWEN_CODER_1_5B.name: 16}
-"""Models held to a heal target other than TARGET_HEALED (an embedded one by its file's name,
-whichever name Context.model gives it)."""
+TARGET_HEALED_BY_MODEL = {"local-1.5b": 16}
+"""Models held to a heal target other than TARGET_HEALED, by the name that stays with each
+(llm.weights.lasting_name: "local" is held to its model's)."""
 TARGET_MEDIAN_LINES = 2
 TARGET_SECONDS = 600
-TIMED_MODELS = (QWEN_CODER_0_5B.name,)
+TIMED_MODELS = ("local-0.5b",)
 """The time target is set for the embedded 0.5B model only."""
 
 
-def _target_name(model: str) -> str:
-    spec = LOCAL_MODELS.get(model)
-    return model if spec is None else spec.name
-
-
 @dataclass(frozen=True)
-class QuixConfig:
+class QuixConfig(RecordsLastingModel):
     """One benchmark invocation."""
 
     out_dir: Path
@@ -70,9 +61,6 @@ class QuixConfig:
     """Context.mutants: 0 measures the model alone."""
     data_dir: Path | None = None
     only: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "model", lasting_name(self.model))  # a record names the model, not the alias
 
 
 class QuixRecord(TypedDict):
@@ -211,8 +199,9 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
     median = statistics.median(r["changed_lines"] for r in healed) if healed else None
     noise = {r["program"]: whitespace_only_hunks(r["diff"]) for r in records}
     seconds = round(sum(r["seconds"] for r in records), 1)
-    target_healed = TARGET_HEALED_BY_MODEL.get(_target_name(context.model), TARGET_HEALED)
-    timed = _target_name(context.model) in TIMED_MODELS
+    model = lasting_name(context.model)
+    target_healed = TARGET_HEALED_BY_MODEL.get(model, TARGET_HEALED)
+    timed = model in TIMED_MODELS
     summary = {
         "model": context.model,
         "max_attempts": context.max_attempts,

@@ -9,7 +9,17 @@ from typing import Literal, NotRequired, TypedDict, get_args
 
 from codeheal.context import PolicyName
 from codeheal.errors import ConfigError
+from codeheal.llm.weights import lasting_name
 from codeheal.state import Selection
+
+
+class RecordsLastingModel:
+    """A benchmark config (a frozen dataclass with a `model` field) whose model is held under
+    the name that stays with it (llm.weights.lasting_name): a record names the model, not the
+    alias, so a resume never pairs records of one model with another."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "model", lasting_name(self.model))  # type: ignore[attr-defined]
 
 Condition = PolicyName
 """A benchmark condition is a policy preset (Context.policy): what a user runs by naming it."""

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from codeheal.bench.quixbugs_run import append_record, healed_by, read_records
+from codeheal.bench.records import RecordsLastingModel
 from codeheal.bench.seeded import (
     BUGS,
     LIBRARIES,
@@ -34,7 +35,6 @@ from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
-from codeheal.llm.weights import lasting_name
 from codeheal.loop import build_graph
 from codeheal.policy import best_attempt
 from codeheal.project.diff import unified_diff, whitespace_only_hunks
@@ -47,7 +47,7 @@ SUITE_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
-class SeededConfig:
+class SeededConfig(RecordsLastingModel):
     """One benchmark invocation."""
 
     out_dir: Path
@@ -60,9 +60,6 @@ class SeededConfig:
     """Context.mutants: 0 measures the model alone."""
     only: tuple[str, ...] = ()
     cache: Path | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "model", lasting_name(self.model))  # a record names the model, not the alias
 
 
 def chosen_bugs(only: Sequence[str], bugs: Sequence[SeededBug] = BUGS) -> list[SeededBug]:
