@@ -26,7 +26,7 @@ from pathlib import Path
 
 from codeheal.bench.quixbugs import load_quixbugs
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.task import parse_test_command
+from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 RESULT = Path(__file__).parent / "results" / "fixed_test_cost.json"

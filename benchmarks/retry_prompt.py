@@ -23,11 +23,11 @@ from codeheal.bench.hidden import hidden_verdict
 from codeheal.bench.humaneval import task_text
 from codeheal.bench.problems import Problem, load_problems
 from codeheal.context import Context
-from codeheal.evaluation.module_candidate import aevaluate_candidate
+from codeheal.forms.module.candidate import aevaluate_candidate
 from codeheal.llm import chat_model
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import ainvoke_model
-from codeheal.prompting.prompts import actor_messages
+from codeheal.forms.module.prompts import actor_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
 

@@ -19,7 +19,7 @@ from codeheal.llm.factory import chat_model, token_counter
 from codeheal.tokens import ESTIMATE
 
 REPO = Path(__file__).resolve().parent.parent
-TEXTS = ("tests/project/fixtures/shop/shop/pricing.py", "codeheal/prompting/fix_prompts.py", "README.md")
+TEXTS = ("tests/project/fixtures/shop/shop/pricing.py", "codeheal/forms/project/prompts.py", "README.md")
 
 
 def main() -> None:

@@ -236,7 +236,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
-    from codeheal.project.diff import DirtyTreeError
+    from codeheal.forms.project.diff import DirtyTreeError
     from codeheal.runner import run_with_progress
 
     if args.force and not args.apply:
@@ -359,7 +359,7 @@ def _report_fix(args: argparse.Namespace, result: RunResult, thread_id: str) -> 
         keys = ("status", "attempts", "diff", "changed", "files_written")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
     elif args.format == "github":
-        from codeheal.project.annotations import annotations, not_healed
+        from codeheal.forms.project.annotations import annotations, not_healed
 
         print("\n".join(annotations(result["diff"]) if passed else [not_healed(result["history"])]))
     elif passed:

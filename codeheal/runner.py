@@ -14,7 +14,7 @@ from rich.markup import escape
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import PRESETS, Context
 from codeheal.errors import CheckpointError, InputError
-from codeheal.forms import choose_form, form_of
+from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.nodes.prepare import start_run
 from codeheal.policy import reflects

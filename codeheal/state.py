@@ -141,7 +141,7 @@ class Attempt(TypedDict):
 
 class SuspiciousLine(TypedDict):
     """Project form: a line of the project's code ranked by how likely it holds the defect
-    (codeheal/project/suspicious.py)."""
+    (codeheal/forms/project/suspicious.py)."""
 
     file: str
     line: int

@@ -12,7 +12,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from rich.console import Console
 
-from codeheal.project.diff import unified_diff
+from codeheal.forms.project.diff import unified_diff
 
 
 class Transcript(BaseCallbackHandler):

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from codeheal.prompting.prompts import ACTOR_SYSTEM
+from codeheal.forms.module.prompts import ACTOR_SYSTEM
 
 BAD_ADD = "def add(a, b):\n    return a - b\n"
 GOOD_ADD = "def add(a, b):\n    return a + b\n"

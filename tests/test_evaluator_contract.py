@@ -3,7 +3,7 @@ top-level name of the candidate is visible to them."""
 
 from __future__ import annotations
 
-from codeheal.evaluation.module_candidate import evaluate_candidate
+from codeheal.forms.module.candidate import evaluate_candidate
 from codeheal.sandboxes import LocalSandbox
 
 

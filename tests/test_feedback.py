@@ -6,7 +6,7 @@ import json
 
 from codeheal.evaluation.feedback import run_feedback, summarize
 from codeheal.evaluation.jobs import make_job
-from codeheal.evaluation.module_candidate import _from_run, feedback_without_running
+from codeheal.forms.module.candidate import _from_run, feedback_without_running
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 

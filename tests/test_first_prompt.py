@@ -7,7 +7,7 @@ from __future__ import annotations
 from scripted_openai import ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
-from codeheal.prompting.prompts import (
+from codeheal.forms.module.prompts import (
     CLOSING_FENCE,
     SCRIPT_INSTRUCTION,
     SCRIPT_REPLY_START,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
-from codeheal.prompting.prompts import (
+from codeheal.forms.module.prompts import (
     actor_messages,
     format_feedback,
     numbered_excerpt,

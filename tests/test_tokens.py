@@ -17,8 +17,8 @@ from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer
 from codeheal import Context, build_graph
 from codeheal.llm import server as embedded
 from codeheal.llm.factory import MAX_TOKENS, token_counter
-from codeheal.project.workspace_store import workspace_of
-from codeheal.prompting.fix_prompts import project_actor_messages
+from codeheal.forms.project.workspace_store import workspace_of
+from codeheal.forms.project.prompts import project_actor_messages
 from codeheal.tokens import ESTIMATE, MESSAGE_TOKENS, TokenCounter, estimate_tokens
 
 

@@ -18,7 +18,7 @@ from codeheal.bench.hidden import hidden_verdict
 from codeheal.bench.problems import Problem, load_problems
 from codeheal.bench.records import ProblemRecord
 from codeheal.fences import FENCE, python_blocks
-from codeheal.forms.module import ModuleForm
+from codeheal.forms.module.form import ModuleForm
 from codeheal.prompting.extraction import without_self_tests
 from codeheal.sandboxes import LocalSandbox
 

@@ -54,7 +54,7 @@ from codeheal.bench.records import (
 from codeheal.bench.report import write_reports
 from codeheal.context import Context
 from codeheal.errors import CodehealError, ConfigError
-from codeheal.evaluation.module_candidate import NO_CODE
+from codeheal.forms.module.candidate import NO_CODE
 from codeheal.llm.factory import LOCAL_NAMES
 from codeheal.llm.server import local_slots
 from codeheal.loop.builder import build_graph

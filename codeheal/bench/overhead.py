@@ -14,11 +14,11 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal.context import Context
-from codeheal.evaluation.module_candidate import evaluate_candidate
+from codeheal.forms.module.candidate import evaluate_candidate
 from codeheal.loop.builder import build_graph
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import ModelCall, invoke_model
-from codeheal.prompting.prompts import actor_messages, reflector_messages
+from codeheal.forms.module.prompts import actor_messages, reflector_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Sandbox
 

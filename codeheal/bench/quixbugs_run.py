@@ -30,8 +30,8 @@ from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
 from codeheal.llm.weights import lasting_name
 from codeheal.loop.builder import build_graph
 from codeheal.policy import best_attempt
-from codeheal.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.project.edits import parse_target
+from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
+from codeheal.forms.project.edits import parse_target
 
 RECORDS_FILE = "quixbugs.jsonl"
 TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_common_subsequence", "quicksort",

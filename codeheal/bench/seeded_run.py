@@ -37,8 +37,8 @@ from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
 from codeheal.loop import build_graph
 from codeheal.policy import best_attempt
-from codeheal.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.project.task import parse_test_command
+from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
+from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 RECORDS_FILE = "seeded_bugs.jsonl"

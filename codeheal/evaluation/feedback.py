@@ -9,7 +9,7 @@ from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
 from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
-from codeheal.project.tracebacks import read_output
+from codeheal.forms.project.tracebacks import read_output
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 

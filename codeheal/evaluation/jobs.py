@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
-from codeheal.project.task import TestCommand
+from codeheal.forms.project.task import TestCommand
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"

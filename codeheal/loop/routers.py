@@ -10,7 +10,7 @@ from langgraph.types import Send
 
 from codeheal import policy
 from codeheal.context import Context, resolve_context
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import candidate_sends
 from codeheal.state import State
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import (
     MAX_TOKENS,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from langgraph.types import Send
 
 from codeheal.context import current_context
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.nodes.selection import combined_tests
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from codeheal.evaluation.feedback import summarize
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit

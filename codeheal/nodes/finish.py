@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from codeheal.context import current_context
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.policy import best_attempt, final_status
 from codeheal.progress import RunStatus, emit
 from codeheal.sandboxes import sandbox_for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from codeheal.forms import choose_form, form_of
+from codeheal.forms.choice import choose_form, form_of
 from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import State

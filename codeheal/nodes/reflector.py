@@ -9,7 +9,7 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
 from codeheal.fences import FENCE
-from codeheal.forms import form_of
+from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
 from codeheal.policy import completion_allowance

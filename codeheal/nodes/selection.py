@@ -25,7 +25,7 @@ from codeheal.policy import attempt_limit, completion_allowance
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, total_usage
-from codeheal.prompting.prompts import (
+from codeheal.forms.module.prompts import (
     CLOSING_FENCE,
     actor_messages,
     probe_messages,

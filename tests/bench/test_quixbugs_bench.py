@@ -9,7 +9,7 @@ from quixbugs_data import quixbugs_or_skip
 from scripted_openai import ScriptedServer
 
 from codeheal.cli import main
-from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.forms.project.prompts import FIX_SYSTEM
 
 BUCKETSORT_FIX = '''```python
 # python_programs/bucketsort.py

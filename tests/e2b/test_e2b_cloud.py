@@ -8,7 +8,7 @@ import os
 import pytest
 
 from codeheal.evaluation.jobs import make_job
-from codeheal.evaluation.module_candidate import _from_run
+from codeheal.forms.module.candidate import _from_run
 from codeheal.sandboxes.e2b import E2BSandbox
 
 pytestmark = pytest.mark.skipif(not os.environ.get("E2B_API_KEY"), reason="E2B_API_KEY is not set")

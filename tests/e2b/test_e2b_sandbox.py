@@ -14,7 +14,7 @@ from codeheal import Context
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
 from codeheal.evaluation.feedback import strip_ansi
 from codeheal.evaluation.jobs import make_job
-from codeheal.evaluation.module_candidate import _from_run
+from codeheal.forms.module.candidate import _from_run
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 from codeheal.sandboxes.e2b import E2BSandbox

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.project.diff import DirtyTreeError, unified_diff, whitespace_only_hunks, write_changes
-from codeheal.project.snapshot import read_project
+from codeheal.forms.project.diff import DirtyTreeError, unified_diff, whitespace_only_hunks, write_changes
+from codeheal.forms.project.snapshot import read_project
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t"]

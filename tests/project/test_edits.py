@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.project.edits import (
+from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
+from codeheal.forms.project.edits import (
     FULL_FILE_MAX_BYTES, EditRejected, Target, apply_reply, parse_target, reply_blocks,
 )
-from codeheal.project.snapshot import read_project
+from codeheal.forms.project.snapshot import read_project
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 FIXED_DISCOUNT = '''

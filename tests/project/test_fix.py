@@ -18,9 +18,9 @@ from codeheal.cli import main
 from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.diff import whitespace_only_hunks
-from codeheal.prompting.fix_prompts import FIX_SYSTEM
-from codeheal.project.task import parse_test_command
+from codeheal.forms.project.diff import whitespace_only_hunks
+from codeheal.forms.project.prompts import FIX_SYSTEM
+from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"

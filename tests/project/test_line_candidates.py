@@ -3,9 +3,9 @@ one-line reply spliced back into its function as a reply of corrected definition
 
 from __future__ import annotations
 
-from codeheal.project.diff import unified_diff
-from codeheal.project.edits import apply_reply
-from codeheal.project.line_candidates import functions_first, line_slots
+from codeheal.forms.project.diff import unified_diff
+from codeheal.forms.project.edits import apply_reply
+from codeheal.forms.project.line_candidates import functions_first, line_slots
 from codeheal.state import SuspiciousLine
 
 PRICING = '''"""Prices."""

@@ -13,7 +13,7 @@ from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
-from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.forms.project.prompts import FIX_SYSTEM
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 BUGGY = "if quantity > threshold:"

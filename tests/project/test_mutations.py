@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
 from codeheal.errors import ConfigError
-from codeheal.project.mutations import (
+from codeheal.forms.project.mutations import (
     ARGUMENTS,
     BOUNDARY,
     INGREDIENT,
@@ -158,7 +158,7 @@ def test_arguments_class_is_screened_after_the_operators() -> None:
 
 
 def test_each_candidate_is_applied_once_for_its_key_and_its_test(tmp_path: Path, monkeypatch) -> None:
-    from codeheal.evaluation import project_candidate
+    from codeheal.forms.project import candidate as project_candidate
 
     calls = []
     real = project_candidate.apply_reply

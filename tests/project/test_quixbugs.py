@@ -16,10 +16,10 @@ from scripted_openai import ScriptedServer
 
 from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
-from codeheal.project.edits import parse_target
-from codeheal.project.repair_context import repair_context
+from codeheal.forms.project.edits import parse_target
+from codeheal.forms.project.repair_context import repair_context
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.prompting.fix_prompts import fix_actor_messages, run_failures
+from codeheal.forms.project.prompts import fix_actor_messages, run_failures
 from codeheal.tokens import TokenCounter, estimate_tokens
 
 DATA = quixbugs_or_skip()

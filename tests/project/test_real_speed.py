@@ -14,7 +14,7 @@ from scripted_openai import ScriptedServer
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
-from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.forms.project.prompts import FIX_SYSTEM
 
 CLAMP = '''def clamp(x, lo, hi):
     if x < lo:
@@ -126,8 +126,8 @@ FILES = {"pkg/calc.py": "", "tests/unit/test_calc.py": "", "tests/unit/data.json
     ("python -m pytest", "python -m pytest tests/unit/test_calc.py::test_a"),
 ])
 def test_the_command_narrowed_to_the_failing_node_ids(command: str, narrowed: str) -> None:
-    from codeheal.project.failing_first import failing_first
-    from codeheal.project.task import parse_test_command
+    from codeheal.forms.project.failing_first import failing_first
+    from codeheal.forms.project.task import parse_test_command
 
     # A rootdir below the project's root (no ini file) names the file by its tail.
     ran = ["unit/test_calc.py::test_a", "unit/test_calc.py::test_b"]
@@ -136,8 +136,8 @@ def test_the_command_narrowed_to_the_failing_node_ids(command: str, narrowed: st
 
 
 def test_nothing_is_narrowed_when_every_test_failed_or_pytest_is_not_visible() -> None:
-    from codeheal.project.failing_first import failing_first
-    from codeheal.project.task import parse_test_command
+    from codeheal.forms.project.failing_first import failing_first
+    from codeheal.forms.project.task import parse_test_command
 
     ids = ["tests/unit/test_calc.py::test_a"]
     assert failing_first(parse_test_command("python -m pytest tests"), ids, ids, FILES) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 
-from codeheal.project.realign import realign
+from codeheal.forms.project.realign import realign
 
 ORIGINAL = '''def median(values):
     # sort a copy: the caller's list stays as it was

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.project.edits import Target
-from codeheal.project.repair_context import PromptTooLargeError, repair_context
-from codeheal.project.snapshot import read_project
+from codeheal.forms.project.edits import Target
+from codeheal.forms.project.repair_context import PromptTooLargeError, repair_context
+from codeheal.forms.project.snapshot import read_project
 from codeheal.state import CheckFailure, Frame
 from codeheal.tokens import estimate_tokens
 

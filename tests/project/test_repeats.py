@@ -12,7 +12,7 @@ import pytest
 from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
-from codeheal.prompting.fix_prompts import FIX_SYSTEM
+from codeheal.forms.project.prompts import FIX_SYSTEM
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 TEST = "python -m pytest -q"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.project.snapshot import find_python, read_project
+from codeheal.forms.project.snapshot import find_python, read_project
 
 FIXTURE = Path(__file__).with_name("fixtures") / "shop"
 

@@ -13,8 +13,8 @@ import pytest
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.suspicious import FRAME_BONUS, rank_lines
-from codeheal.project.task import parse_test_command
+from codeheal.forms.project.suspicious import FRAME_BONUS, rank_lines
+from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import CheckFailure, Frame
 

@@ -19,8 +19,8 @@ import pytest
 
 from codeheal.evaluation.feedback import output_feedback, reported, run_feedback
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.snapshot import read_project
-from codeheal.project.task import load_project, parse_test_command
+from codeheal.forms.project.snapshot import read_project
+from codeheal.forms.project.task import load_project, parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
 from project_venv import venv_with_pytest

@@ -13,9 +13,9 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from test_fix import FIXED, LESSON, TEST, shop  # noqa: F401 (the fixture)
 
 from codeheal import Context, build_graph
-from codeheal.project import workspace_store
-from codeheal.project.snapshot import read_project
-from codeheal.project.workspace_store import (
+from codeheal.forms.project import workspace_store
+from codeheal.forms.project.snapshot import read_project
+from codeheal.forms.project.workspace_store import (
     WorkspaceChanged,
     keep,
     workspace_files,

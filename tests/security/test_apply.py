@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from codeheal.policy import best_attempt
-from codeheal.project import diff
-from codeheal.project.diff import DirtyTreeError, write_changes
+from codeheal.forms.project import diff
+from codeheal.forms.project.diff import DirtyTreeError, write_changes
 
 ORIGINALS = {"a.py": "A = 1\n", "pkg/b.py": "B = 1\n"}
 CHANGED = {"a.py": "A = 2\n", "pkg/b.py": "B = 2\n"}
@@ -102,7 +102,7 @@ def test_a_killed_write_leaves_the_project_whole(project: Path) -> None:
     """A real SIGKILL at a random point of the write: afterwards every file holds either its
     original or its change, and the next write finishes it."""
     script = (
-        "import sys\nfrom codeheal.project.diff import write_changes\n"
+        "import sys\nfrom codeheal.forms.project.diff import write_changes\n"
         f"write_changes({str(project)!r}, {CHANGED!r}, originals={ORIGINALS!r})\n"
     )
     process = subprocess.Popen([os.sys.executable, "-c", script])
@@ -120,7 +120,7 @@ def test_the_cli_shows_the_change_before_it_writes_it(tmp_path: Path, capsys) ->
     from scripted_openai import ScriptedServer
 
     from codeheal.cli import main
-    from codeheal.prompting.fix_prompts import FIX_SYSTEM
+    from codeheal.forms.project.prompts import FIX_SYSTEM
 
     shop = tmp_path / "shop"
     shutil.copytree(Path(__file__).parents[1] / "project" / "fixtures" / "shop", shop)

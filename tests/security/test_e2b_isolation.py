@@ -22,7 +22,7 @@ from fake_fixtures import api_env, fake, server
 from fake_server import FakeE2B
 
 from codeheal.evaluation.jobs import make_job
-from codeheal.evaluation.module_candidate import _from_run
+from codeheal.forms.module.candidate import _from_run
 from codeheal.sandboxes.base import Job, RunResult
 from codeheal.sandboxes.e2b import E2BSandbox
 from codeheal.sandboxes.e2b_job import ensure_pytest, run_job

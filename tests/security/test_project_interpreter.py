@@ -15,7 +15,7 @@ from codeheal.cli import main
 from codeheal.errors import SandboxError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
-from codeheal.project.task import parse_test_command
+from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 
 SECRET = "CODEHEAL_TEST_HOST_SECRET"

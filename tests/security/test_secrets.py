@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from codeheal.checkpointers import open_checkpointer
-from codeheal.project.snapshot import IGNORED_REASON, SECRET_REASON, read_project
+from codeheal.forms.project.snapshot import IGNORED_REASON, SECRET_REASON, read_project
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n"
 

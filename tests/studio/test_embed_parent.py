@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from codeheal import Context
-from codeheal.prompting.prompts import ACTOR_SYSTEM
+from codeheal.forms.module.prompts import ACTOR_SYSTEM
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "embed_parent.py"
 WRONG = AIMessage("```python\ndef slugify(title):\n    return title.lower()\n```")

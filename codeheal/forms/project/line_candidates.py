@@ -13,8 +13,8 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from codeheal.project.mutations import function_ingredients, local_names
-from codeheal.project.repair_context import project_functions
+from codeheal.forms.project.mutations import function_ingredients, local_names
+from codeheal.forms.project.repair_context import project_functions
 from codeheal.state import SuspiciousLine
 
 LINE_END = ("\n",)

@@ -15,11 +15,11 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
-from codeheal.project.edits import Target, parse_target
-from codeheal.project.model_window import window_tokens
-from codeheal.project.repair_context import primary_function, repair_context
-from codeheal.project.workspace_store import workspace_of
-from codeheal.prompting.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
+from codeheal.forms.project.edits import Target, parse_target
+from codeheal.forms.project.model_window import window_tokens
+from codeheal.forms.project.repair_context import primary_function, repair_context
+from codeheal.forms.project.workspace_store import workspace_of
+from codeheal.forms.module.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 

@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from codeheal.errors import InputError
-from codeheal.project.snapshot import read_project
+from codeheal.forms.project.snapshot import read_project
 
 KEPT = 8
 """Workspaces kept in memory at once (a batch runs several projects); older ones are read again."""

@@ -10,12 +10,12 @@ from langchain_core.messages import BaseMessage
 from codeheal.context import Context
 from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
-from codeheal.evaluation.module_candidate import evaluation_steps
+from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.base import Form
 from codeheal.policy import WEAK_BELOW, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
+from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps

@@ -36,7 +36,7 @@ import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
-from codeheal.project.realign import realign
+from codeheal.forms.project.realign import realign
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks

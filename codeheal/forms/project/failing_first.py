@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from codeheal.project.edits import paths_named
-from codeheal.project.task import TestCommand
+from codeheal.forms.project.edits import paths_named
+from codeheal.forms.project.task import TestCommand
 
 VALUE_OPTIONS = frozenset({
     "-c", "-k", "-m", "-p", "-o", "-W", "-n", "--rootdir", "--confcutdir", "--basetemp", "--ignore",

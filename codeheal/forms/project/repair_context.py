@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from codeheal.errors import PromptTooLargeError
-from codeheal.project.edits import Target, paths_named
+from codeheal.forms.project.edits import Target, paths_named
 from codeheal.state import CheckFailure, Frame, SuspiciousLine
 from codeheal.tokens import estimate_tokens
 

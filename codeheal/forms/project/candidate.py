@@ -22,17 +22,17 @@ from codeheal.evaluation.feedback import (
 )
 from codeheal.evaluation.jobs import project_job
 from codeheal.policy import as_is_time_limit, time_limit
-from codeheal.project.edits import ChangedDefinition as ChangedEdit
-from codeheal.project.edits import EditResult, Target, apply_reply, reply_blocks
-from codeheal.project.failing_first import failing_first
-from codeheal.project.line_candidates import functions_first
-from codeheal.project.lint import LintFinding, added_findings
-from codeheal.project.lint import describe as describe_findings
-from codeheal.project.repair_context import is_test_file, repair_scope
-from codeheal.project.suspicious import rank_lines
-from codeheal.project.task import TestCommand, parse_test_command
-from codeheal.project.workspace_store import workspace_files, workspace_of
-from codeheal.prompting.fix_prompts import project_targets
+from codeheal.forms.project.edits import ChangedDefinition as ChangedEdit
+from codeheal.forms.project.edits import EditResult, Target, apply_reply, reply_blocks
+from codeheal.forms.project.failing_first import failing_first
+from codeheal.forms.project.line_candidates import functions_first
+from codeheal.forms.project.lint import LintFinding, added_findings
+from codeheal.forms.project.lint import describe as describe_findings
+from codeheal.forms.project.repair_context import is_test_file, repair_scope
+from codeheal.forms.project.suspicious import rank_lines
+from codeheal.forms.project.task import TestCommand, parse_test_command
+from codeheal.forms.project.workspace_store import workspace_files, workspace_of
+from codeheal.forms.project.prompts import project_targets
 from codeheal.sandboxes.base import RunResult, Sandbox
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.steps import SandboxRun, Steps

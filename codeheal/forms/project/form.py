@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context
 from codeheal.errors import EditRejected, InputError
-from codeheal.evaluation.project_candidate import (
+from codeheal.forms.project.candidate import (
     applied_edit,
     as_is_steps,
     project_evaluation_steps,
@@ -20,14 +20,14 @@ from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import MUTATED_LINES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
-from codeheal.project.diff import unified_diff, write_changes
-from codeheal.project.edits import canonical_reply
-from codeheal.project.line_candidates import LINE_END, LineSlot, line_slots
-from codeheal.project.mutations import line_mutants
-from codeheal.project.repair_context import repair_scope
-from codeheal.project.task import DEFAULT_TASK, load_project
-from codeheal.project.workspace_store import keep, workspace_of
-from codeheal.prompting.fix_prompts import (
+from codeheal.forms.project.diff import unified_diff, write_changes
+from codeheal.forms.project.edits import canonical_reply
+from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
+from codeheal.forms.project.mutations import line_mutants
+from codeheal.forms.project.repair_context import repair_scope
+from codeheal.forms.project.task import DEFAULT_TASK, load_project
+from codeheal.forms.project.workspace_store import keep, workspace_of
+from codeheal.forms.project.prompts import (
     project_actor_messages,
     project_reflector_messages,
     project_reply_start,

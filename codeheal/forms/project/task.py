@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from codeheal.errors import InputError
-from codeheal.project.edits import Target, parse_target, paths_named
-from codeheal.project.snapshot import Snapshot, find_python, read_project
+from codeheal.forms.project.edits import Target, parse_target, paths_named
+from codeheal.forms.project.snapshot import Snapshot, find_python, read_project
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("uv", "poetry", "hatch", "pdm", "pipenv", "rye")
