@@ -9,8 +9,8 @@ Variants (each changes one thing from the row above it):
   (the prefill shows it): the model reads the stub once.
 - `evalplus`: EvalPlus's instruct prompt and response prefix (how instruct models' HumanEval
   scores are usually measured), whole module, stop at the closing fence.
-- `script`: the library's `first_prompt="script"`: EvalPlus's instruction and prefix around
-  codeheal's task text, with the visible tests after it.
+- `script`: EvalPlus's instruction and prefix around codeheal's task text, with the visible
+  tests after it (`script_messages`; once the library's `first_prompt="script"`).
 
 The tuning slice is the even task ids (choices are made there); the report slice is the odd
 ids. Records are appended to benchmarks/results/first_attempt.jsonl as they arrive (a rerun
@@ -30,14 +30,8 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from codeheal.bench.hidden import hidden_verdict
-from codeheal.bench.humaneval import task_text
-from codeheal.bench.problems import Problem, load_problems
 from codeheal.context import Context
 from codeheal.forms.module.candidate import aevaluate_candidate
-from codeheal.llm import chat_model
-from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.model_call import ainvoke_model
 from codeheal.forms.module.prompts import (
     CLOSING_FENCE,
     CODE_FENCE,
@@ -45,7 +39,14 @@ from codeheal.forms.module.prompts import (
     function_stub,
     without_stub_block,
 )
+from codeheal.llm import chat_model
+from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.model_call import ainvoke_model
 from codeheal.sandboxes import LocalSandbox
+
+from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.humaneval import task_text
+from codeheal_bench.problems import Problem, load_problems
 
 RESULTS = Path(__file__).parent / "results"
 RECORDS = RESULTS / "first_attempt.jsonl"
@@ -58,6 +59,20 @@ EVALPLUS_PREFIX = (
     "Below is a Python script with a self-contained function that solves the problem and "
     "passes corresponding tests:\n```python\n"
 )
+"""EvalPlus's instruct prompt and response prefix: how instruct models' HumanEval scores are
+measured, the model cards' included."""
+SCRIPT_INSTRUCTION = EVALPLUS_INSTRUCTION.split("\n", 1)[0]
+
+
+def script_messages(*, task: str, tests: str) -> list[BaseMessage]:
+    """EvalPlus's instruct prompt (no system prompt; the task in a fence unless it has its own),
+    the tests after it, and its response prefix: the model writes the whole module."""
+    body = task.strip() if "```" in task else f"```\n{task.strip()}\n```"
+    text = (
+        f"{SCRIPT_INSTRUCTION}\n{body}\n\nIt must pass these tests (the module is imported as "
+        f"`solution`):\n```python\n{tests.strip()}\n```\n"
+    )
+    return [HumanMessage(text), AIMessage(EVALPLUS_PREFIX)]
 
 
 def messages_for(variant: str, problem: Problem) -> tuple[list[BaseMessage], tuple[str, ...]]:
@@ -67,8 +82,7 @@ def messages_for(variant: str, problem: Problem) -> tuple[list[BaseMessage], tup
         return [HumanMessage(prompt), AIMessage(EVALPLUS_PREFIX)], (CLOSING_FENCE,)
     task = task_text(problem)
     if variant == "script":
-        return actor_messages(task=task, tests=problem.visible_tests, entry_point=problem.entry_point, reflections=[],
-                              last_code=None, last_feedback=None, prefill=True, style="script"), (CLOSING_FENCE,)
+        return script_messages(task=task, tests=problem.visible_tests), (CLOSING_FENCE,)
     base = actor_messages(
         task=without_stub_block(task) if variant == "lean_stub" else task, tests=problem.visible_tests, entry_point=problem.entry_point,
         reflections=[], last_code=None, last_feedback=None, prefill=variant != "module_chat",
@@ -103,7 +117,7 @@ async def one(sandbox: LocalSandbox, model, variant: str, problem: Problem) -> d
     ((reply, usage),) = await ainvoke_model(model, messages, stop=stop)
     code = extract_code(reply) or ""
     visible = await aevaluate_candidate(sandbox, code, problem.visible_tests, 10.0)
-    hidden = await hidden_verdict(sandbox, problem, code)
+    hidden = await hidden_verdict(problem, code)
     return {
         "variant": variant, "task_id": problem.task_id, "hidden_passed": hidden.passed,
         "visible_passed": visible["passed"], "no_code": not code.strip(),

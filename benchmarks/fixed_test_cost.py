@@ -24,10 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-from codeheal.bench.quixbugs import load_quixbugs
 from codeheal.evaluation.jobs import project_job
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
+
+from codeheal_bench.quixbugs import load_quixbugs
 
 RESULT = Path(__file__).parent / "results" / "fixed_test_cost.json"
 TARGET_S = 0.5

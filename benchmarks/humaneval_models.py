@@ -1,8 +1,8 @@
 """Join the embedded models' HumanEval runs into benchmarks/results/humaneval.json: every
 condition (policy preset) on all 164 problems, for each model, beside the default policy.
-Each run is a `codeheal bench humaneval` folder of its own (records, report, plots), written by
+Each run is a `codeheal-bench humaneval` folder of its own (records, report, plots), written by
 
-    codeheal bench humaneval --model local-0.5b --slice all --limit 164 --max-attempts 10 --max-tokens 6000 \
+    codeheal-bench humaneval --model local-0.5b --slice all --limit 164 --max-attempts 10 --max-tokens 6000 \
         --conditions one_shot resample raw_error self_heal sample_first --out benchmarks/results/humaneval-0.5b
 
 and the same with `--model local-1.5b --out benchmarks/results/humaneval-1.5b`; then
@@ -16,8 +16,9 @@ import json
 import sys
 from pathlib import Path
 
-from codeheal.bench.records import CONDITIONS
 from codeheal.context import DEFAULT_POLICY
+
+from codeheal_bench.humaneval_records import CONDITIONS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}

@@ -1,4 +1,4 @@
-"""The optional larger local model's one_shot row: `codeheal bench humaneval`'s one_shot
+"""The optional larger local model's one_shot row: `codeheal-bench humaneval`'s one_shot
 condition (one greedy attempt, the library's defaults, the same 3000-token budget) with
 `model="local-1.5b"` on all 164 problems, one at a time. Needs `codeheal model --get
 local-1.5b` first. Records go to benchmarks/results/local_1_5b.jsonl as they arrive (a rerun
@@ -16,10 +16,10 @@ import os
 import statistics
 from pathlib import Path
 
-from codeheal.bench.humaneval import BenchConfig, condition_context, run_problem
-from codeheal.bench.problems import load_problems
-from codeheal.loop.builder import build_graph
-from codeheal.sandboxes import LocalSandbox
+from codeheal import build_graph
+
+from codeheal_bench.humaneval import BenchConfig, condition_context, run_problem
+from codeheal_bench.problems import load_problems
 
 RESULTS = Path(__file__).parent / "results"
 RECORDS = RESULTS / "local_1_5b.jsonl"
@@ -37,12 +37,11 @@ async def run(limit: int | None) -> None:
     config = BenchConfig(out_dir=RESULTS, model=MODEL, max_tokens=3000)
     context = condition_context("one_shot", config)
     graph = build_graph().compile(name="codeheal")
-    sandbox = LocalSandbox()
     problems = load_problems(limit)
     for number, problem in enumerate(problems, 1):
         if problem.task_id in done:
             continue
-        record = await run_problem(graph, sandbox, problem, "one_shot", context, config, None, {})
+        record = await run_problem(graph, problem, "one_shot", context, config, None, {})
         with RECORDS.open("a") as out:
             out.write(json.dumps(record) + "\n")
         print(f"[{number}/{len(problems)}] {problem.task_id} hidden={record['hidden_passed']}", flush=True)

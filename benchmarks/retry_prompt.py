@@ -19,9 +19,6 @@ import os
 import time
 from pathlib import Path
 
-from codeheal.bench.hidden import hidden_verdict
-from codeheal.bench.humaneval import task_text
-from codeheal.bench.problems import Problem, load_problems
 from codeheal.context import Context
 from codeheal.forms.module.candidate import aevaluate_candidate
 from codeheal.llm import chat_model
@@ -30,6 +27,10 @@ from codeheal.prompting.model_call import ainvoke_model
 from codeheal.forms.module.prompts import actor_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback
+
+from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.humaneval import task_text
+from codeheal_bench.problems import Problem, load_problems
 
 RESULTS = Path(__file__).parent / "results"
 VARIANTS = ("show", "hide")
@@ -54,7 +55,7 @@ async def retry_samples(sandbox, model, gate, problem: Problem, failed_code: str
         visible = await visible_feedback(sandbox, problem, code)
         samples.append({
             "visible_passed": visible["passed"], "passed_count": visible["passed_count"],
-            "hidden_passed": (await hidden_verdict(sandbox, problem, code)).passed,
+            "hidden_passed": (await hidden_verdict(problem, code)).passed,
             "copied_failed_code": code.strip() == failed_code.strip(), "tokens": usage["tokens"],
         })
     return samples

@@ -2,7 +2,7 @@
 
 The problems: HumanEval problems whose visible tests have fewer than 2 checks (no usable example,
 or one), in one slice (tuning: even ids, where the default is chosen; report: odd ids). Each
-starts, as in `codeheal bench humaneval`, from the one_shot record's code in
+starts, as in `codeheal-bench humaneval`, from the one_shot record's code in
 benchmarks/results/humaneval-3attempts/humaneval.jsonl as attempt 1, and runs with the resample condition's settings
 (the library's defaults, no feedback), the budget of that run (3000 tokens) and
 `select_samples=K`. Where attempt 1 passed the visible tests the loop used to stop; now it draws
@@ -25,11 +25,11 @@ import json
 from dataclasses import asdict, replace
 from pathlib import Path
 
-from codeheal.bench.humaneval import BenchConfig, condition_context, run_problem
-from codeheal.bench.problems import load_problems
-from codeheal.loop.builder import build_graph
+from codeheal import build_graph
 from codeheal.policy import WEAK_BELOW
-from codeheal.sandboxes import LocalSandbox
+
+from codeheal_bench.humaneval import BenchConfig, condition_context, run_problem
+from codeheal_bench.problems import load_problems
 
 RESULTS = Path(__file__).parent / "results"
 RECORDS = RESULTS / "selection.jsonl"
@@ -56,12 +56,11 @@ async def run(slice_name: str, samples: int) -> None:
     config = BenchConfig(out_dir=RESULTS, model="local-0.5b", max_tokens=BUDGET)
     context = replace(condition_context("resample", config), select_samples=samples)
     graph = build_graph().compile(name="codeheal")
-    sandbox = LocalSandbox()
     for number, problem in enumerate(problems, 1):
         if (problem.task_id, samples) in done:
             continue
         seed = seeds[problem.task_id]
-        record = await run_problem(graph, sandbox, problem, "resample", context, config, seed, {})
+        record = await run_problem(graph, problem, "resample", context, config, seed, {})
         selection = next((a for a in record["attempt_log"] if a.get("selection")), None)
         row = {
             "task_id": problem.task_id, "select_samples": samples, "visible_count": problem.visible_count,

@@ -27,12 +27,13 @@ from pathlib import Path
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from codeheal.bench.humaneval import task_text
-from codeheal.bench.problems import load_problems
 from codeheal.evaluation.feedback import attempt_feedback
+from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages
 from codeheal.llm.server import ServerSettings, start
 from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
-from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages
+
+from codeheal_bench.humaneval import task_text
+from codeheal_bench.problems import load_problems
 
 RESULTS = Path(__file__).parent / "results" / "server_settings.json"
 CORES = os.cpu_count() or 1

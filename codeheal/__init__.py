@@ -14,7 +14,11 @@ if TYPE_CHECKING:
     from codeheal.batch import BatchItem, solve_many
     from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
     from codeheal.context import Context
+    from codeheal.judge import aevaluate, evaluate
+    from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
+    from codeheal.policy import best_attempt
+    from codeheal.state import Feedback
 
     graph: CompiledStateGraph
 
@@ -24,6 +28,11 @@ _EXPORTS = {
     "open_async_checkpointer": "codeheal.checkpointers",
     "open_checkpointer": "codeheal.checkpointers",
     "Context": "codeheal.context",
+    "evaluate": "codeheal.judge",
+    "aevaluate": "codeheal.judge",
+    "Feedback": "codeheal.state",
+    "best_attempt": "codeheal.policy",
+    "lasting_name": "codeheal.llm.weights",
     "build_graph": "codeheal.loop.builder",
 }
 

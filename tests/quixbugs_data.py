@@ -1,5 +1,5 @@
 """The QuixBugs data for the tests that need it: found where the bench finds it
-($CODEHEAL_QUIXBUGS_DIR, else ../shared/data/quixbugs beside the clone), else those tests are
+($CODEHEAL_QUIXBUGS_DIR, else ../shared/data/quixbugs beside the clone: codeheal_bench.quixbugs), else those tests are
 skipped with a reason that says how to get it. CI exports the variable and fails on the skip."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.bench.quixbugs import quixbugs_dir
+from codeheal_bench.quixbugs import quixbugs_dir
 from codeheal.errors import ConfigError
 
 SKIP_REASON = "QuixBugs data not found"

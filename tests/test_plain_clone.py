@@ -11,7 +11,7 @@ from pathlib import Path
 
 from quixbugs_data import SKIP_REASON
 
-from codeheal.bench.quixbugs import DATA_ENV, UPSTREAM
+from codeheal_bench.quixbugs import DATA_ENV, UPSTREAM
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -3,15 +3,12 @@ what was left unset, and a resumed run takes what the user typed over what was s
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
-from pathlib import Path
 
 import pytest
 from doubles import ADD_TESTS, BAD_ADD, fenced, scripted
 
 from codeheal import Context, build_graph
-from codeheal.bench.records import read_records
 from codeheal.cli import _parser, _typed_settings
 from codeheal.context import resolve_context
 from codeheal.errors import ConfigError
@@ -67,12 +64,3 @@ def test_every_user_facing_context_field_is_a_cli_flag():
         "retry_temperature": 0.5,
     }
     assert _typed_settings(_parser().parse_args(["solve", "t", "--tests", "x.py"])) == {}
-
-
-def test_a_benchmark_resume_refuses_any_other_setting(tmp_path: Path):
-    path = tmp_path / "records.jsonl"
-    ran = asdict(Context(model="local", timeout_s=10.0))
-    path.write_text(json.dumps({"condition": "one_shot", "task_id": "HumanEval/0", "context": ran}) + "\n")
-    assert read_records(path, {"one_shot": ran})
-    with pytest.raises(ConfigError, match=r"timeout_s 10.0 \(now 20.0\)"):
-        read_records(path, {"one_shot": {**ran, "timeout_s": 20.0}})

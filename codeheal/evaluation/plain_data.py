@@ -1,6 +1,6 @@
 """Plain data: a value made only of builtin scalars and containers that compare as builtins do,
 encoded as tagged JSON (verdict.py decodes it on the host). Copied into each sandbox workspace
-as codeheal_plain.py, for the report plugin and the HumanEval hidden check; standard library
+as codeheal_plain.py, for the report plugin; standard library
 only. A class of the candidate's, or a subclass of a builtin that redefines how it compares,
 is not plain data: its `__eq__` could agree with anything."""
 
@@ -56,18 +56,3 @@ def plain(obj):
     """`obj` encoded as tagged plain data; NotPlain (naming its type) when it is not;
     RecursionError when it nests too deep."""
     return _encoded(obj, 0)
-
-
-def plain_results(function):
-    """`function`, whose every result must be plain data (else TypeError naming its type):
-    what the HumanEval hidden check calls instead of the candidate."""
-
-    def checked(*args, **kwargs):
-        result = function(*args, **kwargs)
-        try:
-            plain(result)
-        except NotPlain as exc:
-            raise TypeError(f"the result is a {exc}, not plain data: its comparisons are its own") from None
-        return result
-
-    return checked

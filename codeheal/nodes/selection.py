@@ -53,7 +53,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         stop = (CLOSING_FENCE,) if prefill else ()
         first_prompt = actor_messages(
             task=state["task"], tests=state["tests"], entry_point=state.get("entry_point"), reflections=[],
-            last_code=None, last_feedback=None, prefill=prefill, style=context.first_prompt,
+            last_code=None, last_feedback=None, prefill=prefill,
         )
         probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)

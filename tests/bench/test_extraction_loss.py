@@ -4,9 +4,14 @@ module form's own reading loses, scored by the real hidden check."""
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
-from codeheal.bench.extraction_loss import lenient_readings, measure, reply_kind
-from codeheal.bench.problems import load_problems
+from codeheal_bench.problems import load_problems
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+
+from extraction_loss import lenient_readings, measure, reply_kind  # noqa: E402
 
 STUB = 'def add(a, b):\n    """The sum."""\n'
 

@@ -1,4 +1,4 @@
-"""`codeheal bench humaneval --limit 5` end to end: the real graph, the real sandbox and the
+"""`codeheal-bench humaneval --limit 5` end to end: the real graph, the real sandbox and the
 real hidden checks, with a scripted OpenAI-compatible server in place of the model."""
 
 from __future__ import annotations
@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from codeheal.bench.problems import Problem, load_problems
-from codeheal.cli import main
 from scripted_openai import ScriptedServer
+
+from codeheal_bench.cli import main
+from codeheal_bench.problems import Problem, load_problems
 
 WRONG_TRUNCATE = "def truncate_number(number: float) -> float:\n    return 0.0\n"
 
@@ -29,11 +30,11 @@ def canonical_solutions(problems: list[Problem], wrong_first: dict[str, str]) ->
     return script
 
 
-def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
+def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
     script = canonical_solutions(load_problems(5), wrong_first={"HumanEval/2": WRONG_TRUNCATE})
     with ScriptedServer(script) as fake:
         base_url = fake.url
-        argv = ["bench", "humaneval", "--limit", "5", "--concurrency", "2", "--max-attempts", "3",
+        argv = ["humaneval", "--limit", "5", "--concurrency", "2", "--max-attempts", "3",
                 "--model", "fake-coder", "--base-url", base_url, "--out", str(tmp_path)]
         assert main(argv) == 0
         calls_first_run = len(fake.requests)
@@ -95,13 +96,13 @@ def test_bench_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
     assert capsys.readouterr().out.strip().endswith("humaneval.json")
 
 
-def test_bench_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
+def test_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
     tuning = load_problems(6, "tuning")
     assert [p.task_id for p in tuning] == [f"HumanEval/{n}" for n in (0, 2, 4, 6, 8, 10)]
     assert [p.task_id for p in load_problems(2, "report")] == ["HumanEval/1", "HumanEval/3"]
     script = canonical_solutions(tuning[:2], wrong_first={"HumanEval/2": WRONG_TRUNCATE})
     with ScriptedServer(script) as fake:
-        argv = ["bench", "humaneval", "--slice", "tuning", "--limit", "2", "--conditions", "resample",
+        argv = ["humaneval", "--slice", "tuning", "--limit", "2", "--conditions", "resample",
                 "--max-tokens", "2000", "--model", "fake-coder", "--base-url", fake.url, "--out", str(tmp_path)]
         assert main(argv) == 0
     summary = json.loads((tmp_path / "humaneval.json").read_text())

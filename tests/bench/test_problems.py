@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from codeheal.bench.hidden import hidden_verdict
-from codeheal.bench.problems import load_problems, visible_checks
-from codeheal.bench.report import wall_seconds
-from codeheal.sandboxes import LocalSandbox
+from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.humaneval_report import wall_seconds
+from codeheal_bench.problems import load_problems, visible_checks
 
 PROBLEMS = {p.task_id: p for p in load_problems()}
 
@@ -50,9 +49,8 @@ def test_a_problem_without_examples_gets_only_an_import_and_existence_check():
 
 def test_hidden_check_passes_the_reference_and_fails_a_wrong_answer():
     problem = PROBLEMS["HumanEval/2"]
-    sandbox = LocalSandbox()
-    right = asyncio.run(hidden_verdict(sandbox, problem, problem.prompt + problem.canonical_solution))
-    wrong = asyncio.run(hidden_verdict(sandbox, problem, "def truncate_number(number):\n    return 0.5\n"))
+    right = asyncio.run(hidden_verdict(problem, problem.prompt + problem.canonical_solution))
+    wrong = asyncio.run(hidden_verdict(problem, "def truncate_number(number):\n    return 0.5\n"))
     assert right.passed and right.error is None
     assert not wrong.passed and "AssertionError" in wrong.error
 
@@ -60,8 +58,8 @@ def test_hidden_check_passes_the_reference_and_fails_a_wrong_answer():
 def test_hidden_check_fails_code_that_exits_before_the_check_ends():
     problem = PROBLEMS["HumanEval/2"]
     wrong = "import sys\ndef truncate_number(number):\n    return 0.5\nsys.exit(0)\n"
-    verdict = asyncio.run(hidden_verdict(LocalSandbox(), problem, wrong))
-    assert not verdict.passed and verdict.error == "exited before the check ran to its end"
+    verdict = asyncio.run(hidden_verdict(problem, wrong))
+    assert not verdict.passed and "sys.exit()" in verdict.error
 
 
 def test_wall_time_is_the_union_of_the_runs_intervals():

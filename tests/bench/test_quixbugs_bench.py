@@ -1,4 +1,4 @@
-"""`codeheal bench quixbugs` on two programs, with a scripted OpenAI-compatible server in place
+"""`codeheal-bench quixbugs` on two programs, with a scripted OpenAI-compatible server in place
 of the model: one healed, one not; results written, and a rerun resumes."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ import json
 from quixbugs_data import quixbugs_or_skip
 from scripted_openai import ScriptedServer
 
-from codeheal.cli import main
 from codeheal.forms.project.prompts import FIX_SYSTEM
+
+from codeheal_bench.cli import main
 
 BUCKETSORT_FIX = '''```python
 # python_programs/bucketsort.py
@@ -39,9 +40,9 @@ def script(body: dict) -> str:
     return BUCKETSORT_FIX if "bucketsort" in text else GET_FACTORS_WRONG
 
 
-def test_bench_quixbugs_on_two_programs_writes_results_and_resumes(tmp_path, capsys):
+def test_quixbugs_on_two_programs_writes_results_and_resumes(tmp_path, capsys):
     quixbugs_or_skip()
-    argv = ["bench", "quixbugs", "--only", "bucketsort", "get_factors", "--max-attempts", "2",
+    argv = ["quixbugs", "--only", "bucketsort", "get_factors", "--max-attempts", "2",
             "--mutants", "0", "--model", "scripted", "--out", str(tmp_path)]
     with ScriptedServer(script) as server:
         assert main([*argv, "--base-url", server.url]) == 0

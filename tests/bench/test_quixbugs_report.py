@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codeheal.bench.quixbugs_run import TUNING, QuixRecord, write_reports
-from codeheal.context import Context
+from codeheal import Context
+
+from codeheal_bench.quixbugs_run import TUNING, QuixRecord, quixbugs_report
+from codeheal_bench.report import write_report
 
 DIFF = "--- a/p.py\n+++ b/p.py\n@@ -1,1 +1,1 @@\n-    return a > b\n+    return a >= b\n"
 
@@ -21,7 +23,7 @@ def record(program: str, healed: bool) -> QuixRecord:
 
 def test_tuning_and_report_programs_are_counted_apart(tmp_path: Path) -> None:
     records = [record(TUNING[0], True), record(TUNING[1], False), record("kth", True), record("sqrt", False)]
-    summary = write_reports(tmp_path, records, Context(max_attempts=4, timeout_s=10))
+    summary = write_report(tmp_path, quixbugs_report(records, Context(max_attempts=4, timeout_s=10)))
     assert (summary["healed"], summary["healed_tuning"], summary["programs_tuning"]) == (2, 1, 2)
     assert summary["median_changed_lines_healed"] == 2 and summary["whitespace_only_hunks"] == 0
     table = (tmp_path / "quixbugs.md").read_text()
@@ -30,9 +32,9 @@ def test_tuning_and_report_programs_are_counted_apart(tmp_path: Path) -> None:
 
 def test_each_model_is_held_to_its_own_targets(tmp_path: Path) -> None:
     records = [record(f"p{i}", True) for i in range(14)] + [record("q", False)]
-    small = write_reports(tmp_path / "small", records, Context(model="local-0.5b", max_attempts=4, timeout_s=10))
-    large = write_reports(tmp_path / "large", records, Context(model="local-1.5b", max_attempts=4, timeout_s=10))
-    default = write_reports(tmp_path / "default", records, Context(model="local", max_attempts=4, timeout_s=10))
+    small = write_report(tmp_path / "small", quixbugs_report(records, Context(model="local-0.5b", max_attempts=4, timeout_s=10)))
+    large = write_report(tmp_path / "large", quixbugs_report(records, Context(model="local-1.5b", max_attempts=4, timeout_s=10)))
+    default = write_report(tmp_path / "default", quixbugs_report(records, Context(model="local", max_attempts=4, timeout_s=10)))
     assert (small["target_healed"], small["targets_met"]["healed"], small["target_seconds"]) == (12, True, 600)
     assert (large["target_healed"], large["targets_met"]["healed"], large["target_seconds"]) == (16, False, None)
     assert (default["target_healed"], default["target_seconds"]) == (16, None)  # "local" is the 1.5B model

@@ -15,10 +15,11 @@ import pytest
 from rich.console import Console
 from scripted_openai import ScriptedServer
 
-from codeheal.bench.seeded import BUGS, LIBRARIES, Library, SeededBug, library_files, seed
-from codeheal.bench.seeded_run import SeededConfig, check_seeds, run_seeded
 from codeheal.errors import ConfigError
 from codeheal.forms.project.prompts import FIX_SYSTEM
+
+from codeheal_bench.seeded import BUGS, LIBRARIES, Library, SeededBug, library_files, seed
+from codeheal_bench.seeded_run import SeededConfig, check_seeds, run_seeded
 
 CORE = "def total(values):\n    return sum(values)\n\n\ndef mean(values):\n    return total(values) / len(values)\n"
 FILES = {

@@ -184,9 +184,9 @@ def test_the_default_model_has_a_name_of_its_own_that_the_factory_and_the_cli_kn
 
 
 def test_a_benchmark_records_the_name_that_stays_with_the_model() -> None:
-    from codeheal.bench.humaneval import BenchConfig
-    from codeheal.bench.quixbugs_run import QuixConfig
-    from codeheal.bench.seeded_run import SeededConfig
+    from codeheal_bench.humaneval import BenchConfig
+    from codeheal_bench.quixbugs_run import QuixConfig
+    from codeheal_bench.seeded_run import SeededConfig
     from codeheal.llm.weights import lasting_name
 
     assert [lasting_name(m) for m in ("local", "local-0.5b", "local-1.5b", "gpt-4o-mini")] == [

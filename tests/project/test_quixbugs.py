@@ -14,7 +14,7 @@ from quixbugs_data import quixbugs_or_skip
 
 from scripted_openai import ScriptedServer
 
-from codeheal.bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
+from codeheal_bench.quixbugs import CORRECT_PACKAGE, DATA_ENV, UPSTREAM, load_quixbugs, quixbugs_dir
 from codeheal.errors import ConfigError
 from codeheal.forms.project.edits import parse_target
 from codeheal.forms.project.repair_context import repair_context

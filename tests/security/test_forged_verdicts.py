@@ -200,12 +200,11 @@ def _pipes(pid: str) -> set[str]:
 def test_the_humaneval_hidden_check_is_not_fooled_by_values_that_lie_or_names_that_shadow(code: str) -> None:
     import asyncio
 
-    from codeheal.bench.hidden import hidden_verdict
-    from codeheal.bench.problems import load_problems
-    from codeheal.sandboxes import LocalSandbox
+    from codeheal_bench.hidden import hidden_verdict
+    from codeheal_bench.problems import load_problems
 
     problem = next(p for p in load_problems() if p.task_id == "HumanEval/2")
-    verdict = asyncio.run(hidden_verdict(LocalSandbox(), problem, code))
+    verdict = asyncio.run(hidden_verdict(problem, code))
     assert not verdict.passed, verdict
 
 

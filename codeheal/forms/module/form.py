@@ -85,7 +85,6 @@ class ModuleForm(Form):
             last_code=last_code,
             last_feedback=None if fresh else state.get("feedback"),
             prefill=prefill,
-            style=context.first_prompt,
         )
         return messages, (CLOSING_FENCE,) if prefill else ()
 

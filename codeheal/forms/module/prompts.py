@@ -36,18 +36,6 @@ PROBE_SYSTEM = (
 )
 
 
-SCRIPT_INSTRUCTION = (
-    "Please provide a self-contained Python script that solves the following problem in a "
-    "markdown code block:"
-)
-SCRIPT_REPLY_START = (
-    "Below is a Python script with a self-contained function that solves the problem and "
-    "passes corresponding tests:\n" + CODE_FENCE
-)
-"""EvalPlus's instruct prompt and response prefix: how instruct models' HumanEval scores are
-measured, the model cards' included."""
-
-
 def actor_messages(
     *,
     task: str,
@@ -58,19 +46,13 @@ def actor_messages(
     last_feedback: Feedback | None,
     memory: int = 5,
     prefill: bool = False,
-    style: str = "stub",
 ) -> list[BaseMessage]:
     """The actor's prompt: task, tests, the `memory` latest lessons, and the last attempt's
     failure.
 
     With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
     server continues): the code fence, and the task's function stub when it shows one, so
-    the model writes only the body instead of copying the signature and docstring back.
-
-    `style="script"` asks for a first attempt (no failure, no lessons) the way EvalPlus does:
-    see `script_messages`."""
-    if style == "script" and last_feedback is None and not (reflections and memory):
-        return script_messages(task=task, tests=tests, prefill=prefill)
+    the model writes only the body instead of copying the signature and docstring back."""
     parts = [f"Task:\n{task.strip()}"]
     if entry_point:
         parts.append(f"The tests call `{entry_point}`; define it at module level.")
@@ -91,21 +73,6 @@ def actor_messages(
     messages: list[BaseMessage] = [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
     if prefill:
         messages.append(AIMessage(CODE_FENCE + (function_stub(task) or "")))
-    return messages
-
-
-def script_messages(*, task: str, tests: str, prefill: bool = False) -> list[BaseMessage]:
-    """EvalPlus's instruct prompt (no system prompt; the task in a fence unless it has its own),
-    the tests after it, and with `prefill` its response prefix: the model writes the whole
-    module."""
-    body = task.strip() if "```" in task else f"```\n{task.strip()}\n```"
-    text = (
-        f"{SCRIPT_INSTRUCTION}\n{body}\n\nIt must pass these tests (the module is imported as "
-        f"`solution`):\n```python\n{tests.strip()}\n```\n"
-    )
-    messages: list[BaseMessage] = [HumanMessage(text)]
-    if prefill:
-        messages.append(AIMessage(SCRIPT_REPLY_START))
     return messages
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -19,8 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from platformdirs import user_cache_path
 
-from codeheal import environment
 from codeheal.errors import ConfigError
+
+CACHE_ENV = "CODEHEAL_SEEDED_CACHE"
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ BUGS = (
 
 def cache_dir() -> Path:
     """Where the sdists are kept: $CODEHEAL_SEEDED_CACHE, else codeheal's user cache."""
-    return Path(environment.read(environment.SEEDED_CACHE) or user_cache_path("codeheal") / "seeded")
+    return Path(os.environ.get(CACHE_ENV) or user_cache_path("codeheal") / "seeded")
 
 
 def fetch_sdist(library: Library, cache: Path | None = None) -> Path:

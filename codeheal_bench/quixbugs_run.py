@@ -10,11 +10,9 @@ the 20 in at most 10 minutes."""
 
 from __future__ import annotations
 
-import json
 import statistics
 import tempfile
 import time
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -23,15 +21,14 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.bench.quixbugs import QuixProblem, load_quixbugs
-from codeheal.bench.records import RecordsLastingModel
-from codeheal.context import Context, fallback
+from codeheal import Context, best_attempt, build_graph, lasting_name
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
-from codeheal.llm.weights import lasting_name
-from codeheal.loop.builder import build_graph
-from codeheal.policy import best_attempt
-from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.forms.project.edits import parse_target
+
+from codeheal_bench.config import ProjectConfig
+from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
+from codeheal_bench.quixbugs import QuixProblem, load_quixbugs
+from codeheal_bench.records import Records
+from codeheal_bench.report import Report, write_report
 
 RECORDS_FILE = "quixbugs.jsonl"
 TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_common_subsequence", "quicksort",
@@ -41,7 +38,7 @@ from the second, chosen before any result); the other 14 are reported apart."""
 TARGET_HEALED = 12
 TARGET_HEALED_BY_MODEL = {"local-1.5b": 16}
 """Models held to a heal target other than TARGET_HEALED, by the name that stays with each
-(llm.weights.lasting_name: "local" is held to its model's)."""
+(codeheal.lasting_name: "local" is held to its model's)."""
 TARGET_MEDIAN_LINES = 2
 TARGET_SECONDS = 600
 TIMED_MODELS = ("local-0.5b",)
@@ -49,18 +46,10 @@ TIMED_MODELS = ("local-0.5b",)
 
 
 @dataclass(frozen=True)
-class QuixConfig(RecordsLastingModel):
-    """One benchmark invocation."""
+class QuixConfig(ProjectConfig):
+    """One QuixBugs invocation."""
 
-    out_dir: Path
-    model: str = "local"
-    base_url: str | None = None
-    max_attempts: int = 4
-    timeout_s: float = 10.0
-    mutants: int = fallback("mutants")  # type: ignore[assignment]
-    """Context.mutants: 0 measures the model alone."""
     data_dir: Path | None = None
-    only: tuple[str, ...] = ()
 
 
 class QuixRecord(TypedDict):
@@ -83,14 +72,6 @@ class QuixRecord(TypedDict):
     diff: str
 
 
-def bench_context(config: QuixConfig) -> Context:
-    """The Context every program runs with."""
-    return Context(
-        model=config.model, base_url=config.base_url, max_attempts=config.max_attempts,
-        timeout_s=config.timeout_s, mutants=config.mutants, sandbox="local",
-    )
-
-
 def run_quixbugs(config: QuixConfig, console: Console) -> dict:
     """Heal every selected program not recorded yet, then write the summary, the table and the
     diffs. Returns the summary."""
@@ -100,9 +81,10 @@ def run_quixbugs(config: QuixConfig, console: Console) -> dict:
         if unknown:
             raise ConfigError(f"no QuixBugs program named {', '.join(unknown)}")
         problems = [p for p in problems if p.name in config.only]
-    context = bench_context(config)
-    path = config.out_dir / RECORDS_FILE
-    records = read_records(path, asdict(context))
+    context = config.fix_context()
+    settings = asdict(context)
+    records: Records[QuixRecord] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
+                                           settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
     for problem in problems:
         if problem.name in records:
@@ -117,13 +99,12 @@ def run_quixbugs(config: QuixConfig, console: Console) -> dict:
             # Infrastructure, not a result: left unrecorded, so a rerun retries it.
             console.print(f"[yellow]{problem.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
             continue
-        records[problem.name] = record
-        append_record(path, record)
+        records.add(record)
         mark = "[green]healed[/green]" if record["healed"] else "[red]not healed[/red]"
         console.print(f"{problem.name}: {mark}, {record['changed_lines']} changed lines, "
                       f"{record['attempts']} attempts, {record['seconds']:.0f} s")
     chosen = [records[p.name] for p in problems if p.name in records]
-    return write_reports(config.out_dir, chosen, context)
+    return write_report(config.out_dir, quixbugs_report(chosen, context))
 
 
 def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Context, project: Path) -> QuixRecord:
@@ -138,25 +119,15 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
     started = time.perf_counter()
     result = graph.invoke(request, context=context)
     seconds = time.perf_counter() - started
-    diff = unified_diff(problem.files, best_attempt(result["history"]).get("changes") or {})
-    program = parse_target(problem.target).file
+    made = change(problem.files, best_attempt(result["history"]).get("changes") or {})
     return QuixRecord(
         program=problem.name, context=asdict(context), status=result["status"],
         healed=result["status"] == "passed", healed_by=healed_by(result), attempts=result["attempts"],
-        changed_lines=diff.changed_lines, files_changed=diff.files,
-        only_program_touched=set(diff.files) <= {program},
+        changed_lines=made.changed_lines, files_changed=made.files,
+        only_program_touched=set(made.files) <= {problem.program},
         tokens=sum(a["tokens"] for a in result["history"]), seconds=round(seconds, 1), error=None,
         summaries=[a["summary"] for a in result["history"]], diff=result["diff"],
     )
-
-
-def healed_by(result: dict) -> str:
-    """What wrote the passing change: the mutation screen (an attempt after the first that
-    spent no token), or the model; "" for a run that did not pass."""
-    if result["status"] != "passed":
-        return ""
-    last = result["history"][-1]
-    return "mutation" if last["attempt"] > 1 and last["tokens"] == 0 else "model"
 
 
 def _not_run(problem: QuixProblem, context: Context, error: str) -> QuixRecord:
@@ -167,34 +138,8 @@ def _not_run(problem: QuixProblem, context: Context, error: str) -> QuixRecord:
     )
 
 
-def read_records(path: Path, context: dict) -> dict[str, QuixRecord]:
-    """The finished records by program; ConfigError for one run with other settings."""
-    records: dict[str, QuixRecord] = {}
-    if not path.exists():
-        return records
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # the last line of a run killed mid-write
-        if record.get("context") != context:
-            raise ConfigError(
-                f"{path} line {number} ({record.get('program')}) was written with other settings: pass "
-                "--out with another directory, or delete the file to start over"
-            )
-        records[record["program"]] = record
-    return records
-
-
-def append_record(path: Path, record: Mapping[str, object]) -> None:
-    """Add one finished record as a JSON line."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(record) + "\n")
-
-
-def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) -> dict:
-    """quixbugs.json, quixbugs.md and quixbugs.diff from the records; returns the summary."""
+def quixbugs_report(records: list[QuixRecord], context: Context) -> Report:
+    """quixbugs.json, quixbugs.md and quixbugs.diff from the records."""
     healed = [r for r in records if r["healed"]]
     median = statistics.median(r["changed_lines"] for r in healed) if healed else None
     noise = {r["program"]: whitespace_only_hunks(r["diff"]) for r in records}
@@ -231,13 +176,8 @@ def write_reports(out_dir: Path, records: list[QuixRecord], context: Context) ->
             for r in records
         ],
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "quixbugs.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (out_dir / "quixbugs.md").write_text(_table(summary), encoding="utf-8")
-    (out_dir / "quixbugs.diff").write_text(
-        "".join(f"# {r['program']}: {r['status']}\n{r['diff']}\n" for r in records), encoding="utf-8"
-    )
-    return summary
+    diffs = "".join(f"# {r['program']}: {r['status']}\n{r['diff']}\n" for r in records)
+    return Report("quixbugs", summary, _table(summary), diff=diffs)
 
 
 def _table(summary: dict) -> str:

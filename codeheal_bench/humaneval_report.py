@@ -1,49 +1,42 @@
-"""Benchmark results from the per-problem records: the JSON summary, the Markdown report with
-its failure analysis, and the plot of hidden pass rate against attempt index."""
+"""The HumanEval report from the per-problem records: the JSON summary, the Markdown report with
+its failure analysis, and the plots of hidden pass rate against attempt index and tokens."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 
-from codeheal.bench.problems import Problem, slice_of
-from codeheal.bench.records import Condition, ProblemRecord
+from codeheal_bench.humaneval_records import Condition, ProblemRecord
+from codeheal_bench.problems import Problem, slice_of
+from codeheal_bench.report import Report
 
-JSON_FILE = "humaneval.json"
+NAME = "humaneval"
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
 """Token budgets per problem at which the pass-rate-against-tokens curves are read."""
 OWN_ASSERT = "the tests could not be loaded: AssertionError"
 """The model put its own top-level asserts into the module and one failed on import."""
-MARKDOWN_FILE = "humaneval.md"
-PLOT_FILE = "humaneval.png"
-TOKENS_PLOT_FILE = "humaneval_tokens.png"
 
 
-def write_reports(
-    out_dir: Path, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
-    model: str, max_attempts: int, conditions: tuple[Condition, ...], settings: str = "",
-) -> dict:
-    """Write humaneval.json, humaneval.md and humaneval.png for the selected problems and
-    conditions; returns the JSON summary."""
-    by_condition = {
-        c: [records[(c, p.task_id)] for p in problems if (c, p.task_id) in records] for c in conditions
-    }
+def humaneval_report(
+    problems: list[Problem], records: list[ProblemRecord], model: str, max_attempts: int,
+    conditions: tuple[Condition, ...], settings: str = "",
+) -> Report:
+    """humaneval.json, .md, .png and _tokens.png for the selected problems and conditions
+    (a condition not yet run on every problem counts its finished ones)."""
+    chosen = {p.task_id for p in problems}
+    by_condition = {c: [r for r in records if r["condition"] == c and r["task_id"] in chosen] for c in conditions}
+    order = {p.task_id: n for n, p in enumerate(problems)}
+    for rows in by_condition.values():
+        rows.sort(key=lambda r: order[r["task_id"]])
     summary = {
         "problems": len(problems),
         "model": model,
         "max_attempts": max_attempts,
         "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in conditions},
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / JSON_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     analysis = {c: failure_analysis(by_condition[c]) for c in conditions}
-    (out_dir / MARKDOWN_FILE).write_text(
-        markdown(summary, analysis, problems, settings), encoding="utf-8"
-    )
-    plot(summary, out_dir / PLOT_FILE)
-    plot_tokens(summary, out_dir / TOKENS_PLOT_FILE)
-    return summary
+    plots = {f"{NAME}.png": lambda path: plot(summary, path), f"{NAME}_tokens.png": lambda path: plot_tokens(summary, path)}
+    return Report(NAME, summary, markdown(summary, analysis, problems, settings), plots=plots)
 
 
 def condition_summary(condition: Condition, by_condition: dict[str, list[ProblemRecord]], problems: int) -> dict:

@@ -15,15 +15,15 @@ is ever read from that folder: a project holding the reference would show the mo
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from codeheal import environment
 from codeheal.errors import ConfigError
 
-DATA_ENV = environment.QUIXBUGS_DIR
+DATA_ENV = "CODEHEAL_QUIXBUGS_DIR"
 CORRECT_PACKAGE = "correct_python_programs"
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = REPO_ROOT.parent / "shared" / "data" / "quixbugs"
 """Where CI keeps the data: ../shared/data/quixbugs from the repository root."""
 UPSTREAM = "https://github.com/jkoppel/QuixBugs"
@@ -37,6 +37,8 @@ class QuixProblem:
     files: dict[str, str]
     """The project: relative path -> text."""
     test_command: str
+    program: str
+    """The file of the function with the defect."""
     target: str
     """FILE::FUNC of the function with the defect."""
     task: str
@@ -45,7 +47,7 @@ class QuixProblem:
 def quixbugs_dir(override: str | Path | None = None) -> Path:
     """The QuixBugs data folder: `override`, else $CODEHEAL_QUIXBUGS_DIR, else
     ../shared/data/quixbugs from the repository root; ConfigError when it is not there."""
-    chosen = Path(override or environment.read(DATA_ENV) or DEFAULT_DIR)
+    chosen = Path(override or os.environ.get(DATA_ENV) or DEFAULT_DIR)
     if not (chosen / "python_programs").is_dir():
         raise ConfigError(
             f"no QuixBugs data at {chosen} (looked for python_programs/ in it): pass its folder "
@@ -77,6 +79,7 @@ def _problem(base: Path, name: str) -> QuixProblem:
         name=name,
         files=files,
         test_command=f"python -m pytest -q {test}",
+        program=program,
         target=f"{program}::{name}",
         task=f"The tests in {test} fail. Fix the function {name} in {program}.",
     )

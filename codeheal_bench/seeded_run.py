@@ -8,7 +8,6 @@ test file, and the library as it is must pass it and its whole suite."""
 
 from __future__ import annotations
 
-import json
 import statistics
 import tempfile
 import time
@@ -16,13 +15,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.bench.quixbugs_run import append_record, healed_by, read_records
-from codeheal.bench.records import RecordsLastingModel
-from codeheal.bench.seeded import (
+from codeheal import Context, best_attempt, build_graph
+from codeheal.errors import CodehealError, ConfigError
+
+from codeheal_bench.config import ProjectConfig
+from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
+from codeheal_bench.records import Records
+from codeheal_bench.report import Report, write_report
+from codeheal_bench.seeded import (
     BUGS,
     LIBRARIES,
     Library,
@@ -31,15 +36,6 @@ from codeheal.bench.seeded import (
     library_files,
     seed,
 )
-from codeheal.context import Context, fallback
-from codeheal.errors import CodehealError, ConfigError
-from codeheal.evaluation.feedback import run_feedback
-from codeheal.evaluation.jobs import project_job
-from codeheal.loop import build_graph
-from codeheal.policy import best_attempt
-from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
-from codeheal.forms.project.task import parse_test_command
-from codeheal.sandboxes import LocalSandbox
 
 RECORDS_FILE = "seeded_bugs.jsonl"
 TARGET_SHARE = 0.75
@@ -47,18 +43,11 @@ SUITE_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
-class SeededConfig(RecordsLastingModel):
-    """One benchmark invocation."""
+class SeededConfig(ProjectConfig):
+    """One seeded-bugs invocation."""
 
-    out_dir: Path
-    model: str = "local"
-    base_url: str | None = None
-    max_attempts: int = 4
     timeout_s: float | None = None
     """Context.timeout_s; None: the limit derived from the run of the project as it is."""
-    mutants: int = fallback("mutants")  # type: ignore[assignment]
-    """Context.mutants: 0 measures the model alone."""
-    only: tuple[str, ...] = ()
     cache: Path | None = None
 
 
@@ -83,10 +72,10 @@ def run_seeded(
     """Heal every selected bug not recorded yet, then write the summary, table and diffs."""
     selected = chosen_bugs(config.only, bugs)
     pristine = pristine_files(selected, libraries, config.cache)
-    context = Context(model=config.model, base_url=config.base_url, max_attempts=config.max_attempts,
-                      timeout_s=config.timeout_s, mutants=config.mutants, sandbox="local")
-    path = config.out_dir / RECORDS_FILE
-    records = read_records(path, asdict(context))
+    context = config.fix_context()
+    settings = asdict(context)
+    records: Records[dict] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
+                                     settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
     for bug in selected:
         if bug.name in records:
@@ -98,12 +87,11 @@ def run_seeded(
             # Infrastructure or a prompt too large: left unrecorded, so a rerun retries it.
             console.print(f"[yellow]{bug.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
             continue
-        records[bug.name] = record
-        append_record(path, record)
+        records.add(record)
         console.print(f"{bug.name}: {'healed' if record['healed'] else 'not healed'}, suite "
                       f"{'passes' if record['suite_passed'] else 'fails'}, restored {record['restored']}, "
                       f"{record['changed_lines']} changed lines, {record['seconds']:.0f} s")
-    return write_reports(config.out_dir, [records[b.name] for b in selected if b.name in records], context)
+    return write_report(config.out_dir, seeded_report([records[b.name] for b in selected if b.name in records], context))
 
 
 def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristine: dict[str, str], context: Context) -> dict:
@@ -115,16 +103,16 @@ def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristi
         result = graph.invoke({"project": folder, "test_command": bug.test_command}, context=context)
         seconds = time.perf_counter() - started
     changes = best_attempt(result["history"]).get("changes") or {}
-    diff = unified_diff(buggy, changes)
+    made = change(buggy, changes)
     healed = result["status"] == "passed"
     return {
         "program": bug.name, "library": library.requirement, "kind": bug.kind, "test_command": bug.test_command,
         "context": asdict(context), "status": result["status"], "healed": healed, "healed_by": healed_by(result),
         "suite_passed": healed and suite_passes({**buggy, **changes}, library),
         "restored": set(changes) == {bug.file} and changes[bug.file] == pristine[bug.file],
-        "attempts": result["attempts"], "changed_lines": diff.changed_lines, "files_changed": diff.files,
+        "attempts": result["attempts"], "changed_lines": made.changed_lines, "files_changed": made.files,
         "tokens": sum(a["tokens"] for a in result["history"]), "seconds": round(seconds, 1),
-        "summaries": [a["summary"] for a in result["history"]], "diff": diff.text,
+        "summaries": [a["summary"] for a in result["history"]], "diff": made.diff,
     }
 
 
@@ -137,14 +125,25 @@ def write_project(folder: Path, files: Mapping[str, str]) -> None:
 
 def suite_passes(files: Mapping[str, str], library: Library, timeout_s: float = SUITE_TIMEOUT_S) -> bool:
     """Whether the library's whole test suite passes on `files`, in the sandbox."""
-    job = project_job(files, parse_test_command(library.suite), timeout_s)
-    return bool(run_feedback(LocalSandbox().run(job), None)["passed"])
+    return tests_pass(files, library.suite, timeout_s)
 
 
 def named_file_passes(files: Mapping[str, str], bug: SeededBug, timeout_s: float) -> bool:
     """Whether the bug's test file passes on `files`, in the sandbox."""
-    job = project_job(files, parse_test_command(bug.test_command), timeout_s)
-    return bool(run_feedback(LocalSandbox().run(job), None)["passed"])
+    return tests_pass(files, bug.test_command, timeout_s)
+
+
+def tests_pass(files: Mapping[str, str], test_command: str, timeout_s: float) -> bool:
+    """Whether `test_command` passes on the project `files`: a `codeheal fix` run of one
+    attempt, which runs the tests on the project as it is and calls no model (its model is
+    one that has no reply), with no mutation screen."""
+    never = GenericFakeChatModel(messages=iter(()))
+    context = Context(max_attempts=1, mutants=0, timeout_s=timeout_s, sandbox="local")
+    with tempfile.TemporaryDirectory(prefix="seeded-check-") as folder:
+        write_project(Path(folder), files)
+        result = build_graph(llm=never).compile().invoke({"project": folder, "test_command": test_command},
+                                                         context=context)
+    return result["status"] == "passed"
 
 
 def check_seeds(
@@ -166,8 +165,8 @@ def check_seeds(
     return problems
 
 
-def write_reports(out_dir: Path, records: list[dict], context: Context) -> dict:
-    """seeded_bugs.json, .md and .diff from the records; returns the summary."""
+def seeded_report(records: list[dict], context: Context) -> Report:
+    """seeded_bugs.json, .md and .diff from the records."""
     healed = [r for r in records if r["healed"]]
     whole = [r for r in healed if r["suite_passed"]]
     summary = {
@@ -182,12 +181,8 @@ def write_reports(out_dir: Path, records: list[dict], context: Context) -> dict:
         "target_met": bool(records) and len(whole) >= TARGET_SHARE * len(records),
         "rows": [{k: v for k, v in r.items() if k not in ("context", "diff")} for r in records],
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "seeded_bugs.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    (out_dir / "seeded_bugs.md").write_text(_table(summary), encoding="utf-8")
-    (out_dir / "seeded_bugs.diff").write_text(
-        "".join(f"# {r['program']}: {r['status']}\n{r['diff']}\n" for r in records), encoding="utf-8")
-    return summary
+    diffs = "".join(f"# {r['program']}: {r['status']}\n{r['diff']}\n" for r in records)
+    return Report("seeded_bugs", summary, _table(summary), diff=diffs)
 
 
 def _table(summary: dict) -> str:

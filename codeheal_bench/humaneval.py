@@ -23,7 +23,7 @@ import hashlib
 import os
 import time
 from dataclasses import asdict, dataclass
-from pathlib import Path
+from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage
@@ -39,31 +39,30 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from codeheal.bench.hidden import HiddenVerdict, hidden_verdict
-from codeheal.bench.problems import Problem, Slice, load_problems
-from codeheal.bench.records import (
+from codeheal import Context, Feedback, best_attempt, build_graph
+from codeheal.errors import CodehealError, ConfigError
+from codeheal.llm import chat_model
+
+from codeheal_bench.config import RunConfig
+from codeheal_bench.hidden import HiddenVerdict, hidden_verdict
+from codeheal_bench.humaneval_records import (
     CONDITIONS,
     AttemptKind,
     AttemptRecord,
     Condition,
     ProblemRecord,
-    RecordsLastingModel,
-    append_record,
-    read_records,
 )
-from codeheal.bench.report import write_reports
-from codeheal.context import Context
-from codeheal.errors import CodehealError, ConfigError
-from codeheal.forms.module.candidate import NO_CODE
-from codeheal.llm.factory import LOCAL_NAMES
-from codeheal.llm.server import local_slots
-from codeheal.loop.builder import build_graph
-from codeheal.policy import best_attempt
-from codeheal.sandboxes import LocalSandbox
-from codeheal.state import Attempt, Feedback
+from codeheal_bench.humaneval_report import humaneval_report
+from codeheal_bench.problems import Problem, Slice, load_problems
+from codeheal_bench.records import Records
+from codeheal_bench.report import write_report
 
 RECORDS_FILE = "humaneval.jsonl"
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
+"""The embedded server's parallel slots (codeheal's own setting, docs/models.md): K problems at
+once want K slots; the bench reads it for the report and never sets it."""
+EMBEDDED = ("local-0.5b", "local-1.5b")
+"""The embedded models by the names that stay with them (`codeheal.lasting_name`)."""
 TASK_TEMPLATE = (
     "Complete the Python function `{entry_point}` below so that it does what its docstring "
     "says. Reply with the whole module: keep the imports and any helper functions shown, and "
@@ -72,16 +71,12 @@ TASK_TEMPLATE = (
 
 
 @dataclass(frozen=True)
-class BenchConfig(RecordsLastingModel):
-    """One benchmark invocation."""
+class BenchConfig(RunConfig):
+    """One HumanEval invocation."""
 
-    out_dir: Path
-    model: str = "local"
-    base_url: str | None = None
     max_attempts: int = 3
     concurrency: int = 1
     limit: int | None = None
-    timeout_s: float = 10.0
     retry_samples: int | None = None
     """None: the library's default."""
     max_tokens: int | None = None
@@ -95,16 +90,12 @@ class BenchConfig(RecordsLastingModel):
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
     """The Context of one condition: its policy preset, the library's other defaults, and the
     benchmark's model, budget and caps (one_shot keeps its own cap of one attempt)."""
-    return Context(
+    return config.context(
         policy=condition,
-        model=config.model,
-        base_url=config.base_url,
         temperature=0.0,
         max_attempts=None if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
         max_tokens=config.max_tokens,
-        timeout_s=config.timeout_s,
-        sandbox="local",
     )
 
 
@@ -124,18 +115,18 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     unknown = sorted(set(config.conditions) - set(CONDITIONS))
     if unknown:
         raise ConfigError(f"unknown condition(s) {', '.join(unknown)}: choose from {', '.join(CONDITIONS)}")
-    if config.model in LOCAL_NAMES:
-        os.environ.setdefault(SLOTS_ENV, str(config.concurrency))
     problems = load_problems(config.limit, config.slice)
     conditions = run_conditions(config)
-    path = config.out_dir / RECORDS_FILE
     contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
-    records = read_records(path, contexts)
-    asyncio.run(_run_all(config, conditions, problems, records, path, console))
+    records: Records[ProblemRecord] = Records(
+        config.out_dir / RECORDS_FILE, key=lambda r: (r["condition"], r["task_id"]),
+        settings_of=lambda r: contexts[r["condition"]],
+    )
+    asyncio.run(_run_all(config, conditions, problems, records, console))
     return report(config, problems, records, conditions)
 
 
-def report(config: BenchConfig, problems: list[Problem], records: dict[tuple[str, str], ProblemRecord],
+def report(config: BenchConfig, problems: list[Problem], records: Records[ProblemRecord],
            conditions: tuple[Condition, ...]) -> dict:
     """Write the summary, the Markdown report and the plots of the records so far (a condition
     not yet run on every problem counts its finished ones); return the summary."""
@@ -149,9 +140,10 @@ def report(config: BenchConfig, problems: list[Problem], records: dict[tuple[str
         f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
         f"{f', the first {config.limit}' if config.limit else ''}."
     )
-    if config.model in LOCAL_NAMES:
-        settings += f" Local server slots: {local_slots()}."
-    return write_reports(config.out_dir, problems, records, config.model, config.max_attempts, conditions, settings)
+    if config.model in EMBEDDED:
+        settings += f" Local server slots: {os.environ.get(SLOTS_ENV, '1')}."
+    return write_report(config.out_dir, humaneval_report(problems, list(records), config.model,
+                                                         config.max_attempts, conditions, settings))
 
 
 def run_conditions(config: BenchConfig) -> tuple[Condition, ...]:
@@ -161,11 +153,10 @@ def run_conditions(config: BenchConfig) -> tuple[Condition, ...]:
 
 async def _run_all(
     config: BenchConfig, conditions: tuple[Condition, ...], problems: list[Problem],
-    records: dict[tuple[str, str], ProblemRecord], path: Path, console: Console,
+    records: Records[ProblemRecord], console: Console,
 ) -> None:
     _warm_up(config)
     graph = build_graph().compile(name="codeheal")
-    sandbox = LocalSandbox()
     verdicts: dict[tuple[str, str], HiddenVerdict] = {}
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -181,34 +172,31 @@ async def _run_all(
                 async with gate:
                     seed = records.get(("one_shot", problem.task_id)) if condition != "one_shot" else None
                     try:
-                        record = await run_problem(graph, sandbox, problem, condition, context, config, seed, verdicts)
+                        record = await run_problem(graph, problem, condition, context, config, seed, verdicts)
                     except CodehealError as exc:
                         # Infrastructure, not a result: left unrecorded, so a rerun retries it.
                         console.print(f"[yellow]{condition} {problem.task_id}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
                         return
-                records[(condition, problem.task_id)] = record
-                append_record(path, record)
+                records.add(record)
                 finished = [p for p in problems if (condition, p.task_id) in records]
                 progress.update(bar, advance=1, description=_describe(condition, records, finished))
 
             await asyncio.gather(*(one(p) for p in problems if (condition, p.task_id) not in records))
 
 
-def _describe(condition: Condition, records: dict, done: list[Problem]) -> str:
+def _describe(condition: Condition, records: Records[ProblemRecord], done: list[Problem]) -> str:
     passed = sum(records[(condition, p.task_id)]["hidden_passed"] for p in done)
     return f"{condition:<9} hidden pass {passed}/{len(done)}"
 
 
 def _warm_up(config: BenchConfig) -> None:
     """Start the local server (and assemble the model) before K runs wait on it at once."""
-    if config.model in LOCAL_NAMES:
-        from codeheal.llm import chat_model
-
+    if config.model in EMBEDDED:
         chat_model(condition_context("one_shot", config), 0.0)
 
 
 async def run_problem(
-    graph: CompiledStateGraph, sandbox: LocalSandbox, problem: Problem, condition: Condition, context: Context,
+    graph: CompiledStateGraph, problem: Problem, condition: Condition, context: Context,
     config: BenchConfig, seed: ProblemRecord | None, verdicts: dict[tuple[str, str], HiddenVerdict],
 ) -> ProblemRecord:
     """Run the loop on one problem under one condition and score its result.
@@ -233,7 +221,7 @@ async def run_problem(
     seconds_total = time.perf_counter() - started
     finished_at = time.time()
 
-    history: list[Attempt] = final["history"]
+    history: list[dict[str, Any]] = final["history"]
     written = recorder.actor_replies()
     # The actor writes every attempt but a shared attempt 1 (one_shot's code, re-tested).
     replies = [[], *written] if shared else written
@@ -249,8 +237,8 @@ async def run_problem(
         }
     cap = context.max_attempts
     by_attempt = [best_attempt(history[: min(k, len(history))])["code"] for k in range(1, cap + 1)]
-    scored = {code: await _verdict(sandbox, problem, code, verdicts) for code in dict.fromkeys(by_attempt)}
-    final_verdict = scored[final["code"]] if final["code"] in scored else await _verdict(sandbox, problem, final["code"], verdicts)
+    scored = {code: await _verdict(problem, code, verdicts) for code in dict.fromkeys(by_attempt)}
+    final_verdict = scored[final["code"]] if final["code"] in scored else await _verdict(problem, final["code"], verdicts)
     seconds_model = sum(a["seconds_model"] for a in log)
     seconds_sandbox = sum(a["seconds_sandbox"] for a in log)
     own_model = seconds_model - (seed_model["seconds_model"] if seed_model else 0.0)
@@ -283,18 +271,16 @@ async def run_problem(
     )
 
 
-async def _verdict(
-    sandbox: LocalSandbox, problem: Problem, code: str, verdicts: dict[tuple[str, str], HiddenVerdict]
-) -> HiddenVerdict:
+async def _verdict(problem: Problem, code: str, verdicts: dict[tuple[str, str], HiddenVerdict]) -> HiddenVerdict:
     key = (problem.task_id, code)
     if key not in verdicts:
-        verdicts[key] = await hidden_verdict(sandbox, problem, code)
+        verdicts[key] = await hidden_verdict(problem, code)
     return verdicts[key]
 
 
 class ReplyRecorder(BaseCallbackHandler):
     """Keeps the text of every reply the actor got, by graph step, for the extraction
-    analysis (codeheal/bench/extraction_loss.py). A prefilled reply is kept with its prefill
+    analysis (benchmarks/extraction_loss.py). A prefilled reply is kept with its prefill
     in front, as the form reads it."""
 
     def __init__(self) -> None:
@@ -324,11 +310,11 @@ class ReplyRecorder(BaseCallbackHandler):
         return [self._replies[step] for step in sorted(self._replies)]
 
 
-def _attempt_record(attempt: Attempt, feedback: Feedback, replies: list[str]) -> AttemptRecord:
+def _attempt_record(attempt: dict[str, Any], feedback: Feedback, replies: list[str]) -> AttemptRecord:
     seconds_sandbox = feedback["seconds"]
     return AttemptRecord(
         attempt=attempt["attempt"],
-        kind=attempt_kind(feedback),
+        kind=attempt_kind(feedback, attempt["code"]),
         summary=attempt["summary"],
         signature=failure_signature(feedback),
         passed_count=attempt["passed_count"],
@@ -345,11 +331,12 @@ def _attempt_record(attempt: Attempt, feedback: Feedback, replies: list[str]) ->
     )
 
 
-def attempt_kind(feedback: Feedback) -> AttemptKind:
-    """What kind of outcome an attempt had, for the failure analysis."""
+def attempt_kind(feedback: Feedback, code: str) -> AttemptKind:
+    """What kind of outcome an attempt had, for the failure analysis (an attempt with no code
+    is one whose replies held none: the loop tests nothing)."""
     if feedback["passed"]:
         return "passed"
-    if feedback["error"] == NO_CODE:
+    if not code.strip():
         return "no_code"
     if feedback["failures"] and feedback["failures"][0]["test"] == "<compile>":
         return "syntax"

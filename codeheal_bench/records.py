@@ -1,0 +1,71 @@
+"""A benchmark's finished results: one JSON line per result, appended as each one finishes, so an
+interrupted run resumes where it stopped. Every benchmark keeps its records in one of these."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from codeheal.errors import ConfigError
+
+R = TypeVar("R", bound=Mapping[str, Any])
+
+
+class Records(Generic[R]):
+    """The records in a JSONL file, by key. Reading refuses a record whose settings (its
+    "context") differ from those `settings_of` says the record's run has now: mixing settings
+    would make the results meaningless. A line that does not parse (the last one of a run
+    killed mid-write) is skipped."""
+
+    def __init__(self, path: Path, key: Callable[[R], Hashable], settings_of: Callable[[R], dict]) -> None:
+        self.path = path
+        self._key = key
+        self._by_key: dict[Hashable, R] = {}
+        if not path.exists():
+            return
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            wanted, written = settings_of(record), record.get("context", {})
+            if written != wanted:
+                raise ConfigError(f"{path} line {number} ({_name(record)}) was written with other settings: "
+                                  f"{_differences(written, wanted)}; pass --out with another directory, or "
+                                  "delete the file to start over")
+            self._by_key[key(record)] = record
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._by_key
+
+    def __getitem__(self, key: Hashable) -> R:
+        return self._by_key[key]
+
+    def __iter__(self) -> Iterator[R]:
+        return iter(self._by_key.values())
+
+    def __len__(self) -> int:
+        return len(self._by_key)
+
+    def get(self, key: Hashable) -> R | None:
+        """The record under `key`, or None."""
+        return self._by_key.get(key)
+
+    def add(self, record: R) -> None:
+        """Keep a finished record and append it to the file as one line, flushed at once."""
+        self._by_key[self._key(record)] = record
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+
+
+def _name(record: Mapping[str, Any]) -> str:
+    return " ".join(str(record[k]) for k in ("condition", "task_id", "program") if k in record)
+
+
+def _differences(written: dict, wanted: dict) -> str:
+    keys = sorted(k for k in wanted.keys() | written.keys() if written.get(k) != wanted.get(k))
+    return ", ".join(f"{k} {written.get(k, '(unrecorded)')!r} (now {wanted.get(k, '(none)')!r})" for k in keys)
