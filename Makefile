@@ -4,15 +4,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system demo test bench clean
+.PHONY: setup system demo test clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml codeheal_bench/pyproject.toml
 	$(MAKE) system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
-	$(BIN)/pip install -e ".[dev]"
+	$(BIN)/pip install -e ".[dev]" -e ./codeheal_bench
 	$(BIN)/codeheal model --verify
 	$(BIN)/codeheal model local-0.5b --verify
 	touch $(STAMP)
