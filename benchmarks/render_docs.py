@@ -242,7 +242,7 @@ def retries_table() -> str:
 
 POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"),
                ("report", "humaneval-report-1.5b"), ("all", "humaneval-0.5b"), ("all", "humaneval-1.5b"))
-"""The policy runs: a slice ("all": both) and its folder of results (`codeheal bench humaneval --slice S --out DIR`)."""
+"""The policy runs: a slice ("all": both) and its folder of results (`codeheal-bench humaneval --slice S --out DIR`)."""
 POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
 
 
