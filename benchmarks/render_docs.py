@@ -13,10 +13,9 @@ import json
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import fields
 from pathlib import Path
 
-from codeheal.context import Context, fallback
+from codeheal.context import SETTINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -287,11 +286,12 @@ def headline() -> str:
 
 
 def context_table() -> str:
-    """Every Context field with its default and description."""
-    rows = ["| field | default | meaning |", "|---|---|---|"]
-    for f in fields(Context):
-        description = f.metadata["description"].rsplit(" Default: ", 1)[0]
-        rows.append(f"| `{f.name}` | `{fallback(f.name)!r}` | {description} |")
+    """Every setting (context.SETTINGS) with where it lives in a Context, its default and description."""
+    rows = ["| setting | in Context | default | meaning |", "|---|---|---|---|"]
+    for name, spec in SETTINGS.items():
+        description = spec.description.rsplit(" Default: ", 1)[0]
+        where = f"{spec.group}.{spec.attr}" if spec.group else spec.attr
+        rows.append(f"| `{name}` | `{where}` | `{spec.default!r}` | {description} |")
     return "\n".join(rows) + "\n"
 
 

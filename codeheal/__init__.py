@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from codeheal.batch import BatchItem, solve_many
     from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
-    from codeheal.context import Context
+    from codeheal.context import Context, Policy, resolve, settings_of
     from codeheal.judge import aevaluate, evaluate
     from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
@@ -28,6 +28,9 @@ _EXPORTS = {
     "open_async_checkpointer": "codeheal.checkpointers",
     "open_checkpointer": "codeheal.checkpointers",
     "Context": "codeheal.context",
+    "Policy": "codeheal.context",
+    "resolve": "codeheal.context",
+    "settings_of": "codeheal.context",
     "evaluate": "codeheal.judge",
     "aevaluate": "codeheal.judge",
     "Feedback": "codeheal.state",

@@ -90,7 +90,7 @@ async def solve_many(
 def _warm_model_clients(context: Context) -> None:
     """Build the cached chat clients up front, off the loop: the first construction loads
     TLS certificates (about half a second) and, for the local model, starts its server."""
-    for temperature in {context.temperature, context.retry_temperature}:
+    for temperature in {context.policy.temperature, context.policy.retry_temperature}:
         chat_model(context, temperature)
 
 

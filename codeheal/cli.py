@@ -17,9 +17,14 @@ from rich.markup import escape
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
+    from codeheal.config_file import Command
     from codeheal.state import FormName, RunResult
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+EVERYDAY = ("model", "base_url", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
+"""The settings every run command's `--help` shows; `--help-all` shows the rest."""
+EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
+"""A command's own everyday settings besides EVERYDAY."""
 
 stderr = Console(stderr=True, highlight=False)
 
@@ -63,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--entry-point", metavar="NAME", help="the function the tests call")
     solve.add_argument("--code", metavar="FILE", dest="starting_code",
                        help="starting code to test (and heal) before any model call")
-    _add_run_flags(solve)
+    _add_run_flags(solve, "solve")
     _add_verbosity(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
                        "if its last run of the same task was cut short, continue that run")
@@ -96,7 +101,7 @@ def _parser() -> argparse.ArgumentParser:
                      ".venv or venv, else $VIRTUAL_ENV, else codeheal's own); the sandbox sees it read-only")
     fix.add_argument("--apply", action="store_true", help="write the change into the project when the tests pass")
     fix.add_argument("--force", action="store_true", help="with --apply: write even over uncommitted changes of the files to write")
-    _add_run_flags(fix)
+    _add_run_flags(fix, "fix")
     _add_verbosity(fix)
     fix.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory")
     _add_checkpointer(fix)
@@ -111,11 +116,12 @@ def _parser() -> argparse.ArgumentParser:
     resume = commands.add_parser(
         "resume", help="continue a run that was cut short (killed, crashed) from its last checkpoint",
         description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
-        "and reflections are kept, not redone. The run keeps the settings it started with, except "
-        "those given here, which replace them. Output as for `solve`.",
+        "and reflections are kept, not redone. The run keeps the settings its user set when it started, "
+        "except those given here, which replace them (a setting its form does not take is refused); "
+        "the rest come from today's environment and defaults. Output as for `solve`.",
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
-    _add_run_flags(resume)
+    _add_run_flags(resume, None)
     _add_verbosity(resume)
     _add_checkpointer(resume)
     resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
@@ -166,10 +172,10 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
-    settings = {**load_config(Path.cwd(), command="solve").settings, **_typed_settings(args)}
+    config = load_config(Path.cwd(), command="solve").settings
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
-                               verbose=args.verbose)
+    result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args), file_settings=config,
+                               checkpointer=args.checkpointer, verbose=args.verbose)
     return _report(args, result, thread_id)
 
 
@@ -200,10 +206,9 @@ def _fix(args: argparse.Namespace) -> int:
     if given.get("task"):
         request["task"] = _read_task(given["task"])
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    settings = {**config.settings, **_typed_settings(args)}
     try:
-        result = run_with_progress(request, settings, thread_id, _progress(args), checkpointer=args.checkpointer,
-                                   verbose=args.verbose)
+        result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args),
+                                   file_settings=config.settings, checkpointer=args.checkpointer, verbose=args.verbose)
     except DirtyTreeError as exc:
         raise DirtyTreeError(
             f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
@@ -232,43 +237,61 @@ def _progress(args: argparse.Namespace) -> Console:
     return Console(stderr=True, highlight=False, quiet=args.quiet)
 
 
-def _add_run_flags(parser: argparse.ArgumentParser) -> None:
-    """One flag per Context field a CLI user may set, described as Studio describes it.
-    Flags the user does not give stay out of the parsed arguments (argparse.SUPPRESS), so
-    that what was typed is known: it wins over saved settings and the environment."""
-    from dataclasses import fields
-    from typing import Literal, get_args, get_origin, get_type_hints
+def _add_run_flags(parser: argparse.ArgumentParser, command: Command | None) -> None:
+    """One flag per setting that applies to `command` (None: any, for `resume`, whose thread's
+    form decides), described as Studio describes it; a flag of the other form is no flag of
+    the command, so argparse refuses it (exit 2). `--help` shows the EVERYDAY ones, `--help-all`
+    every one. Flags the user does not give stay out of the parsed arguments
+    (argparse.SUPPRESS), so that what was typed is known: it wins over saved settings and the
+    environment."""
+    from codeheal.config_file import NO_FLAG, applies, run_flag
+    from codeheal.context import CHOICES, SETTINGS
+    from codeheal.settings.values import kind
 
-    from codeheal.config_file import NO_FLAG, run_flag
-    from codeheal.context import Context, fallback, value_kind
-
-    hints = get_type_hints(Context)
     group = parser.add_argument_group(
-        "run settings (default: [tool.codeheal] in pyproject.toml, else $CODEHEAL_<FIELD>, else as shown)"
+        "run settings (default: [tool.codeheal] in pyproject.toml, else $CODEHEAL_<SETTING>, else as shown)"
     )
-    for f in fields(Context):
-        if f.name in NO_FLAG:
+    hidden: list[argparse.Action] = []
+    for name, spec in SETTINGS.items():
+        if name in NO_FLAG or (command is not None and not applies(name, command)):
             continue
-        flag = run_flag(f.name)
-        default = fallback(f.name)
-        options: dict = {"dest": f.name, "default": argparse.SUPPRESS, "help": f.metadata["description"]}
-        if isinstance(default, bool):
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, **options)
-        elif get_origin(hints[f.name]) is Literal:
-            group.add_argument(flag, choices=get_args(hints[f.name]), **options)
+        options: dict = {"dest": name, "default": argparse.SUPPRESS, "help": spec.description}
+        plain = kind(spec.hint)
+        if plain is bool:
+            action = group.add_argument(run_flag(name), action=argparse.BooleanOptionalAction, **options)
+        elif name in CHOICES:
+            action = group.add_argument(run_flag(name), choices=CHOICES[name], **options)
         else:
-            kind = value_kind(f.name)
-            metavar = {int: "N", float: "X"}.get(kind, "TEXT")
-            group.add_argument(flag, type=kind, metavar=metavar, **options)
+            metavar = {int: "N", float: "X"}.get(plain, "TEXT")
+            action = group.add_argument(run_flag(name), type=plain, metavar=metavar, **options)
+        if name not in EVERYDAY and name not in EVERYDAY_OF.get(command or "", ()):
+            hidden.append(action)
+    for action in hidden:
+        action.help = argparse.SUPPRESS
+    parser.add_argument("--help-all", action=_HelpAll, hidden={a: SETTINGS[a.dest].description for a in hidden},
+                        help="show every option (the policy's switches among them) and exit")
+
+
+class _HelpAll(argparse.Action):
+    """`--help-all`: the help with the options `--help` leaves out."""
+
+    def __init__(self, option_strings: list[str], dest: str, hidden: dict[argparse.Action, str], help: str) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+        self.hidden = hidden
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        for action, text in self.hidden.items():
+            action.help = text
+        parser.print_help()
+        parser.exit()
 
 
 def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The Context fields given on the command line."""
-    from dataclasses import fields
+    """The settings given on the command line, by flat name (context.SETTINGS)."""
+    from codeheal.context import SETTINGS
 
-    from codeheal.context import Context
-
-    return {f.name: getattr(args, f.name) for f in fields(Context) if hasattr(args, f.name)}
+    return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
 
 
 def _report(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:

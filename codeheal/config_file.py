@@ -2,31 +2,42 @@
 flags, so a hook or a CI line becomes plain `codeheal fix`.
 
 ```toml
-[tool.codeheal]          # run settings, for every command
+[tool.codeheal]          # settings for every command
 model = "qwen2.5-coder:7b"
 base-url = "http://localhost:11434/v1"
 max-attempts = 4
 
-[tool.codeheal.fix]      # `codeheal fix` only: its own flags, and run settings for it
+[tool.codeheal.solve]    # `codeheal solve` only: the module form's settings
+select-samples = 4
+
+[tool.codeheal.fix]      # `codeheal fix` only: its own flags, and the project form's settings
 test = "python -m pytest -q tests/unit"
 timeout = 30
+mutants = 40
 ```
 
-Keys are the flags' names without the dashes. Layers, each over the one before: the defaults,
-the CODEHEAL_<FIELD> environment, this file, the flags typed."""
+Keys are the flags' names without the dashes; a key takes the table of the command it applies
+to, and one in the wrong table, or misspelled, is refused naming the right one. The command's
+table is over the main one, and both are one layer of context.resolve: over the environment,
+under the settings a resumed run saved and the flags typed."""
 
 from __future__ import annotations
 
+import difflib
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args, get_origin, get_type_hints
+from typing import Literal
 
-from codeheal.context import Context, value_kind
+from codeheal.context import CHOICES, SETTINGS
 from codeheal.errors import ConfigError
+from codeheal.settings.checks import COMMANDS, NOT_FOR
+from codeheal.settings.values import kind
+from codeheal.state import FormName
 
+Command = Literal["solve", "fix"]
 RUN_FLAGS = {
-    # Context field: flag. Fields not named here get --field-name; review_on_exhaustion has
+    # setting: flag. Settings not named here get --setting-name; review_on_exhaustion has
     # no flag: a paused CLI run could not be answered.
     "max_attempts": "--max-attempts",
     "timeout_s": "--timeout",
@@ -35,26 +46,32 @@ RUN_FLAGS = {
 NO_FLAG = {"review_on_exhaustion"}
 FIX_KEYS = {"test": "test_command", "task": "task", "target": "target", "python": "python"}
 """`[tool.codeheal.fix]` keys of fix's own flags -> the argument each fills."""
+FORMS: dict[Command, FormName] = {"solve": "module", "fix": "project"}
 
 
 def run_flag(name: str) -> str:
-    """The flag of Context field `name`, e.g. --max-attempts."""
+    """The flag of setting `name`, e.g. --max-attempts."""
     return RUN_FLAGS.get(name, "--" + name.replace("_", "-"))
 
 
 def flag_fields() -> dict[str, str]:
-    """Config key (the flag without its dashes) -> Context field, for every field with a flag."""
-    return {run_flag(f.name)[2:]: f.name for f in fields(Context) if f.name not in NO_FLAG}
+    """Config key (the flag without its dashes) -> setting, for every setting with a flag."""
+    return {run_flag(name)[2:]: name for name in SETTINGS if name not in NO_FLAG}
+
+
+def applies(name: str, command: Command) -> bool:
+    """Whether setting `name` applies to `command` (to a run of its form)."""
+    return name not in NOT_FOR[FORMS[command]]
 
 
 @dataclass(frozen=True)
 class ProjectConfig:
-    """What a pyproject.toml's `[tool.codeheal]` table sets."""
+    """What a pyproject.toml's `[tool.codeheal]` tables set for one command."""
 
     path: Path | None
     """The file it came from; None when there was none (or it has no table)."""
     settings: dict[str, object] = field(default_factory=dict)
-    """Context fields -> values."""
+    """Settings by flat name -> values."""
     fix: dict[str, str] = field(default_factory=dict)
     """fix's own arguments (test_command, task, target, python) -> values."""
 
@@ -67,10 +84,12 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-def load_config(start: Path, *, command: Literal["solve", "fix"]) -> ProjectConfig:
-    """The `[tool.codeheal]` settings of the pyproject.toml nearest `start`, with the `fix`
-    sub-table's over them for `codeheal fix`. ConfigError for a file that does not parse, a key
-    that is no flag, or a value of the wrong type, naming the file and the key."""
+def load_config(start: Path, *, command: Command) -> ProjectConfig:
+    """The settings of the pyproject.toml nearest `start` for `command`: `[tool.codeheal]`'s,
+    with the command's own table's (`[tool.codeheal.solve]` or `.fix`) over them. Every table
+    is checked, whichever the command: ConfigError for a file that does not parse, a key that
+    is no setting (with the likeliest meant), one in a table it does not apply to (with the
+    table it goes in), or a value of the wrong type, naming the file and the key."""
     path = find_pyproject(start) if start.is_dir() else None  # a missing folder: load_project says so
     if path is None:
         return ProjectConfig(None)
@@ -82,40 +101,57 @@ def load_config(start: Path, *, command: Literal["solve", "fix"]) -> ProjectConf
         return ProjectConfig(None)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.codeheal] must be a table")
-    fix_table = table.get("fix", {})
-    if not isinstance(fix_table, dict):
-        raise ConfigError(f"{path}: [tool.codeheal.fix] must be a table")
-    settings = _settings(path, "tool.codeheal", {k: v for k, v in table.items() if k != "fix"})
+    tables: dict[Command, dict] = {}
+    for own in ("solve", "fix"):
+        tables[own] = table.get(own, {})
+        if not isinstance(tables[own], dict):
+            raise ConfigError(f"{path}: [tool.codeheal.{own}] must be a table")
+    common = _settings(path, None, {k: v for k, v in table.items() if k not in tables})
+    commands = {own: _settings(path, own, {k: v for k, v in tables[own].items() if own != "fix" or k not in FIX_KEYS})
+                for own in tables}
     fix: dict[str, str] = {}
-    if command == "fix":
-        own = {k: v for k, v in fix_table.items() if k in FIX_KEYS}
-        for key, value in own.items():
+    for key, value in tables["fix"].items():
+        if key in FIX_KEYS:
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: [tool.codeheal.fix] {key} must be a string, got {value!r}")
             fix[FIX_KEYS[key]] = value
-        settings |= _settings(path, "tool.codeheal.fix", {k: v for k, v in fix_table.items() if k not in FIX_KEYS})
-    return ProjectConfig(path, settings, fix)
+    return ProjectConfig(path, common | commands[command], fix if command == "fix" else {})
 
 
-def _settings(path: Path, where: str, table: dict[str, object]) -> dict[str, object]:
+def _settings(path: Path, command: Command | None, table: dict[str, object]) -> dict[str, object]:
+    """A table's settings, checked; `command`: the command whose table it is (None: the main one)."""
+    where = "tool.codeheal" + (f".{command}" if command else "")
     known = flag_fields()
-    hints = get_type_hints(Context)
     settings: dict[str, object] = {}
     for key, value in table.items():
         name = known.get(key)
         if name is None:
-            hint = "" if where.endswith("fix") else "; fix's own keys (test, task, target, python) go in [tool.codeheal.fix]"
-            raise ConfigError(f"{path}: [{where}] {key!r} is not a codeheal setting (the flags' names without dashes){hint}")
-        settings[name] = _checked(path, where, key, value, name, hints[name])
+            raise ConfigError(f"{path}: [{where}] {key!r} is not a codeheal setting (the flags' names without dashes)"
+                              + _meant(key, command))
+        wrong = [own for own in FORMS if not applies(name, own)]  # every setting applies to one at least
+        if wrong and (command is None or command in wrong):
+            right = next(own for own in FORMS if own not in wrong)
+            raise ConfigError(f"{path}: [{where}] {key} does not apply to {COMMANDS[FORMS[wrong[0]]]}: "
+                              f"{NOT_FOR[FORMS[wrong[0]]][name]}; put it in [tool.codeheal.{right}]")
+        settings[name] = _checked(path, where, key, value, name)
     return settings
 
 
-def _checked(path: Path, where: str, key: str, value: object, name: str, hint: object) -> object:
-    kind = value_kind(name)
-    if get_origin(hint) is Literal and value not in get_args(hint):
-        raise ConfigError(f"{path}: [{where}] {key} must be one of {', '.join(map(repr, get_args(hint)))}, got {value!r}")
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+def _meant(key: str, command: Command | None) -> str:
+    """A hint for a key that is no setting: fix's own keys' table, or the likeliest setting meant."""
+    if key in FIX_KEYS and command != "fix":
+        return "; fix's own keys (test, task, target, python) go in [tool.codeheal.fix]"
+    close = difflib.get_close_matches(key, [*flag_fields(), *(FIX_KEYS if command == "fix" else ())], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _checked(path: Path, where: str, key: str, value: object, name: str) -> object:
+    plain = kind(SETTINGS[name].hint)
+    allowed = CHOICES.get(name)
+    if allowed is not None and value not in allowed:
+        raise ConfigError(f"{path}: [{where}] {key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
+    if plain is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    if type(value) is not kind:
-        raise ConfigError(f"{path}: [{where}] {key} must be of type {kind.__name__}, got {value!r}")
+    if type(value) is not plain:
+        raise ConfigError(f"{path}: [{where}] {key} must be of type {plain.__name__}, got {value!r}")
     return value

@@ -1,61 +1,60 @@
-"""Per-run settings. Studio shows these fields as a form; the CLI fills them from flags."""
+"""Per-run settings, and the one resolver that layers them. Studio shows Context's fields as a
+form; the CLI fills them from flags and pyproject.toml.
+
+Every setting has one flat name: its flag (``--max-attempts``), its `[tool.codeheal]` key
+(``max-attempts``), its environment variable (``CODEHEAL_MAX_ATTEMPTS``). `SETTINGS` lists
+them; each lives in a Context field, itself or in one of its groups: `policy` (the loop's
+switches), `e2b`, and each form's own (`module`, `project`)."""
 
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass, field, fields
-from typing import Any, Literal, get_args, get_origin, get_type_hints
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
 
 from codeheal import environment
 from codeheal.errors import ConfigError
+from codeheal.forms.module.settings import ModuleSettings
+from codeheal.forms.project.settings import ProjectSettings
+from codeheal.settings.checks import (
+    LAYERS,
+    Layer,
+    check_form,
+    check_values,
+    contradictions,
+)
+from codeheal.settings.presets import (
+    DEFAULT_POLICY,
+    PRESET_LIMITS,
+    PRESETS,
+    SWITCHES,
+    Policy,
+    PolicyName,
+)
+from codeheal.settings.values import choices, default_of, from_text, hint_of, setting
+from codeheal.state import FormName
+
+__all__ = [
+    "SETTINGS", "Context", "E2BSettings", "ModuleSettings", "Policy", "PolicyName", "ProjectSettings",
+    "Resolved", "current_context", "resolve", "resolve_context", "settings_of",
+]
 
 SandboxKind = Literal["local", "e2b"]
 Isolation = Literal["bwrap", "basic"]
-PolicyName = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
-FeedbackWhen = Literal["always", "informative"]
-
-_SELF_HEAL = {"feedback": True, "feedback_when": "always", "fresh_attempts": 0, "reflect": True,
-              "fresh_start": True, "retry_samples": 1, "temperature_step": 0.0, "show_failed_code": False,
-              "stop_on_repeat": False}
-POLICY_FIELDS = tuple(_SELF_HEAL)
-"""The loop's switches that a policy preset sets (one_shot also caps max_attempts at 1)."""
-PRESETS: dict[str, dict[str, object]] = {
-    "one_shot": {**_SELF_HEAL, "max_attempts": 1},
-    "resample": {**_SELF_HEAL, "feedback": False},
-    "raw_error": {**_SELF_HEAL, "reflect": False},
-    "self_heal": _SELF_HEAL,
-    "sample_first": {**_SELF_HEAL, "feedback_when": "informative", "fresh_attempts": 2, "reflect": False,
-                     "retry_samples": 2, "temperature_step": 0.15, "stop_on_repeat": True},
-}
-"""What each named policy sets: the benchmark's conditions, and what a user gets by naming one.
-A field the caller (or the environment) sets wins over its policy's value."""
-DEFAULT_POLICY: PolicyName = "resample"
-"""Chosen on the HumanEval tuning slices by the mean hidden pass rate over budgets of 1,000 to
-6,000 tokens, averaged over both embedded models; docs/benchmarks.md has each budget. A project (`codeheal fix`) has one starting
-point and no fresh samples: its retries see the failure and, with `reflect` on (as here), a lesson."""
 
 
-def setting(default: object, description: str) -> Any:
-    """A Context field: unset (None) until resolved; `default` applies when the environment
-    does not name a value either. (Kept under json_schema_extra: Studio's schema builder,
-    pydantic, passes field metadata on as Field arguments.)"""
-    shown = "none" if default is None else repr(default)
-    return field(default=None, metadata={
-        "description": f"{description} Default: {shown}.",
-        "json_schema_extra": {"fallback": default},
-    })
+@dataclass(kw_only=True)
+class E2BSettings:
+    """The E2B sandbox (sandbox="e2b"); a field left unset (None) is resolved as Context's are."""
 
-
-def policy_setting(name: str, description: str) -> Any:
-    """A Context field that the run's policy sets unless the caller or the environment does;
-    its default is the default policy's value."""
-    return setting(PRESETS[DEFAULT_POLICY][name], f"{description} Set by `policy` unless given.")
-
-
-def fallback(name: str) -> object:
-    """The default of Context field `name`, used when neither the caller nor the
-    environment gives a value."""
-    return _FIELDS[name].metadata["json_schema_extra"]["fallback"]
+    template: str = setting("code-interpreter-v1", "The template each remote sandbox is created from.", unset=True)
+    lifetime_s: int = setting(
+        300,
+        "Seconds a remote sandbox may live before E2B kills it; the backstop should codeheal be "
+        "unable to kill it when its test run ends (one sandbox per test run).",
+        unset=True,
+    )
 
 
 @dataclass(kw_only=True)
@@ -63,82 +62,19 @@ class Context:
     """How one run of the loop is carried out.
 
     A field given a value keeps it, whatever the environment says. A field left unset
-    (None) is taken from the environment variable ``CODEHEAL_<FIELD>`` when that is set
+    (None) is taken from the environment variable ``CODEHEAL_<SETTING>`` when that is set
     (for example ``CODEHEAL_MODEL=gpt-4o-mini``), else from the default shown in its
-    description. After construction every field holds its resolved value.
+    description; `resolve` has the whole order. After construction every field holds its
+    resolved value: `policy` a Policy, `e2b`, `module` and `project` their settings.
     """
 
     model: str = setting(
         "local",
         '"local" for the embedded offline model (Qwen2.5-Coder-1.5B; "local-0.5b" for the small one), '
         "an OpenAI model name, or any model name served at base_url (vLLM, Ollama, llama.cpp).",
+        unset=True,
     )
-    base_url: str | None = setting(
-        None,
-        "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.",
-    )
-    policy: PolicyName = setting(
-        DEFAULT_POLICY,
-        "The loop's strategy, a named preset of the switches marked \"set by `policy`\": "
-        '"one_shot" (one attempt), "resample" (independent samples, no failure shown; in the project form, '
-        'which cannot sample fresh, the failure and a lesson), '
-        '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
-        'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
-        "temperature, a failure shown only when it names a wrong value or a crash in the code, "
-        "stop on a repeat). A switch given explicitly wins over its policy's value.",
-    )
-    temperature: float = setting(
-        0.0,
-        "Sampling temperature of the first attempt.",
-    )
-    retry_temperature: float = setting(
-        0.7,
-        "Sampling temperature of later attempts: some variety helps a retry "
-        "escape the first attempt's mistake.",
-    )
-    temperature_step: float = policy_setting(
-        "temperature_step",
-        "Added to retry_temperature for each retry after the first (up to 1.0, "
-        "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
-    )
-    show_failed_code: bool = policy_setting(
-        "show_failed_code",
-        "Show the failed attempt's code in the retry prompt. Off by default: "
-        "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
-        "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
-        "the retry still sees the failed checks and the lessons). Worth turning on for "
-        "stronger models.",
-    )
-    retry_samples: int = policy_setting(
-        "retry_samples",
-        "Candidates the actor writes on each later attempt, at "
-        "retry_temperature. They are tested in parallel and the first that passes (else the "
-        "one that passes the most checks) is kept: small models tend to copy a failed attempt, and several samples "
-        "escape that at the price of more tokens.",
-    )
-    select_samples: int = setting(
-        0,
-        "When an attempt passes tests of fewer than 2 checks (too weak to trust), draw this "
-        "many more candidates from the first prompt, have the model write checks of its own, "
-        "and keep the candidate that most others agree with on them (CodeT-style). Generated "
-        "checks only choose among candidates that pass your tests; they never decide the "
-        "verdict. 0: off.",
-    )
-    mutants: int = setting(
-        80,
-        "Project form (`codeheal fix`): before the first model call, screen up to this many "
-        "one-line mutations of the most suspicious lines (a comparison, an operator, a constant "
-        "or an index one off, a negated condition, swapped arguments, another local variable), "
-        "each tested like a repair; one that passes heals the run without a model call. This "
-        "attempt does not count against max_attempts. 0: off.",
-    )
-    context_size: int = setting(
-        0,
-        "The model's context window in tokens, which the project form's prompts (`codeheal "
-        "fix`) are fitted to. 0: ask the "
-        "server at base_url (llama.cpp, vLLM, Ollama), else 4096 for the embedded model and 16384 "
-        "for others.",
-    )
+    base_url: str | None = setting(None, "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.", unset=True)
     prefill: Literal["auto", "on", "off"] = setting(
         "auto",
         "Start the model's reply for it: the code fence, and the task's function stub when it "
@@ -146,184 +82,272 @@ class Context:
         'Needs a server that continues a final assistant message (llama.cpp does). "auto": on '
         "for the embedded model and .gguf files, off for other endpoints and for a chat model "
         "passed to build_graph.",
+        unset=True,
     )
-    feedback: bool = policy_setting(
-        "feedback",
-        "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "
-        "attempt is written from the first attempt's prompt, an independent sample "
-        "(plain resampling, the baseline healing must beat).",
+    policy: PolicyName | Policy = setting(
+        DEFAULT_POLICY,
+        "The loop's strategy, a named preset of its switches: "
+        '"one_shot" (one attempt), "resample" (independent samples, no failure shown; in the project form, '
+        'which cannot sample fresh, the failure and a lesson), '
+        '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
+        'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
+        "temperature, a failure shown only when it names a wrong value or a crash in the code, "
+        "stop on a repeat). Applied as a unit: switches set below the layer that names it (the "
+        "environment's, for a policy given) do not change it. In Python, a Policy too: a preset "
+        'with changes, e.g. Policy.preset("self_heal", reflect=False).',
+        unset=True,
     )
-    feedback_when: FeedbackWhen = policy_setting(
-        "feedback_when",
-        'With feedback on, which failures are shown. "always": every one. "informative": only '
-        "a failed check that shows the wrong value (with the call that produced it) or a crash "
-        "whose traceback reaches the code; after any other failure (a syntax error, a timeout, "
-        "a check without values) the next attempt is a fresh sample.",
-    )
-    fresh_attempts: int = policy_setting(
-        "fresh_attempts",
-        "How many retries are fresh samples (written from the first attempt's prompt) before "
-        "any failure is shown.",
-    )
-    memory: int = setting(
-        5,
-        "How many of the latest lessons the actor sees (0: none). The thread keeps them all.",
-    )
-    fresh_start: bool = policy_setting(
-        "fresh_start",
-        "When two attempts in a row fail the same way, the conversation is stuck: write the "
-        "next attempt from the first attempt's prompt instead (a new sample, no failure shown). "
-        'If that fails the same way too, the run ends with status "stuck".',
+    max_attempts: int = setting(
+        3, 'Hard cap on attempts (generate + test) in one run (policy "one_shot": 1).', unset=True,
     )
     max_tokens: int | None = setting(
         None,
         "Token budget of one run, prompts and completions counted. Checked before every model "
         'call: a call that might not fit is not made, and the run ends with status "budget". '
         "None: no budget.",
-    )
-    max_attempts: int = setting(
-        3,
-        "Hard cap on attempts (generate + test) in one run.",
+        unset=True,
     )
     timeout_s: float | None = setting(
         None,
         "Wall-clock limit of one test run in the sandbox, seconds. None: 10 s for a module's "
         "tests; in the project form (`codeheal fix`) up to 120 s for the project as it is, then "
         "3x the time that run took, at least 10 s, for each repair's runs.",
+        unset=True,
     )
-    reflect: bool = policy_setting(
-        "reflect",
-        "Write a reflection after a failure that the next attempt is shown (with feedback on; "
-        "in the project form always). Off: the actor sees only the raw failure (the ablation "
-        "the HumanEval benchmark compares against).",
-    )
-    stop_on_repeat: bool = policy_setting(
-        "stop_on_repeat",
-        'End the run (status "stuck") when every candidate of an attempt had been tried '
-        "before: sampling found nothing new.",
-    )
-    sandbox: SandboxKind = setting(
-        "local",
-        '"local" (default, no account) or "e2b" (needs E2B_API_KEY).',
-    )
-    e2b_template: str = setting(
-        "code-interpreter-v1",
-        "E2B: the template each remote sandbox is created from.",
-    )
-    e2b_lifetime_s: int = setting(
-        300,
-        "E2B: seconds a remote sandbox may live before E2B kills it; the backstop should "
-        "codeheal be unable to kill it when its test run ends (one sandbox per test run).",
-    )
+    sandbox: SandboxKind = setting('local', '"local" (default, no account) or "e2b" (needs E2B_API_KEY).', unset=True)
     isolation: Isolation = setting(
         "bwrap",
         'Local sandbox: "bwrap" runs candidates inside bubblewrap and fails with an error naming '
         'the install command where it is missing; "basic" runs them as plain child processes '
         "with resource limits only (no filesystem, network or process isolation): choose it "
         "only for code you trust.",
+        unset=True,
     )
+    e2b: E2BSettings = dataclasses.field(default=None, metadata={"description": "The E2B sandbox's settings."})
     tamper_scan: bool = setting(
         True,
         "Fail a candidate, before it runs, that reaches into the test harness (imports pytest or "
         "codeheal's plugin, walks frames or the heap, traces, reaches other modules through "
         "sys.modules, exits at import; project form: comparison methods that ignore their "
         "argument). Turn off for code that legitimately needs one of these.",
-    )
-    lint: bool = setting(
-        True,
-        "Project form (`codeheal fix`): check each change with ruff before the tests run; a "
-        "problem the change adds (an undefined name, an unused import) fails the attempt.",
+        unset=True,
     )
     review_on_exhaustion: bool = setting(
         False,
         "When the attempts run out, pause for a human to accept the best "
         "attempt, abort, or retry with a hint (needs a checkpointer; Studio has one).",
+        unset=True,
     )
+    module: ModuleSettings = dataclasses.field(
+        default=None, metadata={"description": "The module form's own settings (`codeheal solve`)."})
+    project: ProjectSettings = dataclasses.field(
+        default=None, metadata={"description": "The project form's own settings (`codeheal fix`)."})
 
     def __post_init__(self) -> None:
-        if self.policy is None:
-            self.policy = _unset_value("policy", fallback("policy"))
-        preset = PRESETS.get(self.policy, {})  # an unknown name is refused by validate()
-        for f in fields(self):
-            if getattr(self, f.name) is None:
-                setattr(self, f.name, _unset_value(f.name, preset.get(f.name, fallback(f.name))))
-        self.validate()
-
-    def validate(self) -> None:
-        """Raise ConfigError naming the first invalid field."""
-        if not isinstance(self.max_attempts, int) or self.max_attempts < 1:
-            raise ConfigError(f"max_attempts must be an integer >= 1, got {self.max_attempts!r}")
-        if self.max_tokens is not None and (not isinstance(self.max_tokens, int) or self.max_tokens < 1):
-            raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {self.max_tokens!r}")
-        if not isinstance(self.memory, int) or self.memory < 0:
-            raise ConfigError(f"memory must be an integer >= 0, got {self.memory!r}")
-        if not isinstance(self.retry_samples, int) or self.retry_samples < 1:
-            raise ConfigError(f"retry_samples must be an integer >= 1, got {self.retry_samples!r}")
-        if not isinstance(self.fresh_attempts, int) or self.fresh_attempts < 0:
-            raise ConfigError(f"fresh_attempts must be an integer >= 0, got {self.fresh_attempts!r}")
-        if not 0 <= self.temperature_step <= 1:
-            raise ConfigError(f"temperature_step must be between 0 and 1, got {self.temperature_step!r}")
-        if not isinstance(self.select_samples, int) or self.select_samples < 0:
-            raise ConfigError(f"select_samples must be an integer >= 0, got {self.select_samples!r}")
-        if self.timeout_s is not None and not self.timeout_s > 0:
-            raise ConfigError(f"timeout_s must be > 0 seconds or None, got {self.timeout_s!r}")
-        for name, allowed in _choices().items():
-            if getattr(self, name) not in allowed:
-                raise ConfigError(f"{name} must be {_one_of(allowed)}, got {getattr(self, name)!r}")
-        if not isinstance(self.e2b_lifetime_s, int) or self.e2b_lifetime_s < 1:
-            raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {self.e2b_lifetime_s!r}")
-        if not isinstance(self.mutants, int) or self.mutants < 0:
-            raise ConfigError(f"mutants must be an integer >= 0, got {self.mutants!r}")
-        if not isinstance(self.context_size, int) or self.context_size < 0:
-            raise ConfigError(f"context_size must be an integer >= 0 tokens, got {self.context_size!r}")
-        if not self.model:
-            raise ConfigError("model must not be empty")
-        for name in ("temperature", "retry_temperature"):
-            if not 0 <= getattr(self, name) <= 2:
-                raise ConfigError(f"{name} must be between 0 and 2, got {getattr(self, name)!r}")
+        values, sources = _layered({"given": _flat(self)})
+        check_values(values, CHOICES)
+        contradictions(values, sources)
+        for field in dataclasses.fields(self):
+            setattr(self, field.name, _field_value(values, field.name))
 
 
-@functools.cache
-def _choices() -> dict[str, tuple[str, ...]]:
-    """The fields typed as a Literal, and the values each allows."""
-    hints = get_type_hints(Context)
-    return {f.name: get_args(hints[f.name]) for f in fields(Context) if get_origin(hints[f.name]) is Literal}
+GROUPS: dict[str, type] = {"policy": Policy, "e2b": E2BSettings, "module": ModuleSettings, "project": ProjectSettings}
+"""Context fields that hold several settings, and the dataclass of each."""
 
 
-def _one_of(allowed: tuple[str, ...]) -> str:
-    quoted = [f'"{value}"' for value in allowed]
-    return " or ".join([", ".join(quoted[:-1]), quoted[-1]]) if len(quoted) > 1 else quoted[0]
+@dataclass(frozen=True)
+class Spec:
+    """One setting: its flat name, and where it lives in a Context."""
+
+    name: str
+    group: str | None
+    """The Context field that holds it (GROUPS), or None for a field of its own."""
+    attr: str
+    """Its field: of Context, or of its group's dataclass."""
+    owner: type
+
+    @property
+    def hint(self) -> object:
+        """Its type annotation."""
+        return hint_of(self.owner, self.attr)
+
+    @property
+    def description(self) -> str:
+        """What it does, as Studio and `--help` show it."""
+        field = next(f for f in dataclasses.fields(self.owner) if f.name == self.attr)
+        if self.group != "policy":
+            return field.metadata["description"]
+        # A Policy field's own default is self_heal's: a switch's is the default policy's value.
+        text = field.metadata["description"].rsplit(" Default: ", 1)[0]
+        return f"{text} Set by the policy: {self.default!r} under {DEFAULT_POLICY}, the default."
+
+    @property
+    def default(self) -> object:
+        """Its value when nothing names one; a switch's is the default policy's."""
+        if self.group == "policy":
+            return getattr(PRESETS[DEFAULT_POLICY], self.attr)
+        return default_of(next(f for f in dataclasses.fields(self.owner) if f.name == self.attr))
 
 
-_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+def _specs() -> dict[str, Spec]:
+    specs: dict[str, Spec] = {}
+    for field in dataclasses.fields(Context):
+        group = GROUPS.get(field.name)
+        if group is None or field.name == "policy":
+            specs[field.name] = Spec(field.name, None, field.name, Context)
+        if group is not None:
+            prefix = "e2b_" if field.name == "e2b" else ""
+            for inner in dataclasses.fields(group):
+                if inner.name != "name":
+                    specs[prefix + inner.name] = Spec(prefix + inner.name, field.name, inner.name, group)
+    return specs
 
 
-def _unset_value(name: str, default: object) -> object:
-    env_value = environment.setting(name)
-    return default if env_value is None else _parse_env(name, env_value)
+SETTINGS = _specs()
+"""Every setting by its flat name, in Context's order (a group's settings in its place)."""
+CHOICES = {
+    "policy": tuple(PRESETS),
+    **{name: allowed for name, spec in SETTINGS.items() if (allowed := choices(spec.hint)) is not None},
+}
+"""The values each setting of a few allows: a preset's name, or a Literal's."""
 
 
-def value_kind(name: str) -> type:
-    """The plain type of Context field `name`: the first of bool, int and float its
-    annotation names, else str."""
-    hint = get_type_hints(Context)[name]
-    kinds = get_args(hint) or (hint,)
-    return next((k for k in (bool, int, float) if k in kinds), str)
+def settings_of(context: Context) -> dict[str, object]:
+    """Every setting of a resolved Context by flat name (the policy by its name and switches),
+    as records and `resolve` take them."""
+    return {name: _field_value_of(context, spec) for name, spec in SETTINGS.items()}
 
 
-def _parse_env(name: str, value: str) -> object:
-    """An environment variable's text as the field's type; "none" unsets a field that may
-    be None."""
-    if fallback(name) is None and value.strip().lower() == "none":
-        return None
-    kind = value_kind(name)
-    try:
-        return _BOOLEANS[value.strip().lower()] if kind is bool else kind(value)
-    except (KeyError, ValueError):
-        raise ConfigError(f"{environment.SETTING_PREFIX}{name.upper()}={value!r} is not a valid {kind.__name__}") from None
+def _field_value_of(context: Context, spec: Spec) -> object:
+    if spec.group is None:
+        value = getattr(context, spec.attr)
+        return value.name if isinstance(value, Policy) else value
+    return getattr(getattr(context, spec.group), spec.attr)
 
 
-_FIELDS = {f.name: f for f in fields(Context)}
+def _flat(context: Context) -> dict[str, object]:
+    """The settings a Context was given (its fields not None), by flat name. A Policy gives its
+    name and the switches it changes from that preset; a preset's name is accepted for it, or
+    a dict of switches (with "name", the preset they change; without, the policy named below).
+    A group may be given as a dict."""
+    given: dict[str, object] = {}
+    for field in dataclasses.fields(Context):
+        value = getattr(context, field.name)
+        if value is None:
+            continue
+        if field.name == "policy":
+            if isinstance(value, Policy):
+                given |= {"policy": value.name, **value.changes()}
+            elif isinstance(value, Mapping):  # Studio's: switches, and the preset they change if named
+                given |= {("policy" if k == "name" else k): v for k, v in value.items()}
+            else:
+                given["policy"] = value
+        elif field.name in GROUPS:
+            if isinstance(value, Mapping):
+                value = GROUPS[field.name](**value)
+            prefix = "e2b_" if field.name == "e2b" else ""
+            given |= {prefix + k: v for k, v in dataclasses.asdict(value).items() if v is not None}
+        else:
+            given[field.name] = value
+    return given
+
+
+def _group(values: Mapping[str, object], group: str) -> dict[str, object]:
+    return {spec.attr: values[name] for name, spec in SETTINGS.items() if spec.group == group}
+
+
+def _environment() -> dict[str, object]:
+    """The settings the environment names (CODEHEAL_<SETTING>), read now."""
+    layer = {}
+    for name, spec in SETTINGS.items():
+        text = environment.setting(name)
+        if text is not None:
+            layer[name] = from_text(name, spec.hint, text, environment.SETTING_PREFIX + name.upper())
+    return layer
+
+
+def _layered(layers: Mapping[Layer, Mapping[str, object]]) -> tuple[dict[str, object], dict[str, str]]:
+    """Every setting's value, and where it came from (a layer, "policy" or "default"): see
+    `resolve`. `layers` holds the config, saved and given layers; the environment's is read."""
+    stack: list[tuple[Layer, Mapping[str, object]]] = [
+        ("default", {"policy": DEFAULT_POLICY}), ("environment", _environment()),
+        *((layer, layers[layer]) for layer in LAYERS[2:] if layer in layers),
+    ]
+    unknown = sorted({name for _, layer in stack for name in layer} - set(SETTINGS))
+    if unknown:
+        raise ConfigError(f"no such setting: {', '.join(unknown)}")
+    named_at = max(i for i, (_, layer) in enumerate(stack) if "policy" in layer)
+    name = stack[named_at][1]["policy"]
+    if name not in PRESETS:
+        check_values({"policy": name})
+    preset = {**{k: getattr(PRESETS[name], k) for k in SWITCHES}, **PRESET_LIMITS.get(name, {})}
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    for setting_name, spec in SETTINGS.items():
+        lowest = named_at if setting_name in preset else 0
+        found = next(((layer, values_) for layer, values_ in reversed(stack[lowest:]) if setting_name in values_), None)
+        if found is not None:
+            sources[setting_name], values[setting_name] = found[0], found[1][setting_name]
+        elif setting_name in preset:
+            sources[setting_name], values[setting_name] = "policy", preset[setting_name]
+        else:
+            sources[setting_name], values[setting_name] = "default", spec.default
+    return values, sources
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A run's settings, resolved."""
+
+    context: Context
+    explicit: dict[str, object]
+    """The settings its user set (config, saved or given), by flat name: what a run saves, so
+    that a resumed run keeps them and takes any other from the defaults of its day."""
+
+
+def resolve(
+    given: Mapping[str, object] | None = None,
+    *,
+    config: Mapping[str, object] | None = None,
+    saved: Mapping[str, object] | None = None,
+    form: FormName | None = None,
+) -> Resolved:
+    """A run's Context from its settings by flat name (`SETTINGS`), in this order, each layer
+    over the ones before it:
+
+    1. the defaults (the default policy, "resample", and each setting's default);
+    2. the environment, CODEHEAL_<SETTING> (CODEHEAL_POLICY among them: a default policy);
+    3. `config`, pyproject.toml's [tool.codeheal] with the form's table over it;
+    4. `saved`, the settings a resumed run's user set when it started;
+    5. `given`, the caller's (the CLI's flags).
+
+    A named policy is applied as a unit: a layer that names one discards the switches (and,
+    for one_shot, max_attempts) of the layers below it, so CODEHEAL_MAX_ATTEMPTS=5 with
+    policy="one_shot" given makes one attempt; a switch at the same layer or above changes it.
+
+    Raises ConfigError, before any model call, for a value its setting does not allow, for a
+    contradiction (naming both settings and where each came from: memory=0 with reflect on;
+    one_shot with more attempts; a switch that shapes feedback with feedback off), and, with
+    `form`, for a setting given for the other form (the environment's are left to apply to
+    the form they fit)."""
+    layers = {layer: dict(values) for layer, values in (("config", config), ("saved", saved), ("given", given))
+              if values}
+    values, sources = _layered(layers)
+    check_values(values, CHOICES)
+    contradictions(values, sources)
+    if form is not None:
+        check_form(form, sources)
+    context = Context(**{field.name: _field_value(values, field.name) for field in dataclasses.fields(Context)})
+    explicit = {name: values[name] for name, source in sources.items() if source in ("config", "saved", "given")}
+    return Resolved(context, explicit)
+
+
+def _field_value(values: Mapping[str, object], field: str) -> object:
+    if field == "policy":
+        return Policy(**{"name": values["policy"], **{k: values[k] for k in SWITCHES}})
+    if field in GROUPS:
+        return GROUPS[field](**_group(values, field))
+    return values[field]
 
 
 def resolve_context(context: Context | dict | None) -> Context:
@@ -332,9 +356,11 @@ def resolve_context(context: Context | dict | None) -> Context:
     if isinstance(context, Context):
         return context
     if isinstance(context, dict):
-        known = {f.name for f in fields(Context)}
-        return Context(**{k: v for k, v in context.items() if k in known})
+        return Context(**{k: v for k, v in context.items() if k in _FIELD_NAMES})
     return Context()
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Context))
 
 
 def current_context() -> Context:

@@ -9,7 +9,8 @@ import os
 OPENAI_BASE_URL = "OPENAI_BASE_URL"
 OPENAI_API_KEY = "OPENAI_API_KEY"
 SETTING_PREFIX = "CODEHEAL_"
-"""CODEHEAL_<FIELD>: the fallback of a Context field the caller left unset."""
+"""CODEHEAL_<SETTING>: the environment's layer of a run's settings (context.resolve), for each
+setting by its flat name (context.SETTINGS), e.g. CODEHEAL_MAX_ATTEMPTS, CODEHEAL_RETRY_SAMPLES."""
 CHECKPOINTER = "CODEHEAL_CHECKPOINTER"
 LOCAL_SLOTS = "CODEHEAL_LOCAL_SLOTS"
 LOCAL_THREADS = "CODEHEAL_LOCAL_THREADS"
@@ -28,9 +29,9 @@ def openai_api_key() -> str | None:
     return os.environ.get(OPENAI_API_KEY)
 
 
-def setting(field: str) -> str | None:
-    """The text of CODEHEAL_<FIELD> for Context field `field`, or None when it is not set."""
-    return os.environ.get(SETTING_PREFIX + field.upper())
+def setting(name: str) -> str | None:
+    """The text of CODEHEAL_<NAME> for the setting of flat name `name`, or None when it is not set."""
+    return os.environ.get(SETTING_PREFIX + name.upper())
 
 
 def read(name: str) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from codeheal.context import Context
+from codeheal.context import Context, Policy
 from codeheal.state import Attempt, Feedback, State, Status
 
 AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
@@ -21,7 +21,7 @@ AS_IS_TIMEOUT_S = 120.0
 AS_IS_FACTOR = 3
 """A repair's test run may take this many times the run of the project as it is."""
 MAX_RETRY_TEMPERATURE = 1.0
-"""Context.temperature_step raises retry temperatures up to this (the 0.5B model's replies
+"""Policy.temperature_step raises retry temperatures up to this (the 0.5B model's replies
 turn to noise well before 2)."""
 
 
@@ -82,14 +82,14 @@ def completion_allowance(state: State, context: Context, *, prompt_tokens: int, 
     return per_sample if per_sample >= MIN_COMPLETION_TOKENS else 0
 
 
-def sampling_temperature(state: State, context: Context, *, retry: bool) -> float:
-    """The temperature of the next attempt's samples: Context.temperature for the first,
+def sampling_temperature(state: State, rules: Policy, *, retry: bool) -> float:
+    """The temperature of the next attempt's samples: Policy.temperature for the first,
     retry_temperature for the first retry, raised by temperature_step for each retry after it."""
     if not retry:
-        return context.temperature
+        return rules.temperature
     later = max((state.get("attempts") or 1) - 1, 0)
-    ceiling = max(context.retry_temperature, MAX_RETRY_TEMPERATURE)
-    return round(min(context.retry_temperature + context.temperature_step * later, ceiling), 3)
+    ceiling = max(rules.retry_temperature, MAX_RETRY_TEMPERATURE)
+    return round(min(rules.retry_temperature + rules.temperature_step * later, ceiling), 3)
 
 
 def informative(feedback: Feedback) -> bool:
@@ -105,42 +105,40 @@ def informative(feedback: Feedback) -> bool:
     )
 
 
-def writes_fresh(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
+def writes_fresh(state: State, rules: Policy) -> bool:
     """Whether the next retry is written from the first attempt's prompt (a fresh sample: no
     failure, no lessons) rather than shown the last failure: feedback off, the first
-    Context.fresh_attempts retries, a failure that is not `informative` when the Context
-    shows only those, or a run stuck on the same failure (needs_fresh_start)."""
-    if not fresh_starts:
-        return False
+    Policy.fresh_attempts retries, a failure that is not `informative` when the policy
+    shows only those, or a run stuck on the same failure (needs_fresh_start). `rules`: the
+    run's policy as its form adjusts it (Form.policy_for)."""
     feedback = state.get("feedback")
     return (
-        not context.feedback
-        or (state.get("attempts") or 0) <= context.fresh_attempts
-        or (context.feedback_when == "informative" and not (feedback and informative(feedback)))
-        or needs_fresh_start(state, context)
+        not rules.feedback
+        or (state.get("attempts") or 0) <= rules.fresh_attempts
+        or (rules.feedback_when == "informative" and not (feedback and informative(feedback)))
+        or needs_fresh_start(state, rules)
     )
 
 
-def needs_fresh_start(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
+def needs_fresh_start(state: State, rules: Policy) -> bool:
     """Two attempts in a row failed the same way: the next attempt starts over from the
-    first attempt's prompt (when the Context and the run's form allow fresh starts)."""
+    first attempt's prompt (when the policy, as the run's form adjusts it, allows fresh starts)."""
     history = state.get("history") or []
-    return (_fresh_starts_on(context, fresh_starts) and _repeats_previous(history)
-            and not history[-1].get("fresh_start", False))
+    return _fresh_starts_on(rules) and _repeats_previous(history) and not history[-1].get("fresh_start", False)
 
 
-def is_stuck(state: State, context: Context, *, fresh_starts: bool = True) -> bool:
-    """A fresh start after two equal failures failed the same way as they did. A form without
-    fresh starts (Form.fresh_starts), or a Context with stop_on_repeat, is also stuck when an
-    attempt's candidates were all tried before: sampling again found nothing new."""
+def is_stuck(state: State, rules: Policy) -> bool:
+    """A fresh start after two equal failures failed the same way as they did. With
+    stop_on_repeat (always in a form that cannot sample fresh, Form.policy_for), a run is also
+    stuck when an attempt's candidates were all tried before: sampling again found nothing new."""
     history = state.get("history") or []
-    if (not fresh_starts or context.stop_on_repeat) and history and history[-1].get("repeat"):
+    if rules.stop_on_repeat and history and history[-1].get("repeat"):
         return True
-    return _fresh_starts_on(context, fresh_starts) and _restart_repeated(history)
+    return _fresh_starts_on(rules) and _restart_repeated(history)
 
 
-def _fresh_starts_on(context: Context, fresh_starts: bool) -> bool:
-    return fresh_starts and context.fresh_start and context.feedback
+def _fresh_starts_on(rules: Policy) -> bool:
+    return rules.fresh_start and rules.feedback
 
 
 def _restart_repeated(history: list[Attempt]) -> bool:
@@ -155,38 +153,37 @@ def _repeats_previous(history: list[Attempt]) -> bool:
     return len(history) >= 2 and history[-1]["summary"] == history[-2]["summary"]
 
 
-def after_evaluation(
-    state: State, context: Context, *, fresh_starts: bool = True, screens: bool = False
-) -> AfterEvaluation:
+def after_evaluation(state: State, context: Context, rules: Policy, *, screens: bool = False) -> AfterEvaluation:
     """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
     or attempts used up: finish (or human review when the Context asks for it). Two equal
     failures in a row: a fresh start. Otherwise try again, through the reflector when the
-    Context reflects and the next attempt is shown the failure (see writes_fresh), unless
-    it `screens` candidates written without a model (Form.screens_next): no lesson first."""
+    policy (`rules`, as the run's form adjusts it) reflects and the next attempt is shown the
+    failure (see writes_fresh), unless it `screens` candidates written without a model
+    (Form.screens_next): no lesson first."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"
     if (state.get("attempts") or 0) >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
-    if is_stuck(state, context, fresh_starts=fresh_starts):
+    if is_stuck(state, rules):
         return "finish"
-    if screens or writes_fresh(state, context, fresh_starts=fresh_starts):
+    if screens or writes_fresh(state, rules):
         return "actor"  # neither a screen nor a fresh sample reads a lesson
-    return "reflector" if reflects(context, fresh_starts=fresh_starts) else "actor"
+    return "reflector" if reflects(rules) else "actor"
 
 
-def reflects(context: Context, *, fresh_starts: bool = True) -> bool:
-    """Whether a retry shown the failure is preceded by a lesson: Context.reflect, for a retry
-    that is shown the failure: with feedback on, or always in a form without fresh starts (a
-    project has one starting point, so every retry there sees the failure)."""
-    return context.reflect and (context.feedback or not fresh_starts)
+def reflects(rules: Policy) -> bool:
+    """Whether a retry shown the failure is preceded by a lesson: Policy.reflect, with feedback
+    on (always in the project form: a project has one starting point, so every retry there
+    sees the failure, Form.policy_for)."""
+    return rules.reflect and rules.feedback
 
 
 def wants_selection(state: State, context: Context) -> bool:
     """The latest attempt passed tests too weak to trust (module form), samples are to be
     drawn, an attempt is left, and this run has not selected yet (see nodes/selection.py; prepare sets `probe_function`)."""
     return bool(
-        context.select_samples
+        context.module.select_samples
         and state.get("probe_function")
         and (state.get("attempts") or 0) < attempt_limit(state, context)
         and not any(attempt.get("selection") for attempt in state.get("history") or [])
@@ -198,7 +195,7 @@ def after_model_step(state: State) -> Literal["go on", "finish"]:
     return "finish" if state.get("stop_reason") == "budget" else "go on"
 
 
-def final_status(state: State, context: Context, *, fresh_starts: bool = True) -> Status:
+def final_status(state: State, rules: Policy) -> Status:
     """How the run ended: passed when the last evaluation passed, "accepted" when a reviewer
     accepted the best attempt, "budget" when the token budget ran out, "stuck" when a fresh
     start failed like the attempts before it (see is_stuck), failed otherwise."""
@@ -209,7 +206,7 @@ def final_status(state: State, context: Context, *, fresh_starts: bool = True) -
         return "accepted"
     if state.get("stop_reason") == "budget":
         return "budget"
-    return "stuck" if is_stuck(state, context, fresh_starts=fresh_starts) else "failed"
+    return "stuck" if is_stuck(state, rules) else "failed"
 
 
 LINE_SLOTS = 6
@@ -219,7 +216,8 @@ LINE_SAMPLES = 2
 """Project form: one-line replacements drawn for each of those lines (the first greedy)."""
 REWRITE_SAMPLES = 2
 """Project form: whole-function rewrites a later repair attempt draws at least (the first is
-greedy, one); with one, a retry that repeats itself ends the run as stuck."""
+greedy, one; Form.policy_for raises Policy.retry_samples to it); with one, a retry that
+repeats itself ends the run as stuck."""
 
 
 MUTATED_LINES = 10
@@ -237,12 +235,12 @@ class RepairPlan:
     line_samples: int
 
 
-def repair_plan(state: State, context: Context) -> RepairPlan:
+def repair_plan(state: State, rules: Policy) -> RepairPlan:
     """The project form's next repair attempt: the first draws one greedy rewrite and line
     candidates for the LINE_SLOTS most suspicious lines; each later one draws
-    max(Context.retry_samples, REWRITE_SAMPLES) rewrites and line candidates for the next
-    LINE_SLOTS lines."""
+    Policy.retry_samples rewrites (at least REWRITE_SAMPLES in the project form's policy) and
+    line candidates for the next LINE_SLOTS lines."""
     written = state.get("written") or 0
-    rewrites = 1 if not written else max(context.retry_samples, REWRITE_SAMPLES)
+    rewrites = 1 if not written else rules.retry_samples
     return RepairPlan(rewrites=rewrites, lines=range(written * LINE_SLOTS, (written + 1) * LINE_SLOTS),
                       line_samples=LINE_SAMPLES)

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, fields
+from collections.abc import Mapping
 
 from langgraph.types import StateSnapshot
 from rich.console import Console
 from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
-from codeheal.context import PRESETS, Context
+from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
@@ -22,21 +22,23 @@ from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, RunResult
 from codeheal.transcript import Transcript
 
-__all__ = ["checkpoint_path", "run_with_progress", "saved_context"]
+__all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
 
 OUTPUT_KEYS = ("form", "code", "status", "attempts", "reflections", "history")
 LEFT_OUT_SHOWN = 8
 CONTEXT_KEY = "codeheal_context"
-"""Checkpoint metadata key holding the run's Context as JSON, so a resumed run uses the
-settings the run started with."""
+"""Checkpoint metadata key holding, as JSON, the settings the run's user set (by flat name:
+context.Resolved.explicit), so that a resumed run keeps them; every other setting it takes
+from the defaults and the environment of its day."""
 
 
 def run_with_progress(
     request: InputState | None,
-    settings: dict[str, object],
+    settings: Mapping[str, object],
     thread_id: str,
     console: Console,
     *,
+    file_settings: Mapping[str, object] | None = None,
     checkpointer: str | None = None,
     verbose: bool = False,
 ) -> RunResult:
@@ -45,9 +47,10 @@ def run_with_progress(
 
     `request` None continues the thread's unfinished run; so does a request for the same
     task and tests (project and test command) when the thread's last run was cut short (its finished attempts and
-    reflections are kept, not redone). `settings` are the Context fields the user gave
-    explicitly: they always win; a continued run takes the rest from the run it continues,
-    and the environment fills what neither names. `checkpointer` is a
+    reflections are kept, not redone). `settings` are the settings the user gave as flags,
+    `file_settings` those of pyproject.toml's [tool.codeheal] (by flat name, context.SETTINGS): layered
+    by context.resolve under the settings a continued run saved and over the environment;
+    settings that do not apply to the run's form raise ConfigError. `checkpointer` is a
     postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir).
 
     A new run's input is checked (and a project read) once, here, before the thread is
@@ -59,12 +62,14 @@ def run_with_progress(
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
-        context = merged_context(saved_context(snapshot) if resuming else {}, settings)
-        config["metadata"] = {CONTEXT_KEY: json.dumps(asdict(context))}
+        form = form_of(snapshot.values if resuming else start)
+        resolved = resolve(settings, config=file_settings, saved=saved_settings(snapshot) if resuming else None,
+                           form=form.name)
+        context = resolved.context
+        config["metadata"] = {CONTEXT_KEY: json.dumps(resolved.explicit)}
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
-        form = form_of(snapshot.values if resuming else start)
-        narrator = _Narrator(console, context, reflects=reflects(context, fresh_starts=form.fresh_starts))
+        narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console) if verbose else None
         if transcript is not None:
             config["callbacks"] = [transcript]
@@ -91,9 +96,11 @@ def run_with_progress(
     return RunResult(**{key: values[key] for key in keys})
 
 
-def saved_context(snapshot: StateSnapshot) -> dict:
-    """The Context settings the thread's latest run was started with ({} if unknown)."""
-    return json.loads(snapshot.metadata.get(CONTEXT_KEY, "{}")) if snapshot.metadata else {}
+def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
+    """The settings the user of the thread's latest run set ({} if unknown), by flat name;
+    a setting this version no longer has is dropped."""
+    saved = json.loads(snapshot.metadata.get(CONTEXT_KEY, "{}")) if snapshot.metadata else {}
+    return {name: value for name, value in saved.items() if name in SETTINGS}
 
 
 def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
@@ -130,16 +137,6 @@ def _same_task(values: dict, request: InputState) -> bool:
     """Whether a thread's unfinished run was asked the same task: the same task and tests, or
     (project form) the same project and test command."""
     return all(values.get(key) == request.get(key) for key in choose_form(request).task_keys)
-
-
-def merged_context(saved: dict, given: dict[str, object]) -> Context:
-    """The saved settings of a run, then the ones `given` explicitly; the environment
-    supplies only what neither names. A policy given anew replaces the saved values of the
-    switches it sets."""
-    known = {f.name for f in fields(Context)}
-    if "policy" in given:
-        known -= set(PRESETS.get(str(given["policy"]), {}))
-    return Context(**{**{k: v for k, v in saved.items() if k in known}, **given})
 
 
 class _Narrator:

@@ -259,7 +259,7 @@ class RunScratch(TypedDict, total=False):
     """The run's form, chosen by prepare: every node asks it (codeheal/forms/)."""
     candidates: list[Candidate]
     """The code the evaluator tests next: the starting code, or what the actor wrote (one
-    candidate on attempt 1, Context.retry_samples on later attempts)."""
+    candidate on attempt 1, Policy.retry_samples on later attempts)."""
     generation: Usage
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool

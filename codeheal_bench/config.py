@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from codeheal import Context, lasting_name
+from codeheal import Context, lasting_name, resolve
 
 
 @dataclass(frozen=True)
@@ -28,9 +28,11 @@ class RunConfig:
 
     def context(self, **settings: Any) -> Context:
         """The Context of a run: this config's model, caps and the local sandbox, with
-        `settings` on top; every other field is the library's default (what a user gets)."""
-        return Context(**{"model": self.model, "base_url": self.base_url, "max_attempts": self.max_attempts,
-                          "timeout_s": self.timeout_s, "sandbox": "local", **settings})
+        `settings` (by flat name, as `codeheal.resolve` takes them; None: the library's) on top;
+        every other setting is the library's default (what a user gets)."""
+        given = {"model": self.model, "base_url": self.base_url, "max_attempts": self.max_attempts,
+                 "timeout_s": self.timeout_s, "sandbox": "local", **settings}
+        return resolve({name: value for name, value in given.items() if value is not None}).context
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import asyncio
 import hashlib
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -39,7 +39,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from codeheal import Context, Feedback, best_attempt, build_graph
+from codeheal import Context, Feedback, best_attempt, build_graph, settings_of
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.llm import chat_model
 
@@ -117,7 +117,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         raise ConfigError(f"unknown condition(s) {', '.join(unknown)}: choose from {', '.join(CONDITIONS)}")
     problems = load_problems(config.limit, config.slice)
     conditions = run_conditions(config)
-    contexts = {condition: asdict(condition_context(condition, config)) for condition in CONDITIONS}
+    contexts = {condition: settings_of(condition_context(condition, config)) for condition in CONDITIONS}
     records: Records[ProblemRecord] = Records(
         config.out_dir / RECORDS_FILE, key=lambda r: (r["condition"], r["task_id"]),
         settings_of=lambda r: contexts[r["condition"]],
@@ -130,9 +130,9 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
            conditions: tuple[Condition, ...]) -> dict:
     """Write the summary, the Markdown report and the plots of the records so far (a condition
     not yet run on every problem counts its finished ones); return the summary."""
-    defaults = Context(retry_samples=config.retry_samples)
+    defaults = condition_context("resample", config).policy
     budget = f"a budget of {config.max_tokens} tokens per run" if config.max_tokens else "no token budget"
-    samples = {c: condition_context(c, config).retry_samples for c in conditions if c != "one_shot"}
+    samples = {c: condition_context(c, config).policy.retry_samples for c in conditions if c != "one_shot"}
     settings = (
         f"Candidates per retry: {', '.join(f'{c} {n}' for c, n in samples.items())} (from temperature "
         f"{defaults.retry_temperature:g}), the one passing most visible checks kept; {budget}; "
@@ -247,8 +247,8 @@ async def run_problem(
         task_id=problem.task_id,
         model=config.model,
         run_max_attempts=config.max_attempts,
-        run_retry_samples=context.retry_samples,
-        context=asdict(context),
+        run_retry_samples=context.policy.retry_samples,
+        context=settings_of(context),
         visible_source=problem.visible_source,
         visible_count=problem.visible_count,
         status=final["status"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
@@ -21,7 +21,7 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal import Context, best_attempt, build_graph, lasting_name
+from codeheal import Context, best_attempt, build_graph, lasting_name, settings_of
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
 
 from codeheal_bench.config import ProjectConfig
@@ -82,7 +82,7 @@ def run_quixbugs(config: QuixConfig, console: Console) -> dict:
             raise ConfigError(f"no QuixBugs program named {', '.join(unknown)}")
         problems = [p for p in problems if p.name in config.only]
     context = config.fix_context()
-    settings = asdict(context)
+    settings = settings_of(context)
     records: Records[QuixRecord] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
                                            settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
@@ -121,7 +121,7 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
     seconds = time.perf_counter() - started
     made = change(problem.files, best_attempt(result["history"]).get("changes") or {})
     return QuixRecord(
-        program=problem.name, context=asdict(context), status=result["status"],
+        program=problem.name, context=settings_of(context), status=result["status"],
         healed=result["status"] == "passed", healed_by=healed_by(result), attempts=result["attempts"],
         changed_lines=made.changed_lines, files_changed=made.files,
         only_program_touched=set(made.files) <= {problem.program},
@@ -132,7 +132,7 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
 
 def _not_run(problem: QuixProblem, context: Context, error: str) -> QuixRecord:
     return QuixRecord(
-        program=problem.name, context=asdict(context), status="failed", healed=False, healed_by="", attempts=0,
+        program=problem.name, context=settings_of(context), status="failed", healed=False, healed_by="", attempts=0,
         changed_lines=0, files_changed=[], only_program_touched=True, tokens=0, seconds=0.0,
         error=error, summaries=[], diff="",
     )

@@ -12,7 +12,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -20,7 +20,7 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal import Context, best_attempt, build_graph
+from codeheal import Context, best_attempt, build_graph, resolve, settings_of
 from codeheal.errors import CodehealError, ConfigError
 
 from codeheal_bench.config import ProjectConfig
@@ -73,7 +73,7 @@ def run_seeded(
     selected = chosen_bugs(config.only, bugs)
     pristine = pristine_files(selected, libraries, config.cache)
     context = config.fix_context()
-    settings = asdict(context)
+    settings = settings_of(context)
     records: Records[dict] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
                                      settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
@@ -107,7 +107,7 @@ def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristi
     healed = result["status"] == "passed"
     return {
         "program": bug.name, "library": library.requirement, "kind": bug.kind, "test_command": bug.test_command,
-        "context": asdict(context), "status": result["status"], "healed": healed, "healed_by": healed_by(result),
+        "context": settings_of(context), "status": result["status"], "healed": healed, "healed_by": healed_by(result),
         "suite_passed": healed and suite_passes({**buggy, **changes}, library),
         "restored": set(changes) == {bug.file} and changes[bug.file] == pristine[bug.file],
         "attempts": result["attempts"], "changed_lines": made.changed_lines, "files_changed": made.files,
@@ -138,7 +138,7 @@ def tests_pass(files: Mapping[str, str], test_command: str, timeout_s: float) ->
     attempt, which runs the tests on the project as it is and calls no model (its model is
     one that has no reply), with no mutation screen."""
     never = GenericFakeChatModel(messages=iter(()))
-    context = Context(max_attempts=1, mutants=0, timeout_s=timeout_s, sandbox="local")
+    context = resolve({"max_attempts": 1, "mutants": 0, "timeout_s": timeout_s, "sandbox": "local"}).context
     with tempfile.TemporaryDirectory(prefix="seeded-check-") as folder:
         write_project(Path(folder), files)
         result = build_graph(llm=never).compile().invoke({"project": folder, "test_command": test_command},

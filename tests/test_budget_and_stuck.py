@@ -8,6 +8,7 @@ from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
 from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
+from codeheal.context import Policy
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 FAILED_BEFORE = "Your previous attempt failed these checks"
@@ -58,7 +59,7 @@ def test_a_fresh_start_that_fails_differently_goes_on_healing():
 
 def test_resampling_never_shows_the_model_any_feedback():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(BAD_ADD), fenced(GOOD_ADD)]))
-    result = run(model, max_attempts=3, feedback=False, reflect=False)
+    result = run(model, max_attempts=3, policy=Policy.preset("self_heal", feedback=False, reflect=False))
     assert result["status"] == "passed" and result["attempts"] == 3
     first = model.prompt(0)
     assert all(model.prompt(i) == first for i in range(3))

@@ -7,7 +7,8 @@ import threading
 
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scripted
 
-from codeheal import Context, build_graph
+from codeheal import build_graph
+from codeheal.context import resolve
 from codeheal.nodes.evaluator import Choice
 from codeheal.sandboxes.base import Job, RunResult
 
@@ -32,7 +33,7 @@ class MeetingSandbox(CountingSandbox):
 
 def stream(model, sandbox, **context) -> list[tuple[str, dict]]:
     app = build_graph(llm=model, sandbox=sandbox).compile()
-    updates = app.stream({"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(**context),
+    updates = app.stream({"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve(context).context,
                          stream_mode="updates")
     return [next(iter(update.items())) for update in updates]
 
@@ -44,7 +45,7 @@ def test_a_retry_s_candidates_are_tested_at_the_same_time_in_their_own_jobs():
     steps = []
     app = build_graph(llm=model, sandbox=sandbox).compile()
     for update in app.stream({"task": "Add two numbers.", "tests": ADD_TESTS},
-                             context=Context(retry_samples=3), stream_mode="updates"):
+                             context=resolve({"retry_samples": 3}).context, stream_mode="updates"):
         node, values = next(iter(update.items()))
         steps.append(node)
         if node == "reflector":

@@ -1,5 +1,6 @@
 """`[tool.codeheal]` in pyproject.toml: the flags' settings, layered defaults < environment <
-config < flags, and a `fix` table that makes the CI line plain `codeheal fix`."""
+config < flags, a `fix` table that makes the CI line plain `codeheal fix`, and a `solve` table;
+a key in a table it does not apply to, or misspelled, is refused naming the right one."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from codeheal.config_file import flag_fields, load_config
+from codeheal.context import resolve
 from codeheal.errors import ConfigError
-from codeheal.runner import merged_context
 
 CONFIG = """
 [project]
@@ -58,15 +59,28 @@ def test_layers_defaults_environment_config_flags(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("CODEHEAL_MEMORY", "2")
     monkeypatch.setenv("CODEHEAL_MAX_ATTEMPTS", "9")
     config = load_config(tmp_path, command="fix").settings
-    context = merged_context({}, {**config, "model": "from-flag"})
+    context = resolve({"model": "from-flag"}, config=config).context
     assert context.model == "from-flag", "a flag beats the config"
     assert context.max_attempts == 4, "the config beats the environment"
-    assert context.memory == 2, "the environment beats the default"
-    assert context.temperature == 0.0, "the default where nothing says"
+    assert context.policy.memory == 2, "the environment beats the default"
+    assert context.policy.temperature == 0.0, "the default where nothing says"
 
 
 @pytest.mark.parametrize(("text", "message"), [
     ("[tool.codeheal]\nmax_attempts = 3\n", "'max_attempts' is not a codeheal setting"),
+    ("[tool.codeheal]\nmax-atempts = 3\n", ("'max-atempts' is not a codeheal setting (the flags' names without "
+                                               "dashes); did you mean 'max-attempts'?")),
+    ("[tool.codeheal.fix]\ntset = 'pytest'\n", "did you mean 'test'?"),
+    ("[tool.codeheal]\nmutants = 5\n", ("[tool.codeheal] mutants does not apply to `codeheal solve` (module form): "
+                                        "a setting of the project form (`codeheal fix`); put it in [tool.codeheal.fix]")),
+    ("[tool.codeheal.solve]\nlint = false\n", "[tool.codeheal.solve] lint does not apply to `codeheal solve`"),
+    ("[tool.codeheal.fix]\nselect-samples = 3\n", ("[tool.codeheal.fix] select-samples does not apply to `codeheal fix` "
+                                                   "(project form): a setting of the module form (`codeheal solve`); "
+                                                   "put it in [tool.codeheal.solve]")),
+    ("[tool.codeheal.fix]\nfresh-start = false\n", ("fresh-start does not apply to `codeheal fix` (project form): "
+                                                    "the project form sets it itself")),
+    ("[tool.codeheal]\nselect-samples = 3\n", "put it in [tool.codeheal.solve]"),
+    ("[tool.codeheal]\npolicy = 'greedy'\n", "policy must be one of 'one_shot', 'resample'"),
     ("[tool.codeheal]\ntest = 'pytest'\n", "fix's own keys (test, task, target, python) go in [tool.codeheal.fix]"),
     ("[tool.codeheal]\nmax-attempts = 'many'\n", "max-attempts must be of type int, got 'many'"),
     ("[tool.codeheal]\nsandbox = 'docker'\n", "sandbox must be one of 'local', 'e2b', got 'docker'"),
@@ -78,6 +92,19 @@ def test_bad_config_is_a_config_error_naming_file_and_key(tmp_path: Path, text: 
     with pytest.raises(ConfigError, match=str(tmp_path / "pyproject.toml")) as error:
         load_config(tmp_path, command="fix")
     assert message in str(error.value)
+
+
+def test_each_command_takes_its_own_table_over_the_main_one(tmp_path: Path) -> None:
+    write(tmp_path, "[tool.codeheal]\nmax-attempts = 4\n[tool.codeheal.solve]\nselect-samples = 3\nmax-attempts = 5\n"
+                    "[tool.codeheal.fix]\nmutants = 7\n")
+    assert load_config(tmp_path, command="solve").settings == {"max_attempts": 5, "select_samples": 3}
+    assert load_config(tmp_path, command="fix").settings == {"max_attempts": 4, "mutants": 7}
+
+
+def test_a_policy_named_in_the_config_is_a_unit_over_the_environment(tmp_path: Path, monkeypatch) -> None:
+    write(tmp_path, "[tool.codeheal]\npolicy = 'one_shot'\n")
+    monkeypatch.setenv("CODEHEAL_MAX_ATTEMPTS", "5")
+    assert resolve(config=load_config(tmp_path, command="solve").settings).context.max_attempts == 1
 
 
 def test_plain_codeheal_fix_takes_the_test_command_and_settings_from_the_config(tmp_path: Path, capsys) -> None:

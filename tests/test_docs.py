@@ -39,17 +39,15 @@ def test_the_cli_starts_without_langchain_langgraph_or_openai():
 
 
 def test_the_cli_doc_lists_every_run_setting_flag():
-    from dataclasses import fields
-
     from codeheal.config_file import NO_FLAG, run_flag
-    from codeheal.context import Context, fallback
+    from codeheal.context import SETTINGS
 
     doc = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    for f in fields(Context):
-        if f.name in NO_FLAG:
+    for name, spec in SETTINGS.items():
+        if name in NO_FLAG:
             continue
-        flag = run_flag(f.name)
-        shown = flag.replace("--", "--[no-]", 1) if isinstance(fallback(f.name), bool) else flag + " "
+        flag = run_flag(name)
+        shown = flag.replace("--", "--[no-]", 1) if isinstance(spec.default, bool) else flag + " "
         assert shown in doc, f"docs/cli.md does not list {shown.strip()}"
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from codeheal import Context, build_graph, graph
+from codeheal.context import resolve
+from codeheal.forms.module.form import ModuleForm
 from codeheal.loop.routers import (
     route_after_evaluation,
     route_after_review,
@@ -48,15 +50,21 @@ def feedback(passed: bool) -> dict:
     return {"passed": passed}
 
 
+def after(state: dict, **settings: object) -> str:
+    """policy.after_evaluation for a module run with these settings (by flat name)."""
+    context = resolve(settings).context
+    return after_evaluation(state, context, ModuleForm().policy_for(context.policy))
+
+
 def test_after_evaluation_follows_the_outcome_the_cap_and_the_context():
     running = {"feedback": feedback(False), "attempts": 1}
-    assert after_evaluation(running, Context()) == "reflector"
-    assert after_evaluation(running, Context(reflect=False)) == "actor"
-    assert after_evaluation({"feedback": feedback(True), "attempts": 1}, Context()) == "finish"
+    assert after(running) == "reflector"
+    assert after(running, reflect=False) == "actor"
+    assert after({"feedback": feedback(True), "attempts": 1}) == "finish"
     exhausted = {"feedback": feedback(False), "attempts": 3}
-    assert after_evaluation(exhausted, Context(max_attempts=3)) == "finish"
-    assert after_evaluation(exhausted, Context(max_attempts=3, review_on_exhaustion=True)) == "review"
-    assert after_evaluation({**exhausted, "attempt_limit": 4}, Context(max_attempts=3)) == "reflector"
+    assert after(exhausted, max_attempts=3) == "finish"
+    assert after(exhausted, max_attempts=3, review_on_exhaustion=True) == "review"
+    assert after({**exhausted, "attempt_limit": 4}, max_attempts=3) == "reflector"
 
 
 def test_router_without_runtime_uses_the_default_context():
@@ -66,10 +74,11 @@ def test_router_without_runtime_uses_the_default_context():
 
 
 def test_final_status_and_attempt_limit():
-    assert final_status({"feedback": feedback(True)}, Context()) == "passed"
-    assert final_status({"feedback": feedback(False), "status": "accepted"}, Context()) == "accepted"
-    assert final_status({"feedback": feedback(False), "status": "running"}, Context()) == "failed"
-    assert final_status({"feedback": feedback(False), "stop_reason": "budget"}, Context()) == "budget"
+    rules = Context().policy
+    assert final_status({"feedback": feedback(True)}, rules) == "passed"
+    assert final_status({"feedback": feedback(False), "status": "accepted"}, rules) == "accepted"
+    assert final_status({"feedback": feedback(False), "status": "running"}, rules) == "failed"
+    assert final_status({"feedback": feedback(False), "stop_reason": "budget"}, rules) == "budget"
     assert attempt_limit({}, Context(max_attempts=5)) == 5
     assert attempt_limit({"attempt_limit": 7}, Context(max_attempts=5)) == 7
 
@@ -88,5 +97,5 @@ def test_with_reflect_off_the_run_goes_from_evaluator_to_actor():
 
     app = build_graph(llm=scripted(fenced(BAD_ADD), fenced(GOOD_ADD))).compile()
     steps = [next(iter(update)) for update in app.stream(
-        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(reflect=False), stream_mode="updates")]
+        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve({"reflect": False}).context, stream_mode="updates")]
     assert steps == ["prepare", "actor", "test_candidate", "evaluator", "actor", "test_candidate", "evaluator", "finish"]

@@ -8,7 +8,8 @@ import re
 import pytest
 from doubles import ADD_TESTS, fenced, scripted
 
-from codeheal import Context, build_graph
+from codeheal import build_graph
+from codeheal.context import resolve
 from codeheal.errors import CodehealError, ConfigError, InputError
 
 
@@ -58,4 +59,4 @@ def test_entry_point_the_tests_use_is_accepted():
 ])
 def test_invalid_context_is_a_config_error(field, value):
     with pytest.raises(ConfigError, match=field):
-        Context(**{field: value})
+        resolve({field: value})

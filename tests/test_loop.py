@@ -8,10 +8,11 @@ import time
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
 
 from codeheal import Context, build_graph, graph
+from codeheal.context import resolve
 
 
 def run(model, inputs, sandbox=None, **context):
-    return build_graph(llm=model, sandbox=sandbox).compile().invoke(inputs, context=Context(**context))
+    return build_graph(llm=model, sandbox=sandbox).compile().invoke(inputs, context=resolve(context).context)
 
 
 def test_heals_on_the_second_attempt():

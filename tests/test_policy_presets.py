@@ -1,20 +1,22 @@
-"""Named policy presets (Context.policy) and the routing of sample_first: which retries are
+"""Named policy presets (Context.policy, a Policy) and the routing of sample_first: which retries are
 fresh samples and which see the failure, how many samples, at which temperatures, and when
 a run stops on a repeat."""
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import fields
 
 import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
 from scripted_openai import ScriptedServer, is_actor
 
 from codeheal import Context, build_graph
-from codeheal.context import POLICY_FIELDS, PRESETS
+from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
+from codeheal.forms.module.form import ModuleForm
+from codeheal.forms.project.form import ProjectForm
 from codeheal.policy import after_evaluation, informative, sampling_temperature
-from codeheal.runner import merged_context
+from codeheal.settings.presets import PRESETS, SWITCHES
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 FAILED_BEFORE = "Your previous attempt failed these checks"
@@ -27,18 +29,21 @@ def run(model: ScriptedModel, **context) -> dict:
     return build_graph(llm=model).compile().invoke(TASK, context=Context(**context))
 
 
-def test_every_preset_sets_every_switch_of_the_loop():
+def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
+    assert set(SWITCHES) == {f.name for f in fields(Policy)} - {"name"}
     for name, preset in PRESETS.items():
-        assert set(POLICY_FIELDS) <= set(preset), name
+        assert isinstance(preset, Policy) and preset.name == name
+        assert Policy.preset(name) == preset and Policy.preset(name, reflect=False).reflect is False
 
 
 @pytest.mark.default_policy
 def test_the_default_policy_is_resampling_with_lessons_where_there_is_no_fresh_sample():
     context = Context()
-    assert context.policy == "resample"
-    assert (context.feedback, context.reflect, context.fresh_start, context.retry_samples) == (False, True, True, 1)
-    assert (context.feedback_when, context.fresh_attempts, context.temperature_step) == ("always", 0, 0.0)
-    assert (context.show_failed_code, context.stop_on_repeat, context.max_attempts) == (False, False, 3)
+    policy = context.policy
+    assert policy.name == "resample"
+    assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (False, True, True, 1)
+    assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("always", 0, 0.0)
+    assert (policy.show_failed_code, policy.stop_on_repeat, context.max_attempts) == (False, False, 3)
 
 
 @pytest.mark.default_policy
@@ -55,36 +60,47 @@ def test_a_form_without_fresh_samples_reflects_under_resample_and_self_heal_but_
         {"summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}]}
     for policy, project, module in (("resample", "reflector", "actor"), ("self_heal", "reflector", "reflector"),
                                     ("raw_error", "actor", "actor"), ("sample_first", "actor", "actor")):
-        context = Context(policy=policy, max_attempts=3, fresh_attempts=0)
-        assert after_evaluation(failed, context, fresh_starts=False) == project, policy
-        assert after_evaluation(failed, context, fresh_starts=True) == module, policy
+        context = Context(policy=Policy.preset(policy, fresh_attempts=0), max_attempts=3)
+        assert after_evaluation(failed, context, ProjectForm().policy_for(context.policy)) == project, policy
+        assert after_evaluation(failed, context, ModuleForm().policy_for(context.policy)) == module, policy
+
+
+def test_the_project_form_derives_its_retry_rules_from_the_named_policy():
+    rules = ProjectForm().policy_for(Policy.preset("sample_first", reflect=True, retry_samples=1))
+    assert (rules.feedback, rules.feedback_when, rules.fresh_attempts, rules.fresh_start) == (True, "always", 0, False)
+    assert (rules.stop_on_repeat, rules.retry_samples, rules.reflect, rules.temperature_step) == (True, 2, True, 0.15)
+    assert ModuleForm().policy_for(PRESETS["sample_first"]) == PRESETS["sample_first"]
 
 
 def test_a_preset_sets_the_switches_and_an_explicit_one_wins():
-    resample = Context(policy="resample")
+    resample = Context(policy="resample").policy
     assert (resample.feedback, resample.reflect) == (False, True)  # reflect: in the project form only
-    assert Context(policy="raw_error").reflect is False and Context(policy="raw_error").feedback is True
+    assert Context(policy="raw_error").policy.reflect is False and Context(policy="raw_error").policy.feedback is True
     assert Context(policy="one_shot").max_attempts == 1
-    assert Context(policy="one_shot", max_attempts=4).max_attempts == 4
-    assert Context(policy="resample", feedback=True).feedback is True
-    sample_first = Context(policy="sample_first", retry_samples=3)
+    assert Context(policy="one_shot", max_attempts=1).max_attempts == 1
+    with pytest.raises(ConfigError, match="max_attempts=4 .* contradicts policy='one_shot'"):
+        Context(policy="one_shot", max_attempts=4)  # issue 32: a contradiction, refused
+    assert Context(policy=Policy.preset("resample", feedback=True)).policy.feedback is True
+    sample_first = Context(policy=Policy.preset("sample_first", retry_samples=3)).policy
     assert (sample_first.retry_samples, sample_first.fresh_attempts, sample_first.stop_on_repeat) == (3, 2, True)
 
 
 def test_the_environment_names_a_policy_and_its_switches_win_over_the_preset(monkeypatch):
     monkeypatch.setenv("CODEHEAL_POLICY", "resample")
-    assert Context().feedback is False
-    assert Context(policy="self_heal").feedback is True
+    assert Context().policy.feedback is False
+    assert Context(policy="self_heal").policy.feedback is True
     monkeypatch.setenv("CODEHEAL_FEEDBACK", "true")
-    assert Context().feedback is True
+    assert Context().policy.feedback is True
+    assert Context(policy="resample").policy.feedback is False  # the caller named it: a unit
 
 
 def test_a_policy_given_on_resume_replaces_the_saved_switches_it_sets():
-    saved = asdict(Context(policy="self_heal", retry_samples=3, max_tokens=900))
-    resumed = merged_context(saved, {"policy": "resample"})
-    assert (resumed.policy, resumed.feedback, resumed.reflect, resumed.retry_samples) == ("resample", False, True, 1)
+    saved = resolve({"policy": "self_heal", "retry_samples": 3, "max_tokens": 900}).explicit
+    resumed = resolve({"policy": "resample"}, saved=saved).context
+    policy = resumed.policy
+    assert (policy.name, policy.feedback, policy.reflect, policy.retry_samples) == ("resample", False, True, 1)
     assert resumed.max_tokens == 900  # not a switch of the policy: kept
-    assert merged_context(saved, {"max_attempts": 5}).retry_samples == 3
+    assert resolve({"max_attempts": 5}, saved=saved).context.policy.retry_samples == 3
 
 
 def test_an_unknown_policy_is_refused_by_name():
@@ -114,10 +130,10 @@ def test_a_failure_is_informative_when_it_shows_a_wrong_value_or_a_crash_in_the_
 
 
 def test_retry_temperatures_rise_by_the_step_up_to_the_ceiling():
-    context = Context(retry_temperature=0.7, temperature_step=0.15)
-    assert sampling_temperature({"attempts": 0}, context, retry=False) == 0.0
-    assert [sampling_temperature({"attempts": n}, context, retry=True) for n in (1, 2, 3, 4)] == [0.7, 0.85, 1.0, 1.0]
-    assert sampling_temperature({"attempts": 3}, Context(retry_temperature=1.5), retry=True) == 1.5
+    rules = Context(policy=Policy.preset("self_heal", retry_temperature=0.7, temperature_step=0.15)).policy
+    assert sampling_temperature({"attempts": 0}, rules, retry=False) == 0.0
+    assert [sampling_temperature({"attempts": n}, rules, retry=True) for n in (1, 2, 3, 4)] == [0.7, 0.85, 1.0, 1.0]
+    assert sampling_temperature({"attempts": 3}, Policy.preset("self_heal", retry_temperature=1.5), retry=True) == 1.5
 
 
 def test_sample_first_draws_fresh_samples_first_then_shows_an_informative_failure():
@@ -138,7 +154,7 @@ def test_sample_first_draws_fresh_samples_first_then_shows_an_informative_failur
 
 def test_after_an_uninformative_failure_the_next_retry_is_a_fresh_sample():
     model = ScriptedModel(messages=iter([fenced(BROKEN), fenced(BAD_ADD), fenced(GOOD_ADD)]))
-    result = run(model, policy="raw_error", feedback_when="informative", max_attempts=3)
+    result = run(model, policy=Policy.preset("raw_error", feedback_when="informative"), max_attempts=3)
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert model.prompt(1) == model.prompt(0)  # a syntax error: a fresh sample
     assert FAILED_BEFORE in model.prompt(2)  # a wrong value: shown
@@ -146,7 +162,7 @@ def test_after_an_uninformative_failure_the_next_retry_is_a_fresh_sample():
 
 def test_a_fresh_sample_gets_no_reflection_even_when_the_policy_reflects():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), "It multiplies.", fenced(GOOD_ADD)]))
-    result = run(model, policy="self_heal", fresh_attempts=1, max_attempts=3)
+    result = run(model, policy=Policy.preset("self_heal", fresh_attempts=1), max_attempts=3)
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert model.prompt(1) == model.prompt(0)
     assert "It multiplies." in model.prompt(3) and result["reflections"] == ["It multiplies."]

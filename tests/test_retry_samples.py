@@ -1,5 +1,5 @@
-"""Retries: several candidates per retry (Context.retry_samples), the best one kept; and
-what the retry prompt shows (Context.show_failed_code)."""
+"""Retries: several candidates per retry (Policy.retry_samples), the best one kept; and
+what the retry prompt shows (Policy.show_failed_code)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scripted
 
 from codeheal import Context, build_graph
+from codeheal.context import Policy
 from codeheal.errors import ConfigError
 from codeheal.nodes.candidate_test import candidates_to_test
 
@@ -25,7 +26,7 @@ def test_a_retry_writes_several_candidates_and_keeps_the_one_that_passes(sandbox
         fenced(BAD_ADD), "add subtracts.",
         fenced(BAD_ADD), fenced(TWO_OF_THREE), fenced(GOOD_ADD),
     )
-    result = run(model, sandbox, retry_samples=3)
+    result = run(model, sandbox, policy=Policy.preset("self_heal", retry_samples=3))
     assert result["status"] == "passed"
     assert result["attempts"] == 2
     assert result["code"].strip() == GOOD_ADD.strip()
@@ -41,7 +42,7 @@ def test_the_first_attempt_is_one_sample_and_a_failed_retry_keeps_the_best_candi
         fenced(BAD_ADD), "lesson",
         fenced("def add(a, b):\n    return 42\n"), fenced(TWO_OF_THREE),
     )
-    result = run(model, sandbox, retry_samples=2, max_attempts=2)
+    result = run(model, sandbox, policy=Policy.preset("self_heal", retry_samples=2), max_attempts=2)
     assert result["status"] == "failed"
     assert [h["passed_count"] for h in result["history"]] == [1, 2]
     assert result["history"][1]["code"].strip() == TWO_OF_THREE.strip()
@@ -52,7 +53,7 @@ def test_async_runs_choose_the_same_way():
     model = scripted(fenced(BAD_ADD), "lesson", fenced(TWO_OF_THREE), fenced(GOOD_ADD))
     app = build_graph(llm=model, sandbox=CountingSandbox()).compile()
     result = asyncio.run(app.ainvoke(
-        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(retry_samples=2)
+        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(policy=Policy.preset("self_heal", retry_samples=2))
     ))
     assert result["status"] == "passed" and result["attempts"] == 2
 
@@ -66,7 +67,7 @@ def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
 
 def test_retry_samples_must_be_a_positive_integer():
     with pytest.raises(ConfigError, match="retry_samples must be an integer >= 1, got 0"):
-        Context(retry_samples=0)
+        Context(policy=Policy.preset("self_heal", retry_samples=0))
 
 
 def test_by_default_a_retry_sees_the_failed_checks_and_lesson_but_not_the_failed_code(sandbox):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from doubles import CountingSandbox, fenced, scripted
 
 from codeheal import Context, build_graph
+from codeheal.context import ModuleSettings, resolve
 from codeheal.nodes.selection import choose_by_agreement, parse_probes, visible_feedback
 
 TASK = "Return the absolute value of x.\n\n```python\ndef absolute(x):\n    \"\"\"|x|\"\"\"\n```"
@@ -22,7 +23,7 @@ def run(model, tests=WEAK_TESTS, **context):
     sandbox = CountingSandbox()
     app = build_graph(llm=model, sandbox=sandbox).compile()
     steps, result = [], None
-    for mode, data in app.stream({"task": TASK, "tests": tests}, context=Context(**context),
+    for mode, data in app.stream({"task": TASK, "tests": tests}, context=resolve(context).context,
                                  stream_mode=["updates", "values"]):
         if mode == "updates":
             steps.append(next(iter(data)))
@@ -101,9 +102,9 @@ def test_the_budget_scales_the_extra_samples_down_and_skips_a_choice_it_cannot_p
     from codeheal.nodes.selection import affordable_samples
 
     spent = {"history": [{"tokens": 500}]}
-    assert affordable_samples(spent, Context(select_samples=4), 100, 100, 1)[0] == 4  # no budget
-    samples, allowance = affordable_samples(spent, Context(select_samples=4, max_tokens=2000), 300, 200, 1)
+    assert affordable_samples(spent, Context(module=ModuleSettings(select_samples=4)), 100, 100, 1)[0] == 4  # no budget
+    samples, allowance = affordable_samples(spent, Context(module=ModuleSettings(select_samples=4), max_tokens=2000), 300, 200, 1)
     assert samples == 2 and allowance >= 200
-    assert affordable_samples(spent, Context(select_samples=4, max_tokens=1200), 300, 200, 1) == (0, 0)
+    assert affordable_samples(spent, Context(module=ModuleSettings(select_samples=4), max_tokens=1200), 300, 200, 1) == (0, 0)
     result, steps, _, model = run(scripted(fenced(NEGATE)), select_samples=3, max_tokens=400)
     assert steps[-2:] == ["selector", "finish"] and len(model.calls) == 1 and result["status"] == "passed"

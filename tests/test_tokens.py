@@ -15,10 +15,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
+from codeheal.context import ProjectSettings
+from codeheal.forms.project.prompts import project_actor_messages
+from codeheal.forms.project.workspace_store import workspace_of
 from codeheal.llm import server as embedded
 from codeheal.llm.factory import MAX_TOKENS, token_counter
-from codeheal.forms.project.workspace_store import workspace_of
-from codeheal.forms.project.prompts import project_actor_messages
 from codeheal.tokens import ESTIMATE, MESSAGE_TOKENS, TokenCounter, estimate_tokens
 
 
@@ -83,7 +84,7 @@ def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: py
     """A tokenizer that needs a token per byte (three times the estimate) gets a shorter repair
     context, fitted to the window by its own count, not by the estimate."""
     shutil.copytree(Path(__file__).parent / "project" / "fixtures" / "shop", tmp_path / "shop")
-    context = Context(context_size=MAX_TOKENS + 1400)
+    context = Context(project=ProjectSettings(context_size=MAX_TOKENS + 1400))
     model = scripted("A lesson.", "no code")
     app = build_graph(llm=model).compile(interrupt_before=["actor"], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
@@ -97,7 +98,7 @@ def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: py
     with ScriptedServer(tokenize=per_byte) as server:
         counter = TokenCounter(server.url)
         exact = project_actor_messages(state, context, MAX_TOKENS, retry=False, counter=counter)
-        assert sum(len(m.text.encode()) + MESSAGE_TOKENS for m in exact) <= context.context_size - MAX_TOKENS
+        assert sum(len(m.text.encode()) + MESSAGE_TOKENS for m in exact) <= context.project.context_size - MAX_TOKENS
         assert any("bulk_discount" in text for text in server.tokenized)
     estimated = project_actor_messages(state, context, MAX_TOKENS, retry=False)
     assert len(exact[-1].text) < len(estimated[-1].text)  # the estimate would have overfilled the window

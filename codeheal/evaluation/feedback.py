@@ -126,7 +126,7 @@ def run_feedback(
 
     error = None
     if result.timed_out:
-        error = f"timed out: the run did not finish within the time limit" + (
+        error = "timed out: the run did not finish within the time limit" + (
             f" (still running {hung})" if hung else ""
         )
         if hung:

@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from langchain_core.messages import BaseMessage
 
-from codeheal.context import Context
+from codeheal.context import Context, Policy
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import sampling_temperature
 from codeheal.progress import RunStarted
@@ -45,8 +45,11 @@ class Form(ABC):
     """The input keys that make two runs the same task."""
     output_keys: ClassVar[tuple[str, ...]]
     """The output keys a run of this form has besides the common ones."""
-    fresh_starts: ClassVar[bool]
-    """Whether an attempt may start over from the first attempt's prompt (Context.fresh_start)."""
+
+    def policy_for(self, policy: Policy) -> Policy:
+        """The run's policy as this form can carry it out: the retry rules the policy
+        functions are given (policy.after_evaluation and the rest). By default the policy as named."""
+        return policy
 
     @abstractmethod
     def start(self, state: State) -> dict:
@@ -60,7 +63,7 @@ class Form(ABC):
     @abstractmethod
     def is_retry(self, state: State) -> bool:
         """Whether the next candidates are a retry (sampled at the retry temperature, as
-        Context.retry_samples of them) rather than the first the model writes for the run."""
+        Policy.retry_samples of them) rather than the first the model writes for the run."""
 
     @abstractmethod
     def actor_prompt(
@@ -75,12 +78,13 @@ class Form(ABC):
     ) -> list[Draw]:
         """The model calls that write the next candidates, in the order their candidates are
         tested (the earlier wins among equals). By default one: the actor's prompt, one reply
-        on the first attempt, Context.retry_samples on a retry (policy.sampling_temperature)."""
+        on the first attempt, Policy.retry_samples on a retry (policy.sampling_temperature)."""
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         retry = self.is_retry(state)
+        rules = self.policy_for(context.policy)
         return [Draw(
-            messages, stop, samples=context.retry_samples if retry else 1,
-            temperature=sampling_temperature(state, context, retry=retry), candidate=self.candidate,
+            messages, stop, samples=rules.retry_samples if retry else 1,
+            temperature=sampling_temperature(state, rules, retry=retry), candidate=self.candidate,
         )]
 
     def screens_next(self, state: State, context: Context) -> bool:

@@ -26,7 +26,7 @@ def route_after_evaluation(
     """See `policy.after_evaluation`."""
     context = resolve_context(runtime.context if runtime else None)
     form = form_of(state)
-    return policy.after_evaluation(state, context, fresh_starts=form.fresh_starts,
+    return policy.after_evaluation(state, context, form.policy_for(context.policy),
                                    screens=form.screens_next(state, context))
 
 

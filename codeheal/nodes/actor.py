@@ -34,8 +34,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         retry = form.is_retry(state)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
-        fresh = retry and writes_fresh(state, context, fresh_starts=form.fresh_starts)
-        counter = token_counter(llm or chat_model(context, context.temperature))
+        fresh = retry and writes_fresh(state, form.policy_for(context.policy))
+        counter = token_counter(llm or chat_model(context, context.policy.temperature))
         draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm), counter=counter)
         per_call = 1 if llm else completions_per_request(context)
         candidates: list[str] = []

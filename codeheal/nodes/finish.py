@@ -26,7 +26,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
         form = form_of(state)
-        status = final_status(state, context, fresh_starts=form.fresh_starts)
+        status = final_status(state, form.policy_for(context.policy))
         attempts = state.get("attempts") or 0
         history = state.get("history") or []
         best = best_attempt(history) if history else None

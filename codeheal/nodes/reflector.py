@@ -30,7 +30,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 
     def reflector(state: State) -> Steps[dict]:
         context = current_context()
-        model = llm or chat_model(context, context.temperature, LESSON_MAX_TOKENS)
+        model = llm or chat_model(context, context.policy.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
         counter = token_counter(model)
         messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS, counter)

@@ -57,7 +57,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         )
         probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
-        counter = token_counter(llm or chat_model(context, context.temperature))
+        counter = token_counter(llm or chat_model(context, context.policy.temperature))
         samples, allowance = affordable_samples(
             state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt), per_call,
         )
@@ -66,7 +66,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         emit(AttemptStarted(kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
                             max_attempts=attempt_limit(state, context)))
         ((probe_reply, probe_usage),) = yield ModelCall(
-            llm or chat_model(context, context.temperature), probe_prompt, stop=stop,
+            llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
             max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
         )
         probes = parse_probes(probe_reply, entry_point)
@@ -74,7 +74,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
             *earlier, last = state["history"]
             return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
         replies = yield ModelCall(
-            llm or chat_model(context, context.retry_temperature), first_prompt, stop=stop, samples=samples,
+            llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
             per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
         )
         best = state["history"][-1]["code"]
@@ -90,10 +90,10 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
 def affordable_samples(
     state: State, context: Context, prompt_tokens: int, probe_prompt_tokens: int, per_call: int
 ) -> tuple[int, int]:
-    """How many extra candidates (at most Context.select_samples, at least 2) the run's budget
+    """How many extra candidates (at most ModuleSettings.select_samples, at least 2) the run's budget
     can pay for next to the generated checks, each allowed SAMPLE_TOKENS_WANTED completion
     tokens, and the completion tokens each reply may use; (0, 0) when not even 2 fit."""
-    for samples in range(context.select_samples, 1, -1):
+    for samples in range(context.module.select_samples, 1, -1):
         requests = -(-samples // per_call)
         # The samples' requests and the generated checks' one, as requests + 1 of the mean size.
         allowance = completion_allowance(

@@ -7,7 +7,7 @@ process behind to rewrite the next workspace reaches nothing of a later job, whi
 in a fresh VM. The price is one sandbox start (and pytest's check) per job instead of per
 session. A session only groups jobs: closing it kills those of its sandboxes whose jobs are
 still running. Besides the kill after every job, a sandbox is killed at interpreter exit for
-jobs a crash left running (atexit), and by E2B itself when `Context.e2b_lifetime_s` runs out.
+jobs a crash left running (atexit), and by E2B itself when `Context.e2b.lifetime_s` runs out.
 
 All SDK calls run on one private event loop thread: the SDK's async clients are bound to the
 loop they were made on, and a sync `graph.invoke` would otherwise give every attempt a new
@@ -60,7 +60,7 @@ class E2BSandbox(SyncFace):
     @classmethod
     def from_context(cls, context: Context) -> E2BSandbox:
         """The E2B sandbox a run's Context describes."""
-        return cls(template=context.e2b_template, lifetime_s=context.e2b_lifetime_s)
+        return cls(template=context.e2b.template, lifetime_s=context.e2b.lifetime_s)
 
     async def arun(self, job: Job) -> RunResult:
         return await _bridge().acall(self._run(job))

@@ -11,6 +11,7 @@ from e2b_code_interpreter import AsyncSandbox
 from fake_server import FakeE2B
 
 from codeheal import Context
+from codeheal.context import E2BSettings
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
 from codeheal.evaluation.feedback import strip_ansi
 from codeheal.evaluation.jobs import make_job
@@ -200,7 +201,7 @@ def test_cancelled_async_job_kills_its_sandbox(api_env, fake: FakeE2B):
 
 def test_context_fields_reach_the_sandbox_and_are_validated(monkeypatch):
     monkeypatch.setenv("CODEHEAL_E2B_TEMPLATE", "my-template")
-    sandbox = E2BSandbox.from_context(Context(sandbox="e2b", e2b_lifetime_s=60))
+    sandbox = E2BSandbox.from_context(Context(sandbox="e2b", e2b=E2BSettings(lifetime_s=60)))
     assert (sandbox.template, sandbox.lifetime_s) == ("my-template", 60)
     with pytest.raises(ConfigError, match="e2b_lifetime_s"):
-        Context(e2b_lifetime_s=0)
+        Context(e2b=E2BSettings(lifetime_s=0))

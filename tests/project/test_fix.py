@@ -15,6 +15,7 @@ from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
+from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import project_job
@@ -67,7 +68,7 @@ def snapshot(project: Path) -> dict[str, bytes]:
 
 def fix(model, project: Path, **inputs):
     return build_graph(llm=model).compile().invoke(
-        {"project": str(project), "test_command": TEST, **inputs}, context=Context(max_attempts=4, mutants=0),
+        {"project": str(project), "test_command": TEST, **inputs}, context=Context(max_attempts=4, project=ProjectSettings(mutants=0)),
     )
 
 
@@ -246,7 +247,7 @@ def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop:
 def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
     with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
         build_graph(llm=scripted(FIXED)).compile().invoke(
-            {"project": str(shop), "test_command": TEST}, context=Context(context_size=1300, reflect=False, mutants=0),
+            {"project": str(shop), "test_command": TEST}, context=resolve({"context_size": 1300, "reflect": False, "mutants": 0}).context,
         )
 
 

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from scripted_openai import ScriptedServer
 
-from codeheal import Context, build_graph
-from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
+from codeheal import build_graph
+from codeheal.context import resolve
 from codeheal.forms.project.prompts import FIX_SYSTEM
+from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 BUGGY = "if quantity > threshold:"
@@ -55,7 +56,8 @@ class LineScript:
 
 
 def fix(server: ScriptedServer, project: Path, target: str | None = None, **settings):
-    context = Context(**{"model": "scripted", "base_url": server.url, "max_attempts": 3, "prefill": "on", "mutants": 0, **settings})
+    context = resolve({"model": "scripted", "base_url": server.url, "max_attempts": 3, "prefill": "on", "mutants": 0,
+                       **settings}).context
     request = {"project": str(project), "test_command": "python -m pytest -q", "target": target}
     return build_graph().compile().invoke(request, context=context)
 

@@ -13,6 +13,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
+from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import ConfigError
 from codeheal.forms.project.mutations import (
     ARGUMENTS,
@@ -133,7 +134,7 @@ def test_a_screen_that_finds_nothing_leaves_the_model_its_attempts(tmp_path: Pat
     replies = iter([AIMessage("no code here")] * 4)
     graph = build_graph(llm=GenericFakeChatModel(messages=replies)).compile()
     result = graph.invoke({"project": str(tmp_path), "test_command": TEST},
-                          context=Context(max_attempts=2, mutants=5, reflect=False))
+                          context=resolve({"max_attempts": 2, "mutants": 5, "reflect": False}).context)
     assert result["status"] == "failed" and result["attempts"] == 3
     screen, repair = result["history"][1:]
     assert screen["candidates_tested"] == 5 and screen["tokens"] == 0 and not screen["passed"]
@@ -144,11 +145,11 @@ def test_no_screen_when_mutants_is_0_and_a_bad_count_is_refused(shop: Path) -> N
     replies = iter([AIMessage("no code here")] * 4)
     graph = build_graph(llm=GenericFakeChatModel(messages=replies)).compile()
     result = graph.invoke({"project": str(shop), "test_command": TEST},
-                          context=Context(max_attempts=2, mutants=0, reflect=False))
+                          context=resolve({"max_attempts": 2, "mutants": 0, "reflect": False}).context)
     assert result["attempts"] == 2 and result["history"][1]["candidates_tested"] == 1
     assert len(list(replies)) == 3  # attempt 2 was the model's
     with pytest.raises(ConfigError, match="mutants must be an integer >= 0"):
-        Context(mutants=-1)
+        Context(project=ProjectSettings(mutants=-1))
 
 
 def test_arguments_class_is_screened_after_the_operators() -> None:
@@ -168,6 +169,6 @@ def test_each_candidate_is_applied_once_for_its_key_and_its_test(tmp_path: Path,
     (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
     graph = build_graph(llm=GenericFakeChatModel(messages=iter([AIMessage("no code here")] * 2))).compile()
     result = graph.invoke({"project": str(tmp_path), "test_command": TEST},
-                          context=Context(max_attempts=2, mutants=4, reflect=False))
+                          context=resolve({"max_attempts": 2, "mutants": 4, "reflect": False}).context)
     assert result["attempts"] == 3
     assert len(calls) == len(set(calls)) == 4 + 1  # the 4 mutations and the model's reply, each once

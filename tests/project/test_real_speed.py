@@ -11,10 +11,11 @@ import pytest
 from doubles import CountingSandbox
 from scripted_openai import ScriptedServer
 
-from codeheal import Context, build_graph
+from codeheal import build_graph
 from codeheal.cli import main
-from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
+from codeheal.context import resolve
 from codeheal.forms.project.prompts import FIX_SYSTEM
+from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
 
 CLAMP = '''def clamp(x, lo, hi):
     if x < lo:
@@ -55,7 +56,7 @@ def serve(*replies: str) -> ScriptedServer:
 
 
 def fix(server: ScriptedServer, project: Path, sandbox: CountingSandbox, **settings):
-    context = Context(model="scripted", base_url=server.url, max_attempts=3, **{"mutants": 0, **settings})
+    context = resolve({"model": "scripted", "base_url": server.url, "max_attempts": 3, "mutants": 0, **settings}).context
     app = build_graph(sandbox=sandbox).compile()
     return app.invoke({"project": str(project), "test_command": TEST}, context=context)
 

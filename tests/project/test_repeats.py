@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from scripted_openai import ScriptedServer
 
-from codeheal import Context, build_graph
+from codeheal import build_graph
+from codeheal.context import resolve
 from codeheal.forms.project.prompts import FIX_SYSTEM
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
@@ -54,7 +55,8 @@ def serve(*rounds: list[str]):
 
 
 def fix(server: ScriptedServer, project: Path, **settings):
-    context = Context(model="scripted", base_url=server.url, max_attempts=4, retry_samples=3, **{"mutants": 0, **settings})
+    context = resolve({"model": "scripted", "base_url": server.url, "max_attempts": 4, "retry_samples": 3,
+                       "mutants": 0, **settings}).context
     return build_graph().compile().invoke({"project": str(project), "test_command": TEST}, context=context)
 
 

@@ -13,8 +13,9 @@ from bwrap_probe import bwrap_usable
 from doubles import scripted
 from hostile_run import FIND_CLASS
 
-from codeheal import Context, build_graph
+from codeheal import build_graph
 from codeheal.cli import main
+from codeheal.context import resolve
 
 pytestmark = pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here")
 
@@ -45,7 +46,8 @@ def repair(project: Path, reply: str, **settings: object) -> dict:
     """Every node update of a run whose one repair is `reply` (the tamper scan off unless
     `settings` turn it on), after the project as it is was tested."""
     model = scripted(reply)
-    context = Context(max_attempts=2, reflect=False, timeout_s=20, **{"tamper_scan": False, "mutants": 0, **settings})
+    context = resolve({"max_attempts": 2, "reflect": False, "timeout_s": 20, "tamper_scan": False, "mutants": 0,
+                       **settings}).context
     updates: dict = {}
     for chunk in build_graph(llm=model).compile().stream(
         {"project": str(project), "test_command": TEST}, context=context, stream_mode="updates",

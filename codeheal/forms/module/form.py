@@ -51,7 +51,6 @@ class ModuleForm(Form):
     run_fields = ("tests",)
     task_keys = ("task", "tests")
     output_keys = ()
-    fresh_starts = True
 
     def start(self, state: State) -> dict:
         tests = validate_input(state)
@@ -75,13 +74,13 @@ class ModuleForm(Form):
         history = state.get("history") or []
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
-            last_code = history[-1]["code"] if context.show_failed_code else ""
+            last_code = history[-1]["code"] if context.policy.show_failed_code else ""
         messages = actor_messages(
             task=state["task"],
             tests=state["tests"],
             entry_point=state.get("entry_point"),
             reflections=[] if fresh else state.get("reflections") or [],
-            memory=context.memory,
+            memory=context.policy.memory,
             last_code=last_code,
             last_feedback=None if fresh else state.get("feedback"),
             prefill=prefill,

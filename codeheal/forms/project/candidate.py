@@ -78,7 +78,7 @@ def project_evaluation_steps(
         return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
     if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), lying_dunders=True)):
         return tampering, edit
-    if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
+    if context.project.lint and (findings := added_findings(workspace, edit.files, state["project"])):
         return lint_feedback(findings), edit
     files = {**workspace, **edit.files}
     command = parse_test_command(state["test_command"])

@@ -3,13 +3,14 @@ failing tests healed by targeted edits of its functions."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Mapping
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from codeheal.context import Context
+from codeheal.context import Context, Policy
 from codeheal.errors import EditRejected, InputError
 from codeheal.forms.project.candidate import (
     applied_edit,
@@ -18,7 +19,7 @@ from codeheal.forms.project.candidate import (
 )
 from codeheal.forms.base import Draw, Form
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import MUTATED_LINES, repair_plan, sampling_temperature
+from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.forms.project.diff import unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
@@ -65,8 +66,16 @@ class ProjectForm(Form):
                   "as_is_seconds")
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
-    fresh_starts = False
-    """Every project attempt repairs from the failing tests."""
+
+    def policy_for(self, policy: Policy) -> Policy:
+        """A project has one starting point: every retry repairs from the failing tests and is
+        shown the failure (always; with a lesson when the policy reflects), no retry is a fresh
+        sample, a retry that finds nothing new ends the run, and each retry draws at least
+        REWRITE_SAMPLES rewrites. The switches forms/project/settings.SET_BY_FORM names."""
+        return dataclasses.replace(
+            policy, feedback=True, feedback_when="always", fresh_attempts=0, fresh_start=False, stop_on_repeat=True,
+            retry_samples=max(policy.retry_samples, REWRITE_SAMPLES),
+        )
 
     def start(self, state: State) -> dict:
         task = state.get("task")
@@ -117,17 +126,18 @@ class ProjectForm(Form):
         line-level candidates for the next suspicious lines: the same prompt, the reply started
         with the function up to the line, one line written (at `temperature`, then the rest of
         the line's samples at `retry_temperature`)."""
-        plan = repair_plan(state, context)
+        rules = self.policy_for(context.policy)
+        plan = repair_plan(state, rules)
         retry = self.is_retry(state)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         draws = [Draw(messages, stop, samples=plan.rewrites, candidate=self.candidate,
-                      temperature=sampling_temperature(state, context, retry=retry))]
+                      temperature=sampling_temperature(state, rules, retry=retry))]
         if not prefill:
             return draws
         prompt = messages[:-1]  # without the rewrite's start
         for slot in repair_line_slots(state, plan.lines.stop)[plan.lines.start:]:
             # the line's likeliest replacement, then samples for variety
-            for samples, temperature in ((1, context.temperature), (plan.line_samples - 1, context.retry_temperature)):
+            for samples, temperature in ((1, rules.temperature), (plan.line_samples - 1, rules.retry_temperature)):
                 if samples:
                     draws.append(Draw(
                         [*prompt, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
@@ -136,12 +146,12 @@ class ProjectForm(Form):
         return draws
 
     def screens_next(self, state: State, context: Context) -> bool:
-        return bool(context.mutants and state.get("suspicious") and not state.get("screened")
+        return bool(context.project.mutants and state.get("suspicious") and not state.get("screened")
                     and not state.get("written"))
 
     def screen(self, state: State, context: Context) -> list[Candidate]:
         """Before the first model call: one-line mutations of the MUTATED_LINES most suspicious
-        lines (project/mutations.py), at most Context.mutants, likeliest operator class first
+        lines (project/mutations.py), at most ProjectSettings.mutants, likeliest operator class first
         and within a class the more suspicious line first; each a reply like a line candidate's."""
         if not self.screens_next(state, context):
             return []
@@ -150,7 +160,7 @@ class ProjectForm(Form):
             for place, slot in enumerate(repair_line_slots(state, MUTATED_LINES))
             for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
         ]
-        return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.mutants]]
+        return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
 
     def _line_candidate(self, slot: LineSlot):
         return lambda reply: self.candidate(slot.reply(reply))

@@ -96,11 +96,11 @@ def _get_json(url: str, api_key: str | None, *, body: dict | None = None) -> dic
 
 
 def window_tokens(context: Context) -> int:
-    """The context window of the run's model: Context.context_size when set, the embedded
+    """The context window of the run's model: ProjectSettings.context_size when set, the embedded
     server's slot context for the local model, else what the server at base_url reports
     (asked once per endpoint), else DEFAULT_WINDOW."""
-    if context.context_size:
-        return context.context_size
+    if context.project.context_size:
+        return context.project.context_size
     from codeheal.llm.factory import is_local
 
     if is_local(context):

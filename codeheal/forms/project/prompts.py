@@ -54,7 +54,7 @@ def project_actor_messages(
         failures=state.get("repair_failures") or [],
         files=workspace_of(state),
         targets=project_targets(state),
-        reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
+        reflections=(state.get("reflections") or [])[-context.policy.memory:] if context.policy.memory else [],
         last_feedback=state.get("feedback") if retry else None,
         refused=tried_outcomes(state) if retry else [],
         window=window_tokens(context),

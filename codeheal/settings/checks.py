@@ -1,0 +1,103 @@
+"""The settings refused, by flat name: a value its setting does not allow, a contradictory
+combination, a setting given for the other form. Each error names the setting and where its
+value came from, so that it is found where it was set."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Literal
+
+from codeheal.errors import ConfigError
+from codeheal.forms.module.settings import MODULE_SWITCHES, ModuleSettings
+from codeheal.forms.project.settings import SET_BY_FORM, ProjectSettings
+from codeheal.settings.presets import PRESETS
+from codeheal.settings.values import one_of
+from codeheal.state import FormName
+
+Layer = Literal["default", "environment", "config", "saved", "given"]
+LAYERS: tuple[Layer, ...] = ("default", "environment", "config", "saved", "given")
+"""The layers of a run's settings, each over the ones before it (codeheal.context.resolve)."""
+SET_BY_USER = ("config", "saved", "given")
+FEEDBACK_SWITCHES = ("feedback_when", "fresh_attempts", "fresh_start", "show_failed_code")
+"""Switches that shape what a retry is shown: meaningless with feedback off."""
+MODULE_ONLY = (*(f.name for f in dataclasses.fields(ModuleSettings)), *MODULE_SWITCHES)
+PROJECT_ONLY = tuple(f.name for f in dataclasses.fields(ProjectSettings))
+NOT_FOR: dict[FormName, dict[str, str]] = {
+    "module": {name: "a setting of the project form (`codeheal fix`)" for name in PROJECT_ONLY},
+    "project": {
+        **{name: "a setting of the module form (`codeheal solve`)" for name in MODULE_ONLY},
+        **{name: "the project form sets it itself: every retry sees the failure, none is a fresh "
+                 "sample, and a retry that finds nothing new ends the run" for name in SET_BY_FORM},
+    },
+}
+"""The settings a form refuses, and why."""
+COMMANDS: dict[FormName, str] = {"module": "`codeheal solve` (module form)", "project": "`codeheal fix` (project form)"}
+_AT_LEAST = {
+    "max_attempts": 1, "memory": 0, "retry_samples": 1, "fresh_attempts": 0, "select_samples": 0, "mutants": 0,
+}
+_BETWEEN = {"temperature": 2, "retry_temperature": 2, "temperature_step": 1}
+
+
+def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[object, ...]] | None = None) -> None:
+    """Raise ConfigError naming the first setting of `values` whose value it does not allow;
+    `choices`: the values each Literal-typed setting allows."""
+    allowed = {"policy": tuple(PRESETS), **(choices or {})}
+    for name, value in values.items():
+        if name in allowed and value not in allowed[name]:
+            raise ConfigError(f"{name} must be {one_of(allowed[name])}, got {value!r}")
+        if name in _AT_LEAST and (not isinstance(value, int) or value < _AT_LEAST[name]):
+            raise ConfigError(f"{name} must be an integer >= {_AT_LEAST[name]}, got {value!r}")
+        if name in _BETWEEN and not (isinstance(value, int | float) and 0 <= value <= _BETWEEN[name]):
+            raise ConfigError(f"{name} must be between 0 and {_BETWEEN[name]}, got {value!r}")
+    if values.get("max_tokens") is not None and (not isinstance(values["max_tokens"], int) or values["max_tokens"] < 1):
+        raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {values['max_tokens']!r}")
+    if values.get("timeout_s") is not None and not values["timeout_s"] > 0:
+        raise ConfigError(f"timeout_s must be > 0 seconds or None, got {values['timeout_s']!r}")
+    if "e2b_lifetime_s" in values and (not isinstance(values["e2b_lifetime_s"], int) or values["e2b_lifetime_s"] < 1):
+        raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {values['e2b_lifetime_s']!r}")
+    if "context_size" in values and (not isinstance(values["context_size"], int) or values["context_size"] < 0):
+        raise ConfigError(f"context_size must be an integer >= 0 tokens, got {values['context_size']!r}")
+    if "model" in values and not values["model"]:
+        raise ConfigError("model must not be empty")
+
+
+def where(name: str, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
+    """A setting with its value and where that came from, e.g. "memory=0 (CODEHEAL_MEMORY)"."""
+    source = sources[name]
+    shown = {
+        "environment": f"CODEHEAL_{name.upper()}", "config": "pyproject.toml [tool.codeheal]",
+        "saved": "saved with the run", "given": "given", "policy": f"set by policy {values['policy']}",
+        "default": "the default",
+    }[source]
+    return f"{name}={values[name]!r} ({shown})"
+
+
+def contradictions(values: Mapping[str, object], sources: Mapping[str, str]) -> None:
+    """Raise ConfigError for resolved settings that contradict each other, naming both."""
+    if values["memory"] == 0 and values["reflect"]:
+        raise ConfigError(
+            f"{where('memory', values, sources)} contradicts {where('reflect', values, sources)}: the lessons "
+            "written would reach no attempt; turn reflect off (--no-reflect) or keep memory >= 1"
+        )
+    if values["policy"] == "one_shot" and values["max_attempts"] != 1:
+        raise ConfigError(
+            f"{where('max_attempts', values, sources)} contradicts {where('policy', values, sources)}, which makes "
+            "one attempt: name another policy (resample, raw_error, self_heal, sample_first) or drop max_attempts"
+        )
+    if not values["feedback"]:
+        for name in FEEDBACK_SWITCHES:
+            if sources[name] not in ("policy", "default"):
+                raise ConfigError(
+                    f"{where(name, values, sources)} contradicts {where('feedback', values, sources)}: it shapes "
+                    "what a retry is shown, and with feedback off no retry is shown anything; turn feedback on "
+                    "or drop it"
+                )
+
+
+def check_form(form: FormName, sources: Mapping[str, str]) -> None:
+    """Raise ConfigError for a setting its user set (config, saved or given) that does not apply
+    to a run of `form`."""
+    for name, why in NOT_FOR[form].items():
+        if sources.get(name) in SET_BY_USER:
+            raise ConfigError(f"{name} does not apply to {COMMANDS[form]}: {why}")
