@@ -39,12 +39,11 @@ from codeheal.llm import chat_model
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import ainvoke_model
 from codeheal.forms.module.prompts import (
-    CLOSING_FENCE,
-    CODE_FENCE,
     actor_messages,
     function_stub,
     without_stub_block,
 )
+from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE
 from codeheal.sandboxes import LocalSandbox
 
 RESULTS = Path(__file__).parent / "results"

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from codeheal.bench.quixbugs import load_quixbugs
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 

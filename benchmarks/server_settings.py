@@ -32,7 +32,8 @@ from codeheal.bench.problems import load_problems
 from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.llm.server import ServerSettings, start
 from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
-from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages
+from codeheal.forms.module.prompts import actor_messages
+from codeheal.prompting.parts import CLOSING_FENCE
 
 RESULTS = Path(__file__).parent / "results" / "server_settings.json"
 CORES = os.cpu_count() or 1

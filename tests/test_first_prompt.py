@@ -8,10 +8,10 @@ from scripted_openai import ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.forms.module.prompts import (
-    CLOSING_FENCE,
     SCRIPT_INSTRUCTION,
     SCRIPT_REPLY_START,
 )
+from codeheal.prompting.parts import CLOSING_FENCE
 
 STUB_TASK = 'Add two numbers.\n\n```python\ndef add(a, b):\n    """a + b"""\n```'
 

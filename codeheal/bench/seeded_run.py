@@ -34,7 +34,7 @@ from codeheal.bench.seeded import (
 from codeheal.context import Context, fallback
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.evaluation.feedback import run_feedback
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.loop import build_graph
 from codeheal.policy import best_attempt
 from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks

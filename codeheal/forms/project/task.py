@@ -35,6 +35,9 @@ class TestCommand:
     pytest_at: int | None
     """Where pytest's own arguments start in argv; None when pytest is not visible in it."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "argv", tuple(self.argv))  # a checkpoint gives it back as a list
+
     @property
     def direct(self) -> bool:
         """pytest itself, with nothing before it but an interpreter."""
