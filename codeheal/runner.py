@@ -191,7 +191,7 @@ class _Narrator:
                 self.console.print(f"[dim]left out of the project's copy: {escape(shown)}"
                                    f"{f'; and {more} more' if more > 0 else ''}[/dim]")
         elif event["kind"] == "attempt_started":
-            self.max_attempts = event["max_attempts"]  # one more once a mutation screen runs
+            self.max_attempts = event["max_attempts"]  # one more once the screen runs
         elif event["kind"] == "change_to_write":
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
