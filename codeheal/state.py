@@ -155,7 +155,7 @@ class Attempt(TypedDict):
     diff: NotRequired[str]
     """Project form: the change as a unified diff against the project as it is."""
     repeat: NotRequired[bool]
-    """Every candidate of this attempt had been tried before in the run (Form.candidate_key)."""
+    """Every candidate of this attempt had been tried before in the run (Form.distinct)."""
 
 
 class SuspiciousLine(TypedDict):
@@ -168,7 +168,7 @@ class SuspiciousLine(TypedDict):
 
 
 class Tried(TypedDict):
-    """A candidate tested in this run: what makes it the same as another (Form.candidate_key)
+    """A candidate tested in this run: what makes it the same as another (Form.distinct)
     and how its test ended."""
 
     key: str
@@ -182,7 +182,7 @@ class TestedCandidate(TypedDict):
     """Its place among the attempt's candidates: the earlier wins among equals."""
     code: Candidate
     key: NotRequired[str]
-    """Its Form.candidate_key (set by the test_candidate node)."""
+    """Its Form.distinct (set by the test_candidate node)."""
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""

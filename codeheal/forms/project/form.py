@@ -167,7 +167,8 @@ class ProjectForm(Form):
         # failures, which every repair prompt shows; the tests every repair must run and pass;
         # its time, the base of the repairs' time limit; the suspicious lines), and what
         # follows from it, once: the repair's scope and the command a repair runs first.
-        return {"form_run": cast(ProjectRun, t["form_run"]).scoped() for t in tested if "form_run" in t}
+        found = [t["form_run"] for t in tested if "form_run" in t]
+        return {"form_run": cast(ProjectRun, found[0]).scoped()} if found else {}
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
         """The best attempt's change as a diff, written into the project when the input asks

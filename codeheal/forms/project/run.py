@@ -11,7 +11,11 @@ from dataclasses import dataclass, replace
 
 from codeheal.forms.project.edits import Target
 from codeheal.forms.project.failing_first import failing_first
-from codeheal.forms.project.repair_context import is_test_file, primary_function, repair_scope
+from codeheal.forms.project.repair_context import (
+    is_test_file,
+    primary_function,
+    repair_scope,
+)
 from codeheal.forms.project.task import ProjectTask, TestCommand
 from codeheal.forms.project.workspace_store import keep, workspace_files
 from codeheal.state import ChangedDefinition, CheckFailure, FormRun, SuspiciousLine
