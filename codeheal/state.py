@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from typing import Annotated, Literal, NotRequired
 
 from typing_extensions import (
@@ -26,10 +25,10 @@ when a reply had no code; AS_IS: no change, the project as it is."""
 AS_IS: Candidate = None
 
 
-@dataclass(frozen=True)
-class FormRun:
+class FormRun(TypedDict):
     """A run's facts as its form computed them once (the project form's: ProjectRun in
-    codeheal/forms/project/run.py); later steps read them instead of computing them again."""
+    codeheal/forms/project/run.py); later steps read them instead of computing them again.
+    Plain data, so every checkpointer saves and loads it as it is."""
 
 
 class Frame(TypedDict):

@@ -36,6 +36,7 @@ def prepare(state: State) -> dict:
         "screened": False,
         "stop_reason": None,
         "probe_function": None,
+        "form_run": None,
     }
     update = {**reset, **form.start(state)}
     emit(form.run_started({**state, **update}))

@@ -1,6 +1,6 @@
 """Judging one project-form candidate, each step in one home: the reply applied to the
 project's files as targeted edits and checked against the run's scope (`applied`, in the
-fan-out, edits.py and run.RepairScope), then in its test the tamper scan of what the model
+fan-out: edits.py, run.refusal), then in its test the tamper scan of what the model
 wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in the sandbox
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
@@ -9,7 +9,6 @@ which ranks the suspicious lines."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import cast
 
 from codeheal.context import Context
@@ -22,11 +21,27 @@ from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import lint_feedback
 from codeheal.forms.project.repair_context import is_test_file
-from codeheal.forms.project.run import AsIs, ProjectRun
+from codeheal.forms.project.run import (
+    AsIs,
+    ProjectRun,
+    command_of,
+    files_of,
+    hints_of,
+    refusal,
+    targets_of,
+)
 from codeheal.forms.project.suspicious import rank_lines
+from codeheal.forms.project.workspace_store import workspace_files
 from codeheal.policy import as_is_time_limit, time_limit
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IS, AppliedChange, CandidateJob, CheckFailure, Feedback, TestedCandidate
+from codeheal.state import (
+    AS_IS,
+    AppliedChange,
+    CandidateJob,
+    CheckFailure,
+    Feedback,
+    TestedCandidate,
+)
 from codeheal.steps import Steps
 
 NOT_APPLIED = "the reply was not applied"
@@ -34,38 +49,37 @@ NOT_APPLIED = "the reply was not applied"
 
 def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
     """The project as it is tested, with each test's line coverage recorded: its feedback, and
-    the run's record with what it found (run.AsIs: its failures, the tests it ran, its lines
+    the run's record with what it found (`as_is`: its failures, the tests it ran, its lines
     ranked by how suspicious they are, those of the --target first).
     Raises InputError when its tests cannot test it (refuse_untestable)."""
     run = cast(ProjectRun, job["form_run"])
-    files = run.files
+    files = files_of(run)
     feedback, result = yield from judged_run(
-        sandbox, files, run.command, as_is_time_limit(context), job.get("session"), run.interpreter, None, coverage=True)
-    refuse_untestable(feedback, run.test_command)
+        sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run["interpreter"],
+        None, coverage=True)
+    refuse_untestable(feedback, run["test_command"])
     coverage = coverage_by_test(result)
     unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
     failed = set(feedback.get("tests_failed") or []) | unfinished
     ranking = rank_lines(coverage, failed, feedback["failures"], files)
-    targets = {(target.file, target.function.rsplit(".", 1)[-1]) for target in run.targets}
+    targets = {(target.file, target.function.rsplit(".", 1)[-1]) for target in targets_of(run)}
     as_is = AsIs(
-        failures=tuple(run_failures(feedback)), tests_ran=tuple(feedback.get("tests_ran") or []),
-        tests_failed=tuple(feedback.get("tests_failed") or []), seconds=feedback["seconds"],
-        suspicious=tuple(functions_first(ranking, files, targets)),
+        failures=run_failures(feedback), tests_ran=feedback.get("tests_ran") or [],
+        tests_failed=feedback.get("tests_failed") or [], seconds=feedback["seconds"],
+        suspicious=functions_first(ranking, files, targets),
     )
-    return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=replace(run, as_is=as_is))
+    return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))
 
 
 def applied(run: ProjectRun, candidate: str) -> AppliedChange:
     """The candidate applied to the run's files (edits.apply_reply with the scope's hints), and
     why it is refused if it is: it cannot be applied (then it changes nothing), or it edits the
-    tests or a function the failing tests do not reach (run.RepairScope.refusal)."""
-    scope = run.scope
+    tests or a function the failing tests do not reach (run.refusal)."""
     try:
-        edit = apply_reply(run.files, candidate, hints=list(scope.hints) if scope is not None else run.targets)
+        edit = apply_reply(files_of(run), candidate, hints=hints_of(run))
     except EditRejected as exc:
         return AppliedChange(files={}, changed=[], refused=str(exc))
-    refused = scope.refusal(edit.changed) if scope is not None else None
-    return AppliedChange(files=edit.files, changed=edit.changed, refused=refused)
+    return AppliedChange(files=edit.files, changed=edit.changed, refused=refusal(run["scope"], edit.changed))
 
 
 def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
@@ -73,17 +87,19 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
     failed attempt saying why; then the tamper scan of what the model wrote, the linter stage,
     and the test runs (job.repair_runs)."""
     run, change, code = cast(ProjectRun, job["form_run"]), job["change"], job["candidate"]
-    assert code is not AS_IS and run.as_is is not None
+    as_is = run["as_is"]
+    assert code is not AS_IS and as_is is not None
     if change["refused"] is not None:
         return TestedCandidate(index=job["index"], code=code,
                                feedback=attempt_feedback(error=f"{NOT_APPLIED}: {change['refused']}"))
     feedback = tamper_feedback(written_code(code), lying_dunders=True) if context.tamper_scan else None
-    files = run.files
+    files = workspace_files(run["project"], run["workspace_key"])
     if feedback is None and context.lint:
-        feedback = lint_feedback(files, change["files"], run.project)
+        feedback = lint_feedback(files, change["files"], run["project"])
     if feedback is None:
-        limit = time_limit(context, run.as_is.seconds)
-        feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, limit, job.get("session"))
+        limit = time_limit(context, as_is["seconds"])
+        commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
+        feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, commands, limit, job.get("session"))
     diff = unified_diff(files, change["files"])
     return TestedCandidate(index=job["index"], code=code, feedback=feedback, changes=change["files"],
                            changed=change["changed"], diff=diff.text, changed_lines=diff.changed_lines)

@@ -17,14 +17,33 @@ from codeheal.forms.project.diff import write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
-from codeheal.forms.project.prompts import project_actor_messages, project_reflector_messages, project_reply_start
-from codeheal.forms.project.run import ProjectRun, run_of, started
+from codeheal.forms.project.prompts import (
+    project_actor_messages,
+    project_reflector_messages,
+    project_reply_start,
+)
+from codeheal.forms.project.run import (
+    ProjectRun,
+    files_of,
+    run_of,
+    scope_pairs,
+    scoped,
+    started,
+)
 from codeheal.forms.project.task import DEFAULT_TASK, load_project
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import MUTATED_LINES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AS_IS, Attempt, Candidate, CandidateJob, State, Status, TestedCandidate
+from codeheal.state import (
+    AS_IS,
+    Attempt,
+    Candidate,
+    CandidateJob,
+    State,
+    Status,
+    TestedCandidate,
+)
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
@@ -63,7 +82,7 @@ class ProjectForm(Form):
         }
 
     def run_started(self, run: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="project", files=len(run_of(run).files),
+        return RunStarted(kind="run_started", first="project", files=len(files_of(run_of(run))),
                           left_out=run.get("left_out") or [])
 
     def is_retry(self, state: State) -> bool:
@@ -106,8 +125,8 @@ class ProjectForm(Form):
         return draws
 
     def screens_next(self, state: State, context: Context) -> bool:
-        as_is = run_of(state).as_is
-        return bool(context.mutants and as_is is not None and as_is.suspicious and not state.get("screened")
+        as_is = run_of(state)["as_is"]
+        return bool(context.mutants and as_is is not None and as_is["suspicious"] and not state.get("screened")
                     and not state.get("written"))
 
     def screen(self, state: State, context: Context) -> list[Candidate]:
@@ -168,7 +187,7 @@ class ProjectForm(Form):
         # its time, the base of the repairs' time limit; the suspicious lines), and what
         # follows from it, once: the repair's scope and the command a repair runs first.
         found = [t["form_run"] for t in tested if "form_run" in t]
-        return {"form_run": cast(ProjectRun, found[0]).scoped()} if found else {}
+        return {"form_run": scoped(cast(ProjectRun, found[0]))} if found else {}
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
         """The best attempt's change as a diff, written into the project when the input asks
@@ -180,7 +199,7 @@ class ProjectForm(Form):
         diff = (best or {}).get("diff") or ""
         if state.get("apply") and status == "passed" and changes:
             emit(ChangeToWrite(kind="change_to_write", diff=diff))
-            paths = write_changes(state["project"], changes, originals=run_of(state).files, force=bool(state.get("force")))
+            paths = write_changes(state["project"], changes, originals=files_of(run_of(state)), force=bool(state.get("force")))
             written = [str(path) for path in paths]
         return {
             "diff": diff,
@@ -197,6 +216,5 @@ class ProjectForm(Form):
 def repair_line_slots(run: ProjectRun, limit: int) -> list[LineSlot]:
     """The first `limit` suspicious lines of the project as it is that a line candidate may
     change: statements of the functions the repair may change (the run's scope)."""
-    as_is, scope = run.as_is, run.scope
-    functions = set(scope.functions) if scope is not None and scope.functions is not None else None
-    return line_slots(list(as_is.suspicious) if as_is else [], run.files, scope=functions, limit=limit)
+    as_is = run["as_is"]
+    return line_slots(as_is["suspicious"] if as_is else [], files_of(run), scope=scope_pairs(run["scope"]), limit=limit)

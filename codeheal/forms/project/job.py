@@ -27,27 +27,29 @@ COVERAGE = {"CODEHEAL_COVERAGE": "1"}
 
 
 def repair_runs(
-    sandbox: Sandbox, run: ProjectRun, files: Mapping[str, str], limit: float, session: str | None
+    sandbox: Sandbox, run: ProjectRun, files: Mapping[str, str], commands: tuple[TestCommand, TestCommand | None],
+    limit: float, session: str | None,
 ) -> Steps[Feedback]:
-    """A repair's test runs on the changed `files`: the tests that failed on the project as it
-    is alone first, where pytest takes their node ids (the run's `first_command`), then the
+    """A repair's test runs on the changed `files`, of the run's `commands` (its test command,
+    and the one narrowed to the failing tests, if any: run.first_command): the tests that
+    failed on the project as it is alone first, where pytest takes their node ids, then the
     whole command, which must run and pass every test the project as it is ran; a change that
     fixes the failing tests and breaks others says which."""
-    as_is, first = run.as_is, run.first_command
+    as_is, (command, first) = run["as_is"], commands
     assert as_is is not None
-    failing = list(as_is.tests_failed)
+    failing = as_is["tests_failed"]
     first_seconds = 0.0
     if first is not None:
-        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run.interpreter, failing)
+        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run["interpreter"], failing)
         if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
             # Counted as a whole run: the tests that passed on the project as it is were not rerun.
-            not_rerun = len(set(as_is.tests_ran) - set(failing))
+            not_rerun = len(set(as_is["tests_ran"]) - set(failing))
             feedback["passed_count"] += not_rerun
             feedback["total"] += not_rerun
             return feedback
         # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
         first_seconds = feedback["seconds"]
-    feedback, _ = yield from judged_run(sandbox, files, run.command, limit, session, run.interpreter, list(as_is.tests_ran))
+    feedback, _ = yield from judged_run(sandbox, files, command, limit, session, run["interpreter"], as_is["tests_ran"])
     feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
     if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
         broken = sorted({f["test"] for f in feedback["failures"]})

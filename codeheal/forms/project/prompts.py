@@ -18,7 +18,7 @@ from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target
 from codeheal.forms.project.model_window import window_tokens
 from codeheal.forms.project.repair_context import repair_context
-from codeheal.forms.project.run import AsIs, run_of
+from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
@@ -52,22 +52,22 @@ def project_actor_messages(
     as_is = _as_is(state)
     return fix_actor_messages(
         task=state["task"],
-        test_command=run.test_command,
-        failures=as_is.failures,
-        files=run.files,
-        targets=run.targets,
+        test_command=run["test_command"],
+        failures=as_is["failures"],
+        files=files_of(run),
+        targets=targets_of(run),
         reflections=(state.get("reflections") or [])[-context.memory:] if context.memory else [],
         last_feedback=state.get("feedback") if retry else None,
         refused=tried_outcomes(state) if retry else [],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
-        suspicious=as_is.suspicious,
+        suspicious=as_is["suspicious"],
     )
 
 
 def _as_is(state: State) -> AsIs:
-    as_is = run_of(state).as_is
+    as_is = run_of(state)["as_is"]
     assert as_is is not None, "the repair prompts follow the test of the project as it is"
     return as_is
 
@@ -92,12 +92,11 @@ def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
     """How a prefilled project-form reply starts, and where it ends: the code fence, then the
     path and the `def` line of the function the repair most likely changes; the model writes
     its body, and generation stops at the closing fence or the next top-level statement."""
-    scope = run_of(state).scope
-    primary = scope.primary if scope is not None else None
+    scope = run_of(state)["scope"]
+    primary = scope["primary"] if scope is not None else None
     if primary is None:
         return CODE_FENCE, (CLOSING_FENCE,)
-    path, header = primary
-    return f"{CODE_FENCE}# {path}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
+    return f"{CODE_FENCE}# {primary['path']}\n{primary['header']}", (CLOSING_FENCE, *FUNCTION_END)
 
 
 def project_reflector_messages(
@@ -108,15 +107,15 @@ def project_reflector_messages(
     as_is = _as_is(state)
     return fix_reflector_messages(
         task=state["task"],
-        failures=as_is.failures,
-        files=run.files,
-        targets=run.targets,
+        failures=as_is["failures"],
+        files=files_of(run),
+        targets=targets_of(run),
         code=state["history"][-1]["code"],
         feedback=state["feedback"],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
-        suspicious=as_is.suspicious,
+        suspicious=as_is["suspicious"],
     )
 
 
