@@ -33,8 +33,6 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from codeheal.context import Context
 from codeheal.forms.module.candidate import aevaluate_candidate
 from codeheal.forms.module.prompts import (
-    CLOSING_FENCE,
-    CODE_FENCE,
     actor_messages,
     function_stub,
     without_stub_block,
@@ -42,6 +40,7 @@ from codeheal.forms.module.prompts import (
 from codeheal.llm import chat_model
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import ainvoke_model
+from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE
 from codeheal.sandboxes import LocalSandbox
 
 from codeheal_bench.hidden import hidden_verdict

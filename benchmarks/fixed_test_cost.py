@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 

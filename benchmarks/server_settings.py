@@ -28,7 +28,8 @@ from pathlib import Path
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.evaluation.feedback import attempt_feedback
-from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages
+from codeheal.forms.module.prompts import actor_messages
+from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.llm.server import ServerSettings, start
 from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
 

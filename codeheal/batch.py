@@ -22,7 +22,7 @@ from codeheal.errors import ConfigError
 from codeheal.llm import chat_model
 from codeheal.loop.builder import build_graph
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import InputState, RunResult
+from codeheal.state import InputState, RunReport
 
 
 @dataclass
@@ -32,7 +32,7 @@ class BatchItem:
     index: int
     """Position of the request in the batch."""
     thread_id: str
-    result: RunResult | None = None
+    result: RunReport | None = None
     error: Exception | None = None
 
 

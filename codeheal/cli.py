@@ -18,7 +18,7 @@ from codeheal.errors import CodehealError, ConfigError, InputError
 
 if TYPE_CHECKING:
     from codeheal.config_file import Command
-    from codeheal.state import FormName, RunResult
+    from codeheal.state import FormName, RunReport
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 EVERYDAY = ("model", "base_url", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
@@ -294,11 +294,11 @@ def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
     return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
 
 
-def _report(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
+def _report(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
     return _REPORTS[result["form"]](args, result, thread_id)
 
 
-def _report_solve(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
+def _report_solve(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
     """A module-form result: the code on stdout (or one JSON object)."""
     if args.out:
         Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
@@ -309,7 +309,7 @@ def _report_solve(args: argparse.Namespace, result: RunResult, thread_id: str) -
     return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
 
 
-def _report_fix(args: argparse.Namespace, result: RunResult, thread_id: str) -> int:
+def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
     """A project-form result: the diff on stdout (or one JSON object), what happened on stderr.
     Stdout carries a diff only when the tests pass, so `codeheal fix > fix.diff && git apply
     fix.diff` never applies a change that fails; a failed run's best attempt goes to stderr
@@ -339,7 +339,7 @@ def _report_fix(args: argparse.Namespace, result: RunResult, thread_id: str) -> 
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
-_REPORTS: dict[FormName, Callable[[argparse.Namespace, RunResult, str], int]] = {
+_REPORTS: dict[FormName, Callable[[argparse.Namespace, RunReport, str], int]] = {
     "module": _report_solve, "project": _report_fix,
 }
 """How the CLI prints a result, by the run's form."""

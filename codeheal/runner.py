@@ -16,10 +16,9 @@ from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
-from codeheal.nodes.prepare import start_run
 from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
-from codeheal.state import InputState, RunResult
+from codeheal.state import InputState, RunReport
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -41,7 +40,7 @@ def run_with_progress(
     file_settings: Mapping[str, object] | None = None,
     checkpointer: str | None = None,
     verbose: bool = False,
-) -> RunResult:
+) -> RunReport:
     """Run one task on a thread, checkpointing every step, and narrate it on `console`
     (`verbose`: also every prompt, reply and attempt's diff).
 
@@ -53,16 +52,15 @@ def run_with_progress(
     settings that do not apply to the run's form raise ConfigError. `checkpointer` is a
     postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir).
 
-    A new run's input is checked (and a project read) once, here, before the thread is
-    touched: bad input raises InputError and leaves no checkpoint. Its result is written to
-    the thread as prepare's, and the graph goes on from there."""
-    start = start_run(request) if request is not None else None
+    A new run starts at the graph's prepare, as every caller's does: bad input raises
+    InputError before any model call, and the thread is left as it was (no checkpoint of
+    the refused run)."""
     config = {"configurable": {"thread_id": thread_id}}
     with open_checkpointer(checkpointer, must_exist=request is None) as saver:
         graph = build_graph().compile(checkpointer=saver, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
-        form = form_of(snapshot.values if resuming else start)
+        form = form_of(snapshot.values) if resuming else choose_form(request or {})
         resolved = resolve(settings, config=file_settings, saved=saved_settings(snapshot) if resuming else None,
                            form=form.name)
         context = resolved.context
@@ -70,30 +68,43 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
-        transcript = Transcript(console) if verbose else None
+        transcript = Transcript(console, form) if verbose else None
         if transcript is not None:
             config["callbacks"] = [transcript]
         with console.status("") as status:
             narrator.status = status
             if resuming:
                 narrator.resume(snapshot.values)
-            else:
-                assert request is not None and start is not None
-                graph.update_state(config, {**request, **start}, as_node="prepare")
-                narrator.on_event(form.run_started({**request, **start}))
-            if transcript is not None:
-                run = snapshot.values if resuming else {**request, **start}
-                transcript.workspace = form.files_as_read(run)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
-            for mode, payload in graph.stream(None, config, context=context, stream_mode=modes, durability="sync"):
-                if mode == "custom":
-                    narrator.on_event(payload)
-                elif transcript is not None:
-                    for node, values in payload.items():
-                        transcript.on_update(node, values or {})
+            try:
+                for mode, payload in graph.stream(None if resuming else request, config, context=context,
+                                                  stream_mode=modes, durability="sync"):
+                    if mode == "custom":
+                        narrator.on_event(payload)
+                    elif transcript is not None:
+                        for node, values in payload.items():
+                            transcript.on_update(node, values or {})
+            except InputError:
+                if not resuming and _refused_at_prepare(graph, config):
+                    _forget_refused_run(graph, saver, snapshot, thread_id)
+                raise
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
-    return RunResult(**{key: values[key] for key in keys})
+    return RunReport(**{key: values[key] for key in keys})
+
+
+def _refused_at_prepare(graph, config: dict) -> bool:
+    """Whether the thread's run stopped at its first node (prepare refused the input)."""
+    return graph.get_state(config).next == ("prepare",)
+
+
+def _forget_refused_run(graph, saver, before: StateSnapshot, thread_id: str) -> None:
+    """Leave the thread as it was before a run prepare refused: a new thread is deleted; one
+    with earlier runs gets its last checkpoint back as the latest."""
+    if before.values:
+        graph.update_state(before.config, None, as_node="__copy__")
+    else:
+        saver.delete_thread(thread_id)
 
 
 def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
@@ -177,7 +188,7 @@ class _Narrator:
                 self.console.print(f"[dim]left out of the project's copy: {escape(shown)}"
                                    f"{f'; and {more} more' if more > 0 else ''}[/dim]")
         elif event["kind"] == "attempt_started":
-            self.max_attempts = event["max_attempts"]  # one more once a mutation screen runs
+            self.max_attempts = event["max_attempts"]  # one more once the screen runs
         elif event["kind"] == "change_to_write":
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":

@@ -21,8 +21,14 @@ FormName = Literal["module", "project"]
 against its test command."""
 Candidate = str | None
 """Code to test: a module (module form), a reply's corrected definitions (project form), ""
-when a reply had no code; AS_IT_IS: no change, the project as it is."""
-AS_IT_IS: Candidate = None
+when a reply had no code; AS_IS: no change, the project as it is."""
+AS_IS: Candidate = None
+
+
+class FormRun(TypedDict):
+    """A run's facts as its form computed them once (the project form's: ProjectRun in
+    codeheal/forms/project/run.py); later steps read them instead of computing them again.
+    Plain data, so every checkpointer saves and loads it as it is."""
 
 
 class Frame(TypedDict):
@@ -93,6 +99,16 @@ class ChangedDefinition(TypedDict):
     kind: Literal["function", "method", "import", "file"]
 
 
+class AppliedChange(TypedDict):
+    """Project form: a reply applied to the project's files, or why it could not be."""
+
+    files: dict[str, str]
+    """The files it changes (path -> full new text)."""
+    changed: list[ChangedDefinition]
+    refused: str | None
+    """Why the reply could not be applied (then nothing changes)."""
+
+
 class Selection(TypedDict):
     """How an attempt chose among candidates by generated checks (tests too weak to decide)."""
 
@@ -135,8 +151,10 @@ class Attempt(TypedDict):
     the model's corrected definitions, as the evaluator applied them."""
     changed: NotRequired[list[ChangedDefinition]]
     """Project form: what the change touched."""
+    diff: NotRequired[str]
+    """Project form: the change as a unified diff against the project as it is."""
     repeat: NotRequired[bool]
-    """Every candidate of this attempt had been tried before in the run (Form.candidate_key)."""
+    """Every candidate of this attempt had been tried before in the run (Form.distinct)."""
 
 
 class SuspiciousLine(TypedDict):
@@ -149,7 +167,7 @@ class SuspiciousLine(TypedDict):
 
 
 class Tried(TypedDict):
-    """A candidate tested in this run: what makes it the same as another (Form.candidate_key)
+    """A candidate tested in this run: what makes it the same as another (Form.distinct)
     and how its test ended."""
 
     key: str
@@ -163,23 +181,17 @@ class TestedCandidate(TypedDict):
     """Its place among the attempt's candidates: the earlier wins among equals."""
     code: Candidate
     key: NotRequired[str]
-    """Its Form.candidate_key (set by the test_candidate node)."""
+    """Its Form.distinct (set by the test_candidate node)."""
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""
     changed: NotRequired[list[ChangedDefinition]]
-    repair_failures: NotRequired[list[CheckFailure]]
-    """Project form, the project as it is: its failures, which every repair prompt shows."""
-    baseline_tests: NotRequired[list[str]]
-    """Project form, the project as it is: the node ids of the tests that ran."""
-    failing_tests: NotRequired[list[str]]
-    """Project form, the project as it is: the node ids of the tests that failed."""
-    as_is_seconds: NotRequired[float]
-    """Project form, the project as it is: how long its test run took."""
-    suspicious: NotRequired[list[SuspiciousLine]]
-    """Project form, the project as it is: its lines ranked by how likely they hold the defect."""
+    diff: NotRequired[str]
+    """Project form: the change as a unified diff against the project as it is."""
     changed_lines: NotRequired[int]
     """Project form: lines the candidate's change removes plus lines it adds."""
+    form_run: NotRequired[FormRun]
+    """The run's record with what this test found (project form: the project as it is, tested)."""
 
 
 def add_or_clear(current: list[TestedCandidate] | None, new: list[TestedCandidate] | None) -> list[TestedCandidate]:
@@ -238,7 +250,7 @@ class OutputState(TypedDict):
     """Project form: the files `apply` wrote (none unless the tests passed)."""
 
 
-class RunResult(OutputState):
+class RunReport(OutputState):
     """A run's output as the runner returns it (`codeheal solve`, `fix`, `resume`): with its form."""
 
     form: FormName
@@ -285,25 +297,13 @@ class RunScratch(TypedDict, total=False):
     """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
     sandbox_session: str | None
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
-    workspace_key: str | None
-    """Project form: the content key of the project's files as read at the start (the files
-    themselves are kept outside state: project/workspace_store.py)."""
+    form_run: FormRun | None
+    """The run's facts as its form computed them (project form: the parsed test command and
+    target, the workspace's content key (the files themselves are kept outside state:
+    forms/project/workspace_store.py), the interpreter, then the project as it is, tested, and
+    the repair's scope)."""
     left_out: list[str] | None
     """Project form: what the snapshot left out and why ("path (reason)"), said once."""
-    interpreter: str | None
-    """Project form: the interpreter the tests run on; None: the sandbox's own."""
-    repair_failures: list[CheckFailure] | None
-    """Project form: the failures of the project as it is, which every repair prompt shows."""
-    baseline_tests: list[str] | None
-    """Project form: the node ids the project as it is ran; a repair must run and pass each."""
-    failing_tests: list[str] | None
-    """Project form: the node ids that failed on the project as it is; a repair runs them first."""
-    as_is_seconds: float | None
-    """Project form: how long the project as it is took to test (the derived time limit's base)."""
-    suspicious: list[SuspiciousLine] | None
-    """Project form: the lines of the project as it is most likely to hold the defect, most
-    suspicious first (its tests' line coverage and tracebacks): marked in the repair prompt,
-    and the lines that get line-level candidates."""
 
 
 class RunOutcome(TypedDict, total=False):
@@ -333,13 +333,7 @@ class CandidateJob(TypedDict, total=False):
     index: int
     session: str | None
     tests: str
-    project: str
-    test_command: str
-    target: str
-    python: str
-    workspace_key: str
-    interpreter: str
-    repair_failures: list[CheckFailure]
-    baseline_tests: list[str]
-    failing_tests: list[str]
-    as_is_seconds: float
+    form_run: FormRun
+    change: AppliedChange
+    """Project form: the reply as the fan-out applied it (Form.distinct), so that its test does
+    not apply it again."""

@@ -3,8 +3,6 @@ console beside the progress lines."""
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -12,18 +10,19 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from rich.console import Console
 
-from codeheal.forms.project.diff import unified_diff
+from codeheal.forms.base import Form
+from codeheal.state import Attempt
 
 
 class Transcript(BaseCallbackHandler):
     """Prints every prompt and reply of the run's model calls (a LangChain callback), and each
-    attempt's diff: against the project as it is (`fix`), or against the previous attempt's code."""
+    attempt's diff as its form shows it (Form.attempt_diff): against the project as it is
+    (`fix`), or against the previous attempt's code."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, form: Form) -> None:
         self.console = console
-        self.workspace: Mapping[str, str] | None = None
-        """Project form: the files of the project as it is; None for the module form."""
-        self.previous = ""
+        self.form = form
+        self.previous: Attempt | None = None
 
     def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
         for batch in messages:
@@ -36,18 +35,11 @@ class Transcript(BaseCallbackHandler):
                 self._block("reply", generation.text)
 
     def on_update(self, node: str, values: dict) -> None:
-        """A graph update: an attempt once evaluated. (`workspace`, the project's files as they
-        are, is set by the runner before the graph runs.)"""
+        """A graph update: an attempt once evaluated."""
         if node == "evaluator" and values.get("history"):
             record = values["history"][-1]
-            if self.workspace is not None:
-                diff = unified_diff(self.workspace, record.get("changes") or {}).text
-            else:
-                diff = "".join(difflib.unified_diff(
-                    self.previous.splitlines(keepends=True), record["code"].splitlines(keepends=True),
-                    "previous attempt", f"attempt {record['attempt']}",
-                ))
-                self.previous = record["code"]
+            diff = self.form.attempt_diff(record, self.previous)
+            self.previous = record
             self._block(f"attempt {record['attempt']}: diff", diff or "(no change)")
 
     def _block(self, title: str, text: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from scripted_openai import ADD_TESTS, ScriptedServer
 
 from codeheal import Context, build_graph
-from codeheal.forms.module.prompts import CLOSING_FENCE
+from codeheal.prompting.parts import CLOSING_FENCE
 
 STUB_TASK = 'Add two numbers.\n\n```python\ndef add(a, b):\n    """a + b"""\n```'
 

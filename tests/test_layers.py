@@ -1,6 +1,7 @@
 """The layers point one way: no import cycle among codeheal's modules (function-level imports
 counted too), the policy rests on state and context alone, and nothing below the graph's
-assembly (`codeheal/loop/`) imports it."""
+assembly (`codeheal/loop/`) imports it; outside codeheal/forms/ only the named exceptions
+import a form's internals, and no form imports another form's package."""
 
 from __future__ import annotations
 
@@ -80,3 +81,54 @@ def test_nothing_below_the_graphs_assembly_imports_it(layer: str) -> None:
     below = [name for name in GRAPH if name == f"codeheal.{layer}" or name.startswith(f"codeheal.{layer}.")]
     assert below, f"no module codeheal.{layer}"
     assert [(name, sorted(GRAPH[name])) for name in below if any(m.startswith("codeheal.loop") for m in GRAPH[name])] == []
+
+
+FORM_PACKAGES = ("codeheal.forms.module", "codeheal.forms.project")
+FORM_INTERNALS_ALLOWED = {
+    "codeheal.forms.choice": "the one place that knows the forms by name",
+    "codeheal.cli": "the printer of a project result: its DirtyTreeError and annotations",
+    "codeheal.judge": "the public evaluate(): the module form's judging of one candidate",
+}
+FORM_SETTINGS = ("codeheal.forms.module.settings", "codeheal.forms.project.settings")
+"""A form's own knobs: leaf modules at the settings' layer, which the resolver reads."""
+SETTINGS_LAYER = ("codeheal.context", "codeheal.settings")
+
+
+def _form_package(name: str) -> str | None:
+    return next((p for p in FORM_PACKAGES if name == p or name.startswith(f"{p}.")), None)
+
+
+def test_nothing_outside_the_forms_imports_a_forms_internals() -> None:
+    """Shared code stays below the forms: only the named exceptions reach into a form's package."""
+    def allowed(name: str) -> bool:
+        return any(name == a or name.startswith(f"{a}.") for a in FORM_INTERNALS_ALLOWED)
+
+    def settings_read(name: str, module: str) -> bool:
+        return module in FORM_SETTINGS and any(name == s or name.startswith(f"{s}.") for s in SETTINGS_LAYER)
+
+    reaching = {
+        name: sorted(m for m in GRAPH[name] if _form_package(m) and not settings_read(name, m))
+        for name in GRAPH
+        if not name.startswith("codeheal.forms") and not allowed(name)
+    }
+    assert {name: found for name, found in reaching.items() if found} == {}
+
+
+def test_a_forms_settings_are_leaves() -> None:
+    """The settings layer may read a form's settings only because they rest on the settings
+    layer alone (its field helpers): no cycle, no form code pulled below the forms."""
+    assert {name: sorted(GRAPH[name]) for name in FORM_SETTINGS if not GRAPH[name] <= {"codeheal.settings.values"}} == {}
+
+
+def test_no_form_imports_another_forms_package() -> None:
+    crossing = {
+        name: sorted(m for m in GRAPH[name] if _form_package(m) not in (None, _form_package(name)))
+        for name in GRAPH
+        if _form_package(name)
+    }
+    assert {name: found for name, found in crossing.items() if found} == {}
+
+
+def test_the_shared_forms_modules_import_no_form() -> None:
+    """forms/base.py is what every form answers: it knows none of them."""
+    assert [m for m in GRAPH["codeheal.forms.base"] if _form_package(m)] == []

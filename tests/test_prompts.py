@@ -6,10 +6,10 @@ from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
 from codeheal.forms.module.prompts import (
     actor_messages,
-    format_feedback,
     numbered_excerpt,
     reflector_messages,
 )
+from codeheal.prompting.parts import format_feedback
 from codeheal.state import CheckFailure, Frame
 
 

@@ -60,9 +60,9 @@ def test_async_runs_choose_the_same_way():
 
 def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
     run = {"form": "module", "tried": [{"key": "old", "summary": "failed"}]}
-    assert candidates_to_test({**run, "candidates": ["old", "a", "a", "b"]}) == [("a", "a"), ("b", "b")]
-    assert candidates_to_test({**run, "candidates": ["old", "old"]}) == [("old", "old")]
-    assert candidates_to_test({"form": "module"}) == [("", "")]
+    assert candidates_to_test({**run, "candidates": ["old", "a", "a", "b"]}) == [("a", "a", {}), ("b", "b", {})]
+    assert candidates_to_test({**run, "candidates": ["old", "old"]}) == [("old", "old", {})]
+    assert candidates_to_test({"form": "module"}) == [("", "", {})]
 
 
 def test_retry_samples_must_be_a_positive_integer():

@@ -17,9 +17,9 @@ from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer
 from codeheal import Context, build_graph
 from codeheal.context import ProjectSettings
 from codeheal.forms.project.prompts import project_actor_messages
-from codeheal.forms.project.workspace_store import workspace_of
 from codeheal.llm import server as embedded
 from codeheal.llm.factory import MAX_TOKENS, token_counter
+from codeheal.forms.project.run import files_of, run_of
 from codeheal.tokens import ESTIMATE, MESSAGE_TOKENS, TokenCounter, estimate_tokens
 
 
@@ -90,7 +90,7 @@ def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: py
     config = {"configurable": {"thread_id": "t"}}
     app.invoke({"project": str(tmp_path / "shop"), "test_command": "python -m pytest -q"}, config, context=context)
     state = app.get_state(config).values
-    assert workspace_of(state)  # the project was read and tested as it is
+    assert files_of(run_of(state)) and run_of(state)["as_is"]  # the project was read and tested as it is
 
     def per_byte(text: str) -> list[int]:
         return list(range(len(text.encode())))

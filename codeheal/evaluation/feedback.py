@@ -1,4 +1,4 @@
-"""Building the structured Feedback: from a syntax check, or from the plugin's report."""
+"""Building the structured Feedback: from a syntax check, the tamper scan, or the plugin's report."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
 from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
-from codeheal.forms.project.tracebacks import read_output
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -138,17 +137,17 @@ def run_feedback(
     elif collect_errors:
         error = _load_error(failures[0])
     elif result.exit_code is None:  # killed by the host (an output flood)
-        error = _crash_description(result, None)
+        error = crash_description(result, None)
     elif (untrusted := _untrusted(report)) is not None:
         error = untrusted
     elif not finished:
-        error = _crash_description(result, exit_code)
+        error = crash_description(result, exit_code)
     elif not tests_seen:
         error = "no tests were collected"
     else:
         error = _inconsistency(exit_code, events, finishes, failures, expected)
 
-    feedback = _feedback(
+    feedback = feedback_of(
         result, error is None and not failures and not host_failures and passed_count == total,
         total, passed_count, failures + host_failures, error,
     )
@@ -171,27 +170,7 @@ def reported(result: RunResult) -> bool:
     return any(e.get("event") == "start" for e in parse_report(result.report).events)
 
 
-def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
-    """Feedback on a test command codeheal cannot see inside: its exit code is the verdict (0
-    passed; the supervisor's record of it where the job ran under one), and the failures are
-    read from the tracebacks and runner summaries in its output, with frames in the project's
-    `files`."""
-    supervisor = parse_report(result.report).supervisor
-    exit_code = supervisor["exit_code"] if supervisor else result.exit_code
-    report = read_output(strip_ansi(result.stdout + "\n" + result.stderr), files)
-    passed = exit_code == 0 and not result.timed_out
-    failures = [] if passed else report.failures
-    total = report.total if report.total else max(len(failures), 1)
-    failed = 0 if passed else (report.failed if report.failed else max(len(failures), 1))
-    error = None
-    if result.timed_out:
-        error = "timed out: the test command did not finish within the time limit"
-    elif not passed and not failures:
-        error = _crash_description(result, exit_code).replace("the test process ended early", "the test command failed")
-    return _feedback(result, passed, total, max(total - failed, 0), failures, error)
-
-
-def _feedback(
+def feedback_of(
     result: RunResult, passed: bool, total: int, passed_count: int, failures: list[CheckFailure], error: str | None
 ) -> Feedback:
     """The Feedback of a run: the verdict and counts given, the run's output and timing."""
@@ -315,7 +294,8 @@ def _unfinished_test(events: list[dict]) -> str | None:
     return pending[-1].split("::")[-1] if pending else None
 
 
-def _crash_description(result: RunResult, exit_code: int | None) -> str:
+def crash_description(result: RunResult, exit_code: int | None) -> str:
+    """Why a test process ended before its run finished: killed, by a signal, or an early exit."""
     if exit_code is None:
         return "the process was killed" + (" after flooding its output" if result.output_truncated else "")
     if exit_code < 0:

@@ -1,16 +1,13 @@
-"""The sandbox jobs that run tests: the single-module form (the candidate as solution.py
-beside the user's tests) and the project form (a copy of the project and its test command).
-Both run codeheal's supervisor, which starts pytest with codeheal's report plugin and alone
-holds the report channel to the host (supervisor.py)."""
+"""The sandbox job's plumbing every form uses (codeheal's supervisor, which starts pytest with
+codeheal's report plugin and alone holds the report channel to the host: supervisor.py), and
+the module form's job: the candidate as solution.py beside the user's tests. The project
+form's job is codeheal/forms/project/job.py."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
-from codeheal.forms.project.task import TestCommand
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"
@@ -23,14 +20,10 @@ PYTEST_ARGS = (
     SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
     TEST_MODULE,
 )
-PLUGIN_OPTIONS = ("-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
-PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", *PLUGIN_OPTIONS)
-COMMAND_FLAG = "--command"
-"""The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
-COVERAGE = {"CODEHEAL_COVERAGE": "1"}
-"""The report plugin records each test's line coverage of the workspace's modules (pytest_plugin.py)."""
+HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE}
+"""The files every job that runs pytest under the supervisor puts beside the code it tests."""
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
@@ -39,9 +32,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         files={
             "solution.py": candidate,
             TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
-            f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
-            SUPERVISOR: SUPERVISOR_SOURCE,
-            PLAIN_MODULE: PLAIN_SOURCE,
+            **HARNESS,
             "pytest.ini": "[pytest]\n",
         },
         python_args=PYTEST_ARGS,
@@ -50,43 +41,3 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         env=NO_AUTOLOAD,
         session=session,
     )
-
-
-def project_job(
-    files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
-    python: str | None = None, *, coverage: bool = False,
-) -> Job:
-    """The sandbox job that runs a project's test command on a copy of its files. Where pytest
-    is visible in the command, the report plugin goes beside the files and is passed to it with
-    -p, under the supervisor (pytest itself runs on the project's interpreter; a launcher runs
-    as given, the supervisor starting it); the project's own configuration and conftest apply
-    (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
-    environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
-    virtualenv of its own) autoload is off, so the plugins of codeheal's dependencies (anyio,
-    langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
-    the plugin also records each test's line coverage (the run of the project as it is, for
-    the suspicious-line ranking). Any other command runs as given, and its exit code and output
-    are the report."""
-    if command.direct:
-        run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
-    elif command.pytest_at is not None:
-        run = {"python_args": (SUPERVISOR, COMMAND_FLAG), "command": command.with_pytest_options(PLUGIN_OPTIONS)}
-    else:
-        return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
-    return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
-        timeout_s=timeout_s,
-        report=True,
-        env={**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})},
-        session=session,
-        python=python,
-        **run,
-    )
-
-
-def is_codeheals_python(python: str | None) -> bool:
-    """Whether `python` (a project's interpreter; None: the sandbox's own) is the environment
-    codeheal itself runs in."""
-    if python is None:
-        return True
-    return Path(python).absolute().parent.parent.resolve() == Path(sys.prefix).resolve()

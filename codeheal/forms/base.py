@@ -3,8 +3,9 @@ kept in state by name; the nodes ask the form and never which form it is."""
 
 from __future__ import annotations
 
+import difflib
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -107,10 +108,12 @@ class Form(ABC):
         """The candidate a model reply gives (a reply without code still gives one, which
         fails saying why)."""
 
-    def candidate_key(self, state: State, candidate: Candidate) -> str:
-        """What makes two candidates the same: one is tested per key, and a key tried
-        before in the run is not tried again. By default the candidate's text."""
-        return candidate or ""
+    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+        """What makes two candidates the same (one is tested per key, and a key tried before
+        in the run is not tried again), and the fields of its test job that finding the key
+        computed (sent with it, so that its test does not compute them again). By default
+        the candidate's text, and nothing more."""
+        return candidate or "", {}
 
     @abstractmethod
     def reflector_prompt(
@@ -122,10 +125,13 @@ class Form(ABC):
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         """One candidate tested: the steps that judge it, and what its test showed."""
 
-    def files_as_read(self, state: State) -> Mapping[str, str] | None:
-        """The project's files as the run read them, against which each attempt's change is
-        shown; None for a form whose attempts are whole code."""
-        return None
+    def attempt_diff(self, attempt: Attempt, previous: Attempt | None) -> str:
+        """An attempt's change as a unified diff (`-v`): by default its code against the
+        previous attempt's."""
+        return "".join(difflib.unified_diff(
+            (previous["code"] if previous else "").splitlines(keepends=True), attempt["code"].splitlines(keepends=True),
+            "previous attempt", f"attempt {attempt['attempt']}",
+        ))
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
         """The form's own fields of the attempt record, from the chosen candidate."""

@@ -28,9 +28,9 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
     def actor(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state)
-        screened = form.screen(state, context)
-        if screened:
-            return screening(state, context, screened)
+        screen = form.screen(state, context)
+        if screen:
+            return screening(state, context, screen)
         retry = form.is_retry(state)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).

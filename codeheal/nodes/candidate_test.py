@@ -19,19 +19,21 @@ from codeheal.steps import Steps
 TEST_CANDIDATE = "test_candidate"
 
 
-def candidates_to_test(state: State) -> list[tuple[str, Candidate]]:
-    """The distinct candidates (by the form's `candidate_key`), each with its key, in the
-    order they were drawn. One tried earlier in this run is left out when there is anything
-    new: it would end the same way."""
+def candidates_to_test(state: State) -> list[tuple[str, Candidate, dict]]:
+    """The distinct candidates (by the form's `distinct`), each with its key and the fields of
+    its test job that finding the key computed, in the order they were drawn. One tried
+    earlier in this run is left out when there is anything new: it would end the same way."""
     form = form_of(state)
-    distinct: dict[str, Candidate] = {}
+    distinct: dict[str, tuple[Candidate, dict]] = {}
     for code in state.get("candidates") or [""]:
-        distinct.setdefault(form.candidate_key(state, code), code)
+        key, known = form.distinct(state, code)
+        distinct.setdefault(key, (code, known))
+    found = [(key, code, known) for key, (code, known) in distinct.items()]
     if state.get("probes"):  # choosing among them: the attempt that passed before runs too
-        return list(distinct.items())
+        return found
     tried = {t["key"] for t in state.get("tried") or []}
-    new = [(key, code) for key, code in distinct.items() if key not in tried]
-    return new or list(distinct.items())[:1]
+    new = [(key, code, known) for key, code, known in found if key not in tried]
+    return new or found[:1]
 
 
 def candidate_sends(state: State) -> list[Send]:
@@ -42,8 +44,8 @@ def candidate_sends(state: State) -> list[Send]:
         shared["tests"] = combined_tests(state["tests"], state["probes"])
     return [
         Send(TEST_CANDIDATE, CandidateJob(
-            **shared, candidate=code, key=key, index=index, session=state.get("sandbox_session")))
-        for index, (key, code) in enumerate(candidates_to_test(state))
+            **shared, **known, candidate=code, key=key, index=index, session=state.get("sandbox_session")))
+        for index, (key, code, known) in enumerate(candidates_to_test(state))
     ]
 
 

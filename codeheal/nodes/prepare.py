@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import uuid
 
-from codeheal.forms.choice import choose_form, form_of
+from codeheal.forms.choice import choose_form
 from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.state import State
 
 
 def prepare(state: State) -> dict:
-    """The first node: the fresh run's fields (see `start_run`), announced as `run_started`."""
-    update = start_run(state)
-    emit(form_of(update).run_started({**state, **update}))
-    return update
-
-
-def start_run(state: State) -> dict:
-    """Choose the run's form, validate the input and start a fresh run: every per-run field
-    is reset. The reflection memory is kept: on a thread it carries the lessons of earlier
-    runs. The form adds its own fields, the first candidates among them (the project form
-    reads the project once and tests it as it is before any model call). Raises InputError."""
+    """The first node, the one entry of every run (graph.invoke, the CLI, Studio): choose the
+    run's form, validate the input and start a fresh run, announced as `run_started`. Every
+    per-run field is reset; the reflection memory is kept: on a thread it carries the lessons
+    of earlier runs. The form adds its own fields, the first candidates among them (the
+    project form reads the project once and tests it as it is before any model call). Raises
+    InputError."""
     form = choose_form(state)
     reset = {
         "form": form.name,
@@ -41,5 +36,8 @@ def start_run(state: State) -> dict:
         "screened": False,
         "stop_reason": None,
         "probe_function": None,
+        "form_run": None,
     }
-    return {**reset, **form.start(state)}
+    update = {**reset, **form.start(state)}
+    emit(form.run_started({**state, **update}))
+    return update

@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
@@ -25,12 +26,7 @@ from codeheal.policy import attempt_limit, completion_allowance
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, total_usage
-from codeheal.forms.module.prompts import (
-    CLOSING_FENCE,
-    actor_messages,
-    probe_messages,
-    tested_function,
-)
+from codeheal.prompting.probes import probe_messages
 from codeheal.state import Feedback, Selection, State, TestedCandidate
 from codeheal.steps import ModelCall, Steps
 
@@ -47,17 +43,13 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
 
     def selector(state: State) -> Steps[dict]:
         context = current_context()
-        entry_point = tested_function(state)
+        entry_point = state.get("probe_function")
         assert entry_point, "policy.wants_selection checks it"
         prefill = uses_prefill(context, llm)
-        stop = (CLOSING_FENCE,) if prefill else ()
-        first_prompt = actor_messages(
-            task=state["task"], tests=state["tests"], entry_point=state.get("entry_point"), reflections=[],
-            last_code=None, last_feedback=None, prefill=prefill,
-        )
+        counter = token_counter(llm or chat_model(context, context.policy.temperature))
+        first_prompt, stop = form_of(state).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
         probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
-        counter = token_counter(llm or chat_model(context, context.policy.temperature))
         samples, allowance = affordable_samples(
             state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt), per_call,
         )

@@ -139,3 +139,42 @@ def test_a_run_paused_for_review_is_listed_as_such_and_not_resumed(db: Path, cap
     assert [(t["thread_id"], t["status"]) for t in json.loads(capsys.readouterr().out)] == [("t1", "review")]
     assert main(["resume", "t1"]) == EXIT_BAD_INPUT
     assert "paused for a human review" in capsys.readouterr().err
+
+
+def test_bad_input_is_refused_at_prepare_and_leaves_a_new_thread_unwritten(
+    db: Path, tests_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI starts a run through the graph's prepare, like every caller: bad input exits 2
+    before any model call, and the thread it named is not created."""
+    bad = tests_file.with_name("bad.py")
+    bad.write_text("def test_x(:\n    pass\n")
+    with ScriptedServer() as server:
+        assert main(["solve", ADD_TASK, "--tests", str(bad), "--thread", "t1", "--model", "scripted",
+                     "--base-url", server.url]) == EXIT_BAD_INPUT
+        assert server.calls == []
+    assert "tests.py line 1" in capsys.readouterr().err
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        assert list(saver.list({"configurable": {"thread_id": "t1"}})) == []
+
+
+def test_bad_input_on_a_finished_thread_leaves_its_last_run_as_it_was(db: Path) -> None:
+    finished_thread(db, "done")
+    console = Console(file=io.StringIO())
+    with pytest.raises(InputError):
+        run_with_progress({"task": ADD_TASK, "tests": "def test_x(:\n    pass\n"}, {}, "done", console)
+    with SqliteSaver.from_conn_string(str(db)) as saver:
+        state = build_graph().compile(checkpointer=saver).get_state({"configurable": {"thread_id": "done"}})
+    assert not state.next and state.values["status"] == "passed" and state.values["code"].strip() == GOOD_ADD.strip()
+    with pytest.raises(CheckpointError, match="has nothing to resume: its last run ended passed"):
+        run_with_progress(None, {}, "done", console)
+
+
+def test_a_new_run_is_announced_once_by_its_prepare(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from codeheal import runner
+
+    events = []
+    narrate = runner._Narrator.on_event
+    monkeypatch.setattr(runner._Narrator, "on_event", lambda self, event: events.append(event["kind"]) or narrate(self, event))
+    result = run_with_progress({"task": ADD_TASK, "tests": ADD_TESTS, "starting_code": GOOD_ADD}, {}, "t1",
+                               Console(file=io.StringIO()))
+    assert result["status"] == "passed" and events.count("run_started") == 1 and events[0] == "run_started"

@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Mapping
 
 from codeheal.evaluation.feedback import run_feedback
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from codeheal.state import Feedback

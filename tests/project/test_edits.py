@@ -44,7 +44,7 @@ def test_replaces_one_function_and_keeps_every_other_byte(shop: dict[str, str]) 
     result = apply_reply(shop, "Fixed:\n" + fence(FIXED_DISCOUNT))
     new = result.files["shop/pricing.py"]
     assert list(result.files) == ["shop/pricing.py"]
-    assert [(c.file, c.name, c.kind) for c in result.changed] == [("shop/pricing.py", "bulk_discount", "function")]
+    assert [(c["file"], c["name"], c["kind"]) for c in result.changed] == [("shop/pricing.py", "bulk_discount", "function")]
     assert changed_lines(shop["shop/pricing.py"], new) == [
         ("        if quantity > threshold:\n", "        if quantity >= threshold:\n")
     ]
@@ -71,7 +71,7 @@ class Cart:
     return sum(line_total(self.catalog[s], n) for s, n in sorted(self.quantities.items()))
 ''')
     result = apply_reply(shop, reply)
-    assert [(c.name, c.kind) for c in result.changed] == [("Cart.total", "method")]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("Cart.total", "method")]
     new = result.files["shop/cart.py"]
     assert "        # every line priced on its own\n        return sum(" in new, "re-indented to the file's 4 spaces"
     old = shop["shop/cart.py"]
@@ -81,7 +81,7 @@ class Cart:
 def test_method_sent_without_its_class_is_found_by_its_name(shop: dict[str, str]) -> None:
     reply = fence("    def add(self, sku, quantity=1):\n        self.quantities[sku] = quantity\n")
     result = apply_reply(shop, reply)
-    assert [(c.name, c.kind) for c in result.changed] == [("Cart.add", "method")]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("Cart.add", "method")]
     assert "\n    def add(self, sku, quantity=1):\n        self.quantities[sku] = quantity\n" in result.files["shop/cart.py"]
 
 
@@ -96,7 +96,7 @@ def test_new_import_is_added_below_the_imports_when_the_name_is_missing() -> Non
     reply = fence("import os\nfrom collections import Counter\n\ndef f(xs):\n    return Counter(xs)\n")
     result = apply_reply(files, reply)
     assert result.files["m.py"].startswith('"""Doc."""\nimport os\nfrom collections import Counter\n\n\ndef f(xs):')
-    assert [(c.name, c.kind) for c in result.changed] == [
+    assert [(c["name"], c["kind"]) for c in result.changed] == [
         ("f", "function"), ("from collections import Counter", "import")
     ]
 
@@ -111,13 +111,13 @@ def test_a_path_that_names_no_project_file_is_a_slip_the_definition_is_found_by_
     shop: dict[str, str],
 ) -> None:
     result = apply_reply(shop, fence("# shop/nope.py\n" + FIXED_DISCOUNT))
-    assert [(c.file, c.name) for c in result.changed] == [("shop/pricing.py", "bulk_discount")]
+    assert [(c["file"], c["name"]) for c in result.changed] == [("shop/pricing.py", "bulk_discount")]
 
 
 def test_usage_code_is_ignored(shop: dict[str, str]) -> None:
     reply = fence(FIXED_DISCOUNT + "\nassert bulk_discount(10) == 10\nprint(bulk_discount(50))\n"
                   "if __name__ == '__main__':\n    print('ok')\n")
-    assert [c.name for c in apply_reply(shop, reply).changed] == ["bulk_discount"]
+    assert [c["name"] for c in apply_reply(shop, reply).changed] == ["bulk_discount"]
 
 
 @pytest.mark.parametrize(
@@ -176,7 +176,7 @@ def median(values):
     return (ordered[middle - 1] + ordered[middle]) / 2
 ''')
     result = apply_reply(MEDIAN, reply)
-    assert [(c.name, c.kind) for c in result.changed] == [("median", "function")]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("median", "function")]
     diff = unified_diff(MEDIAN, result.files, context=0)
     assert diff.changed_lines == 2 and whitespace_only_hunks(diff.text) == 0
     assert changed_lines(MEDIAN["stats.py"], result.files["stats.py"]) == [(
@@ -221,7 +221,7 @@ def test_a_reformatted_method_keeps_its_blank_lines_inside_its_class() -> None:
 def test_a_reformatted_whole_file_keeps_the_original_lines_it_did_not_change() -> None:
     reply = fence("# stats.py\n" + MEDIAN["stats.py"].replace("\n\n", "\n").replace("PLACES = 2", "PLACES = 3"))
     result = apply_reply(MEDIAN, reply)
-    assert [(c.name, c.kind) for c in result.changed] == [("stats.py", "file")]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("stats.py", "file")]
     assert changed_lines(MEDIAN["stats.py"], result.files["stats.py"]) == [("PLACES = 2\n", "PLACES = 3\n")]
 
 
@@ -261,7 +261,7 @@ def test_whole_file_reply_only_for_small_files() -> None:
     small = {"m.py": "LIMIT = 3\n\ndef f():\n    return LIMIT\n"}
     result = apply_reply(small, fence("# m.py\nLIMIT = 4\n\ndef f():\n    return LIMIT\n"))
     assert result.files == {"m.py": "LIMIT = 4\n\ndef f():\n    return LIMIT\n"}
-    assert [(c.name, c.kind) for c in result.changed] == [("m.py", "file")]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("m.py", "file")]
     big = {"m.py": "LIMIT = 3\n" + "# padding\n" * (FULL_FILE_MAX_BYTES // 10) + "def f():\n    return LIMIT\n"}
     with pytest.raises(EditRejected, match="only files up to 4,000 bytes may be rewritten"):
         apply_reply(big, fence("# m.py\nLIMIT = 4\n\ndef f():\n    return LIMIT\n"))

@@ -19,7 +19,8 @@ from codeheal.errors import ConfigError
 from codeheal.forms.project.edits import parse_target
 from codeheal.forms.project.repair_context import repair_context
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.forms.project.prompts import fix_actor_messages, run_failures
+from codeheal.forms.project.candidate import run_failures
+from codeheal.forms.project.prompts import fix_actor_messages
 from codeheal.tokens import TokenCounter, estimate_tokens
 
 DATA = quixbugs_or_skip()

@@ -12,7 +12,7 @@ import pytest
 
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import run_feedback
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.suspicious import FRAME_BONUS, rank_lines
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.evaluation.feedback import output_feedback, reported, run_feedback
-from codeheal.evaluation.jobs import project_job
+from codeheal.evaluation.feedback import reported, run_feedback
+from codeheal.forms.project.tracebacks import output_feedback
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.snapshot import read_project
 from codeheal.forms.project.task import load_project, parse_test_command
 from codeheal.sandboxes import LocalSandbox

@@ -14,7 +14,7 @@ from project_venv import venv_with_pytest
 from codeheal.cli import main
 from codeheal.errors import SandboxError
 from codeheal.evaluation.feedback import run_feedback
-from codeheal.evaluation.jobs import project_job
+from codeheal.forms.project.job import project_job
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 

@@ -15,7 +15,8 @@ from codeheal.forms.base import Form
 from codeheal.policy import WEAK_BELOW, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
-from codeheal.forms.module.prompts import CLOSING_FENCE, actor_messages, reflector_messages, tested_function
+from codeheal.forms.module.prompts import actor_messages, reflector_messages, tested_function
+from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps

@@ -1,4 +1,5 @@
-"""Every prompt codeheal sends, built by pure functions from state."""
+"""The module form's prompts (`codeheal solve`): the actor's, in its two styles, and the
+reflector's, built by pure functions from the task, the tests and the last outcome."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import ast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.fences import python_blocks
+from codeheal.prompting.parts import CODE_FENCE, format_feedback
 from codeheal.state import Feedback, State
 
 EXCERPT_CONTEXT = 3
@@ -17,9 +19,6 @@ ACTOR_SYSTEM = (
     "containing the module (imports, helper functions and the solution). Do not include "
     "the tests, example usage or explanations inside the code block."
 )
-CODE_FENCE = "```python\n"
-CLOSING_FENCE = "\n```"
-"""A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
 STUB_IN_REPLY = "(The function's signature and docstring start your reply below: continue it.)"
 
 REFLECTOR_SYSTEM = (
@@ -29,11 +28,6 @@ REFLECTOR_SYSTEM = (
     "code."
 )
 
-PROBE_SYSTEM = (
-    "You write test cases for a Python function from its description. Reply with one "
-    "```python code block of assert lines only, one per line, each comparing a call of the "
-    "function with its expected value."
-)
 
 
 def actor_messages(
@@ -123,29 +117,6 @@ def reflector_messages(*, task: str, code: str, feedback: Feedback) -> list[Base
     return [SystemMessage(REFLECTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
-def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
-    """The failure as a model should read it: counts, then each failed check."""
-    out = [f"{feedback['passed_count']} of {feedback['total']} checks passed."]
-    if feedback["error"]:
-        out.append(feedback["error"])
-    for failure in feedback["failures"][:max_failures]:
-        out.append(f"- {failure['test']}: {failure['exception']}: {failure['message']}".rstrip(": "))
-        if failure["expected"] is not None:
-            out.append(f"  expected {failure['expected']}, got {failure['actual']}")
-        for frame in failure["frames"]:
-            out.append(f"  at {frame['file']} line {frame['line']} in {frame['function']}: {frame['source']}")
-    for note in feedback.get("lint", []):
-        out.append(f"- static check, solution.py {note}")
-    hidden = len(feedback["failures"]) - max_failures
-    if hidden > 0:
-        out.append(f"... and {hidden} more failed checks.")
-    if feedback["stdout"].strip() and not feedback["passed"]:
-        out.append("stdout (end):\n" + feedback["stdout"].strip()[-800:])
-    if feedback["output_truncated"]:
-        out.append("(output was cut: the program printed too much)")
-    return "\n".join(out)
-
-
 def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT) -> str:
     """The code with line numbers: all of it when short, else the lines around `lines`."""
     source = code.splitlines()
@@ -162,20 +133,6 @@ def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT
         out.append(f"{marker}{n:4d} | {source[n - 1]}")
         previous = n
     return "\n".join(out)
-
-
-def probe_messages(*, task: str, entry_point: str, count: int, prefill: bool = False) -> list[BaseMessage]:
-    """The prompt for generated checks: `count` new asserts of `entry_point` from the task,
-    on inputs its examples do not show, edge cases included."""
-    ask = (
-        f"Task:\n{task.strip()}\n\nWrite {count} different checks of `{entry_point}` on inputs the "
-        f"examples above do not use, edge cases included, each on one line as\n"
-        f"assert {entry_point}(...) == expected"
-    )
-    messages: list[BaseMessage] = [SystemMessage(PROBE_SYSTEM), HumanMessage(ask)]
-    if prefill:
-        messages.append(AIMessage(f"{CODE_FENCE}assert {entry_point}("))
-    return messages
 
 
 def tested_function(state: State) -> str | None:

@@ -30,13 +30,14 @@ import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, cast
+from typing import cast
 
 import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
 from codeheal.forms.project.realign import realign
+from codeheal.state import ChangedDefinition
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
@@ -55,16 +56,6 @@ class Target:
     file: str
     function: str
     """Qualified (`Cart.total`) or bare (`total`) name."""
-
-
-@dataclass(frozen=True)
-class ChangedDefinition:
-    """One thing an edit changed."""
-
-    file: str
-    name: str
-    """`Cart.total`, `line_total`, the import statement, or the file's path for a whole file."""
-    kind: Literal["function", "method", "import", "file"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +120,11 @@ def paths_named(named: str, files: Mapping[str, str]) -> list[str]:
     if named in files:
         return [named]
     return sorted(p for p in files if p.endswith("/" + named))
+
+
+def written_code(reply: str) -> str:
+    """The code of a reply's Python blocks, as the model wrote it (what the tamper scan reads)."""
+    return "\n".join(block.code for block in reply_blocks(reply))
 
 
 def apply_reply(files: Mapping[str, str], reply: str, *, hints: Sequence[Target] = ()) -> EditResult:
@@ -208,7 +204,7 @@ class _Edit:
             text = realign(self.files[file], text)
             if text != self.files[file]:
                 changed_files[file] = text
-                changed.append(ChangedDefinition(file, file, "file"))
+                changed.append(ChangedDefinition(file=file, name=file, kind="file"))
         for file in sorted(set(self.replacements) | set(self.imports)):
             module = self.modules[file]
             edits = {key: (found, _realigned(module, found.node, node))
@@ -220,11 +216,11 @@ class _Edit:
                 continue
             changed_files[file] = new.code
             changed += [
-                ChangedDefinition(file, found.qualname, "method" if "." in found.qualname else "function")
+                ChangedDefinition(file=file, name=found.qualname, kind="method" if "." in found.qualname else "function")
                 for found, node in edits.values()
                 if node is not found.node
             ]
-            changed += [ChangedDefinition(file, module.code_for_node(i).strip(), "import") for i in added]
+            changed += [ChangedDefinition(file=file, name=module.code_for_node(i).strip(), kind="import") for i in added]
         if not changed_files:
             raise EditRejected(
                 "the reply changes nothing: its definitions are the project's as they are; "

@@ -6,42 +6,41 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from typing import cast
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context, Policy
-from codeheal.errors import EditRejected, InputError
-from codeheal.forms.project.candidate import (
-    applied_edit,
-    as_is_steps,
-    project_evaluation_steps,
-)
+from codeheal.errors import InputError
 from codeheal.forms.base import Draw, Form
-from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
-from codeheal.progress import ChangeToWrite, RunStarted, emit
-from codeheal.forms.project.diff import unified_diff, write_changes
+from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
+from codeheal.forms.project.diff import write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
-from codeheal.forms.project.repair_context import repair_scope
-from codeheal.forms.project.task import DEFAULT_TASK, load_project
-from codeheal.forms.project.workspace_store import keep, workspace_of
 from codeheal.forms.project.prompts import (
     project_actor_messages,
     project_reflector_messages,
     project_reply_start,
-    project_targets,
-    run_failures,
 )
+from codeheal.forms.project.run import (
+    ProjectRun,
+    files_of,
+    run_of,
+    scope_pairs,
+    scoped,
+    started,
+)
+from codeheal.forms.project.task import DEFAULT_TASK, load_project
+from codeheal.llm.factory import MAX_TOKENS
+from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
+from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
-    AS_IT_IS,
+    AS_IS,
     Attempt,
     Candidate,
     CandidateJob,
-    ChangedDefinition,
     State,
     Status,
     TestedCandidate,
@@ -50,8 +49,6 @@ from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
 PROJECT_INPUT = ("project", "test_command", "target", "python")
-AS_IS_FIELDS = ("repair_failures", "baseline_tests", "failing_tests", "as_is_seconds", "suspicious")
-"""What the run of the project as it is gives every later repair (ProjectForm.run_update)."""
 LINE_TOKENS = 96
 """A line candidate's reply: one line of code."""
 
@@ -62,8 +59,7 @@ class ProjectForm(Form):
     applied to it and the project's test command run on the changed copy."""
 
     name = "project"
-    run_fields = (*PROJECT_INPUT, "workspace_key", "interpreter", "repair_failures", "baseline_tests", "failing_tests",
-                  "as_is_seconds")
+    run_fields = ("form_run",)
     task_keys = ("project", "test_command")
     output_keys = ("diff", "changed", "files_written")
 
@@ -81,28 +77,21 @@ class ProjectForm(Form):
         task = state.get("task")
         if task is not None and not isinstance(task, str):
             raise InputError(f"task must be a string, got {type(task).__name__}")
-        project = load_project(
-            state["project"], state.get("test_command") or "", target=state.get("target"), python=state.get("python"),
-        )
+        test_command = state.get("test_command") or ""
+        project = load_project(state["project"], test_command, target=state.get("target"), python=state.get("python"))
         return {
             "task": task if task and task.strip() else DEFAULT_TASK,
-            "workspace_key": keep(project.snapshot.files),
+            "form_run": started(state["project"], test_command, project),
             "left_out": [f"{s.path} ({s.reason})" for s in sorted(
                 project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))],
-            "interpreter": project.interpreter,
-            "candidates": [AS_IT_IS],
-            "repair_failures": None,
-            "baseline_tests": None,
-            "failing_tests": None,
-            "as_is_seconds": None,
-            "suspicious": None,
+            "candidates": [AS_IS],
             "diff": "",
             "changed": [],
             "files_written": [],
         }
 
     def run_started(self, run: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="project", files=len(workspace_of(run)),
+        return RunStarted(kind="run_started", first="project", files=len(files_of(run_of(run))),
                           left_out=run.get("left_out") or [])
 
     def is_retry(self, state: State) -> bool:
@@ -135,7 +124,7 @@ class ProjectForm(Form):
         if not prefill:
             return draws
         prompt = messages[:-1]  # without the rewrite's start
-        for slot in repair_line_slots(state, plan.lines.stop)[plan.lines.start:]:
+        for slot in repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:]:
             # the line's likeliest replacement, then samples for variety
             for samples, temperature in ((1, rules.temperature), (plan.line_samples - 1, rules.retry_temperature)):
                 if samples:
@@ -146,7 +135,8 @@ class ProjectForm(Form):
         return draws
 
     def screens_next(self, state: State, context: Context) -> bool:
-        return bool(context.project.mutants and state.get("suspicious") and not state.get("screened")
+        as_is = run_of(state)["as_is"]
+        return bool(context.project.mutants and as_is is not None and as_is["suspicious"] and not state.get("screened")
                     and not state.get("written"))
 
     def screen(self, state: State, context: Context) -> list[Candidate]:
@@ -157,7 +147,7 @@ class ProjectForm(Form):
             return []
         ranked = [
             (mutant.rank, place, slot.reply(mutant.line))
-            for place, slot in enumerate(repair_line_slots(state, MUTATED_LINES))
+            for place, slot in enumerate(repair_line_slots(run_of(state), MUTATED_LINES))
             for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
         ]
         return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
@@ -172,16 +162,16 @@ class ProjectForm(Form):
     def change_size(self, tested: TestedCandidate) -> int:
         return tested.get("changed_lines", 0)
 
-    def candidate_key(self, state: State, candidate: Candidate) -> str:
+    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
         """The change a reply makes, as applied (replies that differ only in formatting the
-        realignment drops are one change); a reply that cannot be applied, by the reason."""
-        if candidate is AS_IT_IS:
-            return ""
-        try:
-            edit = applied_edit(state, candidate)
-        except EditRejected as exc:
-            return f"refused: {exc}"
-        return hashlib.sha256(json.dumps(edit.files, sort_keys=True).encode()).hexdigest()
+        realignment drops are one change; a reply that cannot be applied, by the reason), and
+        the change itself, which its test reads."""
+        if candidate is AS_IS:
+            return "", {}
+        change = applied(run_of(state), candidate)
+        if change["refused"] is not None and not change["changed"]:  # could not be applied
+            return f"refused: {change['refused']}", {"change": change}
+        return hashlib.sha256(json.dumps(change["files"], sort_keys=True).encode()).hexdigest(), {"change": change}
 
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
@@ -189,40 +179,25 @@ class ProjectForm(Form):
         return project_reflector_messages(state, context, reply_tokens, counter)
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
-        code = job["candidate"]
-        if code is AS_IT_IS:
-            feedback, suspicious = yield from as_is_steps(sandbox, job, context, job.get("session"))  # type: ignore[arg-type]
-            return TestedCandidate(
-                index=job["index"], code=code, feedback=feedback, repair_failures=run_failures(feedback),
-                baseline_tests=feedback.get("tests_ran") or [], failing_tests=feedback.get("tests_failed") or [],
-                as_is_seconds=feedback["seconds"], suspicious=suspicious,
-            )
-        feedback, edit = yield from project_evaluation_steps(sandbox, code, job, context, job.get("session"))  # type: ignore[arg-type]
-        tested = TestedCandidate(index=job["index"], code=code, feedback=feedback)
-        if edit is not None:
-            tested["changes"] = edit.files
-            tested["changed"] = [ChangedDefinition(file=c.file, name=c.name, kind=c.kind) for c in edit.changed]
-            tested["changed_lines"] = unified_diff(workspace_of(job), edit.files).changed_lines
-        return tested
+        if job["candidate"] is AS_IS:
+            return (yield from as_is_steps(sandbox, job, context))
+        return (yield from repair_steps(sandbox, job, context))
 
-    def files_as_read(self, state: State) -> Mapping[str, str] | None:
-        return workspace_of(state)
+    def attempt_diff(self, attempt: Attempt, previous: Attempt | None) -> str:
+        return attempt.get("diff") or ""
 
     def attempt_fields(self, best: TestedCandidate) -> dict:
         if "changes" not in best:  # the project as it is, or a reply that was not applied
             return {}
-        return {"changes": best["changes"], "changed": best.get("changed") or []}
+        return {"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
 
     def run_update(self, tested: list[TestedCandidate]) -> dict:
-        # The project as it is was tested: its failures are what every repair prompt shows, the
-        # tests it ran are what every repair must run and pass (the failing ones first), and its
-        # time is the base of the repairs' time limit.
-        return {
-            field: t[field]  # type: ignore[literal-required]
-            for t in tested
-            for field in AS_IS_FIELDS
-            if field in t
-        }
+        # The project as it is was tested: the run's record now holds what it found (its
+        # failures, which every repair prompt shows; the tests every repair must run and pass;
+        # its time, the base of the repairs' time limit; the suspicious lines), and what
+        # follows from it, once: the repair's scope and the command a repair runs first.
+        found = [t["form_run"] for t in tested if "form_run" in t]
+        return {"form_run": scoped(cast(ProjectRun, found[0]))} if found else {}
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
         """The best attempt's change as a diff, written into the project when the input asks
@@ -231,27 +206,25 @@ class ProjectForm(Form):
         (unless `force`) or changed since it was read."""
         changes = (best or {}).get("changes") or {}
         written = []
-        workspace = workspace_of(state)
-        diff = unified_diff(workspace, changes).text
+        diff = (best or {}).get("diff") or ""
         if state.get("apply") and status == "passed" and changes:
             emit(ChangeToWrite(kind="change_to_write", diff=diff))
-            paths = write_changes(state["project"], changes, originals=workspace, force=bool(state.get("force")))
+            paths = write_changes(state["project"], changes, originals=files_of(run_of(state)), force=bool(state.get("force")))
             written = [str(path) for path in paths]
         return {
             "diff": diff,
             "changed": list((best or {}).get("changed") or []),
             "files_written": written,
-            **dict.fromkeys(self.run_fields),
-            "suspicious": None,
+            **dict.fromkeys(PROJECT_INPUT),
+            "form_run": None,
             "left_out": None,
             "apply": False,
             "force": False,
         }
 
 
-def repair_line_slots(state: State, limit: int) -> list[LineSlot]:
+def repair_line_slots(run: ProjectRun, limit: int) -> list[LineSlot]:
     """The first `limit` suspicious lines of the project as it is that a line candidate may
-    change: statements of the functions the repair may change (repair_scope)."""
-    files = workspace_of(state)
-    scope = repair_scope(state.get("repair_failures") or [], files, targets=project_targets(state))
-    return line_slots(state.get("suspicious") or [], files, scope=scope, limit=limit)
+    change: statements of the functions the repair may change (the run's scope)."""
+    as_is = run["as_is"]
+    return line_slots(as_is["suspicious"] if as_is else [], files_of(run), scope=scope_pairs(run["scope"]), limit=limit)

@@ -16,6 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from codeheal.evaluation.feedback import attempt_feedback
+from codeheal.state import CheckFailure, Feedback
+
 RUFF_TIMEOUT_S = 30
 
 
@@ -56,6 +59,21 @@ def added_findings(
             else:
                 added.append(finding)
     return added
+
+
+def lint_feedback(original: Mapping[str, str], changed: Mapping[str, str], project_root: str | Path) -> Feedback | None:
+    """The linter stage: the findings the change adds, as the attempt's feedback; None when it
+    adds none."""
+    findings = added_findings(original, changed, project_root)
+    if not findings:
+        return None
+    return attempt_feedback(error=describe(findings), failures=[
+        CheckFailure(
+            test="<lint>", exception=f.code, message=f"{f.file} line {f.line}: {f.message}", line=f.line,
+            frames=[], expected=None, actual=None,
+        )
+        for f in findings
+    ])
 
 
 def describe(findings: list[LintFinding]) -> str:

@@ -15,11 +15,11 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
-from codeheal.forms.project.edits import Target, parse_target
+from codeheal.forms.project.edits import Target
 from codeheal.forms.project.model_window import window_tokens
-from codeheal.forms.project.repair_context import primary_function, repair_context
-from codeheal.forms.project.workspace_store import workspace_of
-from codeheal.forms.module.prompts import CLOSING_FENCE, CODE_FENCE, format_feedback
+from codeheal.forms.project.repair_context import repair_context
+from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
+from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
@@ -48,20 +48,28 @@ def project_actor_messages(
 ) -> list[BaseMessage]:
     """The actor's prompt for a run of the project form, fitted as `counter` counts tokens;
     `retry`: a change was tried before."""
+    run = run_of(state)
+    as_is = _as_is(state)
     return fix_actor_messages(
         task=state["task"],
-        test_command=state["test_command"],
-        failures=state.get("repair_failures") or [],
-        files=workspace_of(state),
-        targets=project_targets(state),
+        test_command=run["test_command"],
+        failures=as_is["failures"],
+        files=files_of(run),
+        targets=targets_of(run),
         reflections=(state.get("reflections") or [])[-context.policy.memory:] if context.policy.memory else [],
         last_feedback=state.get("feedback") if retry else None,
         refused=tried_outcomes(state) if retry else [],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
-        suspicious=state.get("suspicious") or [],
+        suspicious=as_is["suspicious"],
     )
+
+
+def _as_is(state: State) -> AsIs:
+    as_is = run_of(state)["as_is"]
+    assert as_is is not None, "the repair prompts follow the test of the project as it is"
+    return as_is
 
 
 TRIED_SHOWN = 5
@@ -84,34 +92,31 @@ def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
     """How a prefilled project-form reply starts, and where it ends: the code fence, then the
     path and the `def` line of the function the repair most likely changes; the model writes
     its body, and generation stops at the closing fence or the next top-level statement."""
-    primary = primary_function(state.get("repair_failures") or [], workspace_of(state), targets=project_targets(state))
+    scope = run_of(state)["scope"]
+    primary = scope["primary"] if scope is not None else None
     if primary is None:
         return CODE_FENCE, (CLOSING_FENCE,)
-    path, header = primary
-    return f"{CODE_FENCE}# {path}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
+    return f"{CODE_FENCE}# {primary['path']}\n{primary['header']}", (CLOSING_FENCE, *FUNCTION_END)
 
 
 def project_reflector_messages(
     state: State, context: Context, reply_tokens: int, counter: TokenCounter = ESTIMATE,
 ) -> list[BaseMessage]:
     """The reflector's prompt for a run of the project form, fitted as `counter` counts tokens."""
+    run = run_of(state)
+    as_is = _as_is(state)
     return fix_reflector_messages(
         task=state["task"],
-        failures=state.get("repair_failures") or [],
-        files=workspace_of(state),
-        targets=project_targets(state),
+        failures=as_is["failures"],
+        files=files_of(run),
+        targets=targets_of(run),
         code=state["history"][-1]["code"],
         feedback=state["feedback"],
         window=window_tokens(context),
         reply_tokens=reply_tokens,
         counter=counter,
-        suspicious=state.get("suspicious") or [],
+        suspicious=as_is["suspicious"],
     )
-
-
-def project_targets(state: State) -> list[Target]:
-    """The --target of a project-form run, as a list (empty without one)."""
-    return [parse_target(state["target"])] if state.get("target") else []
 
 
 def fix_actor_messages(
@@ -194,17 +199,6 @@ def _fitted(
         )
     context = repair_context(failures, files, budget, targets=targets, count=counter.tokens, suspicious=suspicious)
     return [SystemMessage(system), HumanMessage("\n\n".join([*head, context, *tail]))]
-
-
-def run_failures(feedback: Feedback) -> list[CheckFailure]:
-    """The failures a repair is shown: the feedback's, or its error as one (a crash or a
-    collection error of the whole run has no per-test failure)."""
-    if feedback["failures"]:
-        return list(feedback["failures"])
-    return [CheckFailure(
-        test="(the test run)", exception="Error", message=feedback["error"] or "the tests failed",
-        line=None, frames=[], expected=None, actual=None,
-    )]
 
 
 def _cut(text: str, tokens: int) -> str:

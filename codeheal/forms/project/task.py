@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from codeheal.errors import InputError
@@ -34,16 +34,15 @@ class TestCommand:
     argv: tuple[str, ...]
     pytest_at: int | None
     """Where pytest's own arguments start in argv; None when pytest is not visible in it."""
+    direct: bool = field(init=False)
+    """pytest itself, with nothing before it but an interpreter."""
+    pytest_args: tuple[str, ...] = field(init=False)
+    """pytest's arguments (none for a command codeheal cannot see inside)."""
 
-    @property
-    def direct(self) -> bool:
-        """pytest itself, with nothing before it but an interpreter."""
-        return self.pytest_at is not None and PurePosixPath(self.argv[0]).name not in LAUNCHERS
-
-    @property
-    def pytest_args(self) -> tuple[str, ...]:
-        """pytest's arguments (none for a command codeheal cannot see inside)."""
-        return () if self.pytest_at is None else self.argv[self.pytest_at:]
+    def __post_init__(self) -> None:
+        at = self.pytest_at
+        object.__setattr__(self, "direct", at is not None and PurePosixPath(self.argv[0]).name not in LAUNCHERS)
+        object.__setattr__(self, "pytest_args", () if at is None else self.argv[at:])
 
     def with_pytest_options(self, options: tuple[str, ...]) -> tuple[str, ...]:
         """The command with `options` given to its pytest first."""

@@ -1,7 +1,8 @@
 """Failures read from a test command's output, for commands codeheal cannot see inside
 (`make test`, `python -m unittest`, `tox`, a script): Python tracebacks, unittest's
 `FAIL: name` headers, pytest's `FAILED id - message` summary lines and the counts each
-runner prints. Evidence for the prompt only: the command's exit code is the verdict."""
+runner prints. Evidence for the prompt only: the command's exit code is the verdict
+(`output_feedback`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from codeheal.state import CheckFailure, Frame
+from codeheal.evaluation.feedback import crash_description, feedback_of, strip_ansi
+from codeheal.evaluation.verdict import parse_report
+from codeheal.sandboxes.base import RunResult
+from codeheal.state import CheckFailure, Feedback, Frame
 
 HEADER = "Traceback (most recent call last):"
 FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>\S+)\s*$')
@@ -124,3 +128,23 @@ def _counts(lines: list[str]) -> tuple[int | None, int | None]:
             failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
             total = failed + counts.get("passed", 0)
     return total, failed
+
+
+def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
+    """Feedback on a test command codeheal cannot see inside: its exit code is the verdict (0
+    passed; the supervisor's record of it where the job ran under one), and the failures are
+    read from the tracebacks and runner summaries in its output, with frames in the project's
+    `files`."""
+    supervisor = parse_report(result.report).supervisor
+    exit_code = supervisor["exit_code"] if supervisor else result.exit_code
+    report = read_output(strip_ansi(result.stdout + "\n" + result.stderr), files)
+    passed = exit_code == 0 and not result.timed_out
+    failures = [] if passed else report.failures
+    total = report.total if report.total else max(len(failures), 1)
+    failed = 0 if passed else (report.failed if report.failed else max(len(failures), 1))
+    error = None
+    if result.timed_out:
+        error = "timed out: the test command did not finish within the time limit"
+    elif not passed and not failures:
+        error = crash_description(result, exit_code).replace("the test process ended early", "the test command failed")
+    return feedback_of(result, passed, total, max(total - failed, 0), failures, error)

@@ -14,7 +14,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from codeheal.errors import InputError
 from codeheal.forms.project.snapshot import read_project
@@ -64,12 +63,6 @@ def workspace_files(project: str, key: str) -> Mapping[str, str]:
     files = MappingProxyType(dict(reread))
     _remember(key, files)
     return files
-
-
-def workspace_of(run: Mapping[str, Any]) -> Mapping[str, str]:
-    """The workspace of a project-form run (its state or a candidate's task): by its
-    `workspace_key`, read again from its `project` when needed."""
-    return workspace_files(run["project"], run["workspace_key"])
 
 
 def _remember(key: str, files: Mapping[str, str]) -> None:

@@ -1,0 +1,115 @@
+"""The project form's test runs: the sandbox job (a copy of the project's files and its test
+command, under codeheal's supervisor and report plugin where pytest is visible in the
+command), run, and its feedback read; a repair's runs (the failing tests first, then the
+whole command)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from codeheal.evaluation.feedback import reported, run_feedback
+from codeheal.evaluation.jobs import HARNESS, NO_AUTOLOAD, PLUGIN_MODULE, SUPERVISOR
+from codeheal.forms.project.run import ProjectRun
+from codeheal.forms.project.task import TestCommand
+from codeheal.forms.project.tracebacks import output_feedback
+from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.state import Feedback
+from codeheal.steps import SandboxRun, Steps
+
+PLUGIN_OPTIONS = ("-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
+PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", *PLUGIN_OPTIONS)
+COMMAND_FLAG = "--command"
+"""The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
+COVERAGE = {"CODEHEAL_COVERAGE": "1"}
+"""The report plugin records each test's line coverage of the workspace's modules (pytest_plugin.py)."""
+
+
+def repair_runs(
+    sandbox: Sandbox, run: ProjectRun, files: Mapping[str, str], commands: tuple[TestCommand, TestCommand | None],
+    limit: float, session: str | None,
+) -> Steps[Feedback]:
+    """A repair's test runs on the changed `files`, of the run's `commands` (its test command,
+    and the one narrowed to the failing tests, if any: run.first_command): the tests that
+    failed on the project as it is alone first, where pytest takes their node ids, then the
+    whole command, which must run and pass every test the project as it is ran; a change that
+    fixes the failing tests and breaks others says which."""
+    as_is, (command, first) = run["as_is"], commands
+    assert as_is is not None
+    failing = as_is["tests_failed"]
+    first_seconds = 0.0
+    if first is not None:
+        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run["interpreter"], failing)
+        if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
+            # Counted as a whole run: the tests that passed on the project as it is were not rerun.
+            not_rerun = len(set(as_is["tests_ran"]) - set(failing))
+            feedback["passed_count"] += not_rerun
+            feedback["total"] += not_rerun
+            return feedback
+        # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
+        first_seconds = feedback["seconds"]
+    feedback, _ = yield from judged_run(sandbox, files, command, limit, session, run["interpreter"], as_is["tests_ran"])
+    feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
+    if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
+        broken = sorted({f["test"] for f in feedback["failures"]})
+        feedback["error"] = (f"the failing tests pass now, but the change breaks {len(broken)} other test(s): "
+                             f"{', '.join(broken[:5])}")
+    return feedback
+
+
+def judged_run(
+    sandbox: Sandbox, files: Mapping[str, str], command: TestCommand, limit: float, session: str | None,
+    python: str | None, must_run: list[str] | None, *, coverage: bool = False,
+) -> Steps[tuple[Feedback, RunResult]]:
+    """One run of `command` on `files` in the sandbox, judged, and the run itself; `must_run`:
+    the node ids that must run and pass (None: whatever ran); `coverage`: record each test's
+    line coverage."""
+    result = yield SandboxRun(sandbox, project_job(files, command, limit, session, python, coverage=coverage))
+    if not (command.direct or reported(result)):
+        feedback = output_feedback(result, files)  # only the exit code and the output tell
+    else:
+        feedback = run_feedback(result, None, must_run=must_run)
+    feedback["time_limit_s"] = limit
+    return feedback, result
+
+
+def project_job(
+    files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
+    python: str | None = None, *, coverage: bool = False,
+) -> Job:
+    """The sandbox job that runs a project's test command on a copy of its files. Where pytest
+    is visible in the command, the report plugin goes beside the files and is passed to it with
+    -p, under the supervisor (pytest itself runs on the project's interpreter; a launcher runs
+    as given, the supervisor starting it); the project's own configuration and conftest apply
+    (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
+    environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
+    virtualenv of its own) autoload is off, so the plugins of codeheal's dependencies (anyio,
+    langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
+    the plugin also records each test's line coverage (the run of the project as it is, for
+    the suspicious-line ranking). Any other command runs as given, and its exit code and output
+    are the report."""
+    env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
+    if command.direct:
+        run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
+    elif command.pytest_at is not None:
+        run = {"python_args": (SUPERVISOR, COMMAND_FLAG), "command": command.with_pytest_options(PLUGIN_OPTIONS)}
+    else:
+        return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
+    return Job(
+        files={**files, **HARNESS},
+        timeout_s=timeout_s,
+        report=True,
+        env=env,
+        session=session,
+        python=python,
+        **run,
+    )
+
+
+def is_codeheals_python(python: str | None) -> bool:
+    """Whether `python` (a project's interpreter; None: the sandbox's own) is the environment
+    codeheal itself runs in."""
+    if python is None:
+        return True
+    return Path(python).absolute().parent.parent.resolve() == Path(sys.prefix).resolve()

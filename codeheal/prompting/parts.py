@@ -1,0 +1,33 @@
+"""What every form's prompts share: the code fence a reply is written in, and a test outcome
+as the model reads it."""
+
+from __future__ import annotations
+
+from codeheal.state import Feedback
+
+CODE_FENCE = "```python\n"
+CLOSING_FENCE = "\n```"
+"""A reply prefilled with CODE_FENCE is complete at the first CLOSING_FENCE: generation stops there."""
+
+
+def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
+    """The failure as a model should read it: counts, then each failed check."""
+    out = [f"{feedback['passed_count']} of {feedback['total']} checks passed."]
+    if feedback["error"]:
+        out.append(feedback["error"])
+    for failure in feedback["failures"][:max_failures]:
+        out.append(f"- {failure['test']}: {failure['exception']}: {failure['message']}".rstrip(": "))
+        if failure["expected"] is not None:
+            out.append(f"  expected {failure['expected']}, got {failure['actual']}")
+        for frame in failure["frames"]:
+            out.append(f"  at {frame['file']} line {frame['line']} in {frame['function']}: {frame['source']}")
+    for note in feedback.get("lint", []):
+        out.append(f"- static check, solution.py {note}")
+    hidden = len(feedback["failures"]) - max_failures
+    if hidden > 0:
+        out.append(f"... and {hidden} more failed checks.")
+    if feedback["stdout"].strip() and not feedback["passed"]:
+        out.append("stdout (end):\n" + feedback["stdout"].strip()[-800:])
+    if feedback["output_truncated"]:
+        out.append("(output was cut: the program printed too much)")
+    return "\n".join(out)
