@@ -1,7 +1,8 @@
 """The sandbox jobs that run tests: the single-module form (the candidate as solution.py
 beside the user's tests) and the project form (a copy of the project and its test command).
-Both run codeheal's supervisor, which starts pytest with codeheal's report plugin and alone
-holds the report channel to the host (supervisor.py)."""
+Both run codeheal's supervisor, which starts pytest through codeheal_pytest (the report plugin
+registered before pytest reads any configuration) and alone holds the report channel to the
+host (supervisor.py)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,15 @@ PLAIN_MODULE = "codeheal_plain.py"
 PLAIN_SOURCE = (Path(__file__).with_name("plain_data.py")).read_text(encoding="utf-8")
 SUPERVISOR = "codeheal_supervisor.py"
 SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
+LAUNCH_MODULE = "codeheal_pytest"
+LAUNCH_SOURCE = (Path(__file__).with_name("pytest_launch.py")).read_text(encoding="utf-8")
+SUPERVISED = ("-I", SUPERVISOR)
+"""The supervisor starts isolated from the workspace (supervisor.py); the test process is its child."""
 PYTEST_ARGS = (
-    SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
-    TEST_MODULE,
+    *SUPERVISED, "-m", LAUNCH_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s", TEST_MODULE,
 )
-PLUGIN_OPTIONS = ("-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
-PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", *PLUGIN_OPTIONS)
+PLUGIN_OPTIONS = ("-p", "no:cacheprovider")
+PROJECT_PYTEST_ARGS = (*SUPERVISED, "-m", LAUNCH_MODULE, *PLUGIN_OPTIONS)
 COMMAND_FLAG = "--command"
 """The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -42,6 +46,7 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
             f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
             SUPERVISOR: SUPERVISOR_SOURCE,
             PLAIN_MODULE: PLAIN_SOURCE,
+            f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE,
             "pytest.ini": "[pytest]\n",
         },
         python_args=PYTEST_ARGS,
@@ -70,11 +75,12 @@ def project_job(
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
-        run = {"python_args": (SUPERVISOR, COMMAND_FLAG), "command": command.with_pytest_options(PLUGIN_OPTIONS)}
+        run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
         return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
     return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE},
+        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
+               f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE},
         timeout_s=timeout_s,
         report=True,
         env={**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})},

@@ -7,9 +7,12 @@ authenticated with a key the supervisor hands the plugin on a pipe read (and clo
 the candidate is imported, and its output goes through the supervisor. The supervisor passes
 on the authenticated evidence and adds what only it can see: how the test process ended, and
 how many lines arrived that the plugin did not write. It cannot be traced or written to by the
-test process (not dumpable). Usage: python supervisor.py PYTHON_ARGS... (the test process's
-arguments; it runs on this interpreter, with this interpreter's flags), or
-python supervisor.py --command ARGV... (a launcher that starts pytest, found on PATH)."""
+test process (not dumpable). It starts isolated from the workspace: run it as
+`python -I supervisor.py ...` (no PYTHONPATH, no script folder, no user site), so nothing of
+the project is imported into it; only the test process sees the workspace. Usage:
+python -I supervisor.py PYTHON_ARGS... (the test process's arguments; it runs on this
+interpreter, with its -S), or python -I supervisor.py --command ARGV... (a launcher that
+starts pytest, found on PATH)."""
 
 import sys
 
@@ -32,7 +35,8 @@ EVIDENCE_CAP_BYTES = 3 * 1024 * 1024
 COMMAND_FLAG = "--command"
 MAC_CHARS = 32
 PR_SET_DUMPABLE = 4
-FLAGS = (("no_site", "-S"), ("isolated", "-I"), ("ignore_environment", "-E"), ("no_user_site", "-s"))
+FLAGS = (("no_site", "-S"),)
+"""The flags of this interpreter the test process gets too (not -I: it needs its PYTHONPATH)."""
 
 
 def mac(key, payload):
