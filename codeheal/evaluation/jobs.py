@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
+from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.task import TestCommand
 from codeheal.sandboxes.base import Job
 
@@ -33,22 +34,27 @@ COMMAND_FLAG = "--command"
 """The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
+PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
+"""Files pytest reads its configuration from: part of the tests, read-only like them."""
 COVERAGE = {"CODEHEAL_COVERAGE": "1"}
 """The report plugin records each test's line coverage of the workspace's modules (pytest_plugin.py)."""
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
-    """The sandbox job that runs the tests against one candidate."""
+    """The sandbox job that runs the tests against one candidate; everything but the
+    candidate is read-only in it."""
+    files = {
+        "solution.py": candidate,
+        TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
+        f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
+        SUPERVISOR: SUPERVISOR_SOURCE,
+        PLAIN_MODULE: PLAIN_SOURCE,
+        f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE,
+        "pytest.ini": "[pytest]\n",
+    }
     return Job(
-        files={
-            "solution.py": candidate,
-            TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
-            f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE,
-            SUPERVISOR: SUPERVISOR_SOURCE,
-            PLAIN_MODULE: PLAIN_SOURCE,
-            f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE,
-            "pytest.ini": "[pytest]\n",
-        },
+        files=files,
+        read_only=frozenset(files) - {"solution.py"},
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
         report=True,
@@ -71,16 +77,19 @@ def project_job(
     langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
     the plugin also records each test's line coverage (the run of the project as it is, for
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
-    are the report."""
+    are the report. The tests, their configuration and the harness files are read-only."""
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
+        return Job(files=files, read_only=project_tests(files), python_args=(), command=command.argv, timeout_s=timeout_s,
+                   session=session, python=python)
+    harness = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
+               f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE}
     return Job(
-        files={**files, f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
-               f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE},
+        files={**files, **harness},
+        read_only=frozenset(harness) | project_tests(files),
         timeout_s=timeout_s,
         report=True,
         env={**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})},
@@ -88,6 +97,12 @@ def project_job(
         python=python,
         **run,
     )
+
+
+def project_tests(files: Mapping[str, str]) -> frozenset[str]:
+    """The files of a project that are part of its tests: test modules, conftests and pytest's
+    configuration, read-only in the sandbox."""
+    return frozenset(name for name in files if is_test_file(name) or name in PYTEST_CONFIGS)
 
 
 def is_codeheals_python(python: str | None) -> bool:
