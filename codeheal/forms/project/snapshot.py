@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.errors import InputError
+from codeheal.forms.project.git import run_git
 from codeheal.sandboxes.runtime import not_an_interpreter
 
 MAX_FILES = 2000
@@ -34,7 +35,6 @@ SECRET_NAMES = (
 PRIVATE_KEY_MARK = "PRIVATE KEY-----"
 SECRET_REASON = "may hold secrets (dotenv, key or credential file): not read"
 IGNORED_REASON = "ignored by git"
-GIT_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -128,15 +128,10 @@ def _venv_python(folder: Path) -> Path | None:
 
 def git_listed(base: Path) -> frozenset[str] | None:
     """The files git would list under `base` (tracked, or untracked and not ignored), relative
-    to it; None outside a git work tree. git runs with the repository's command hooks off
-    (core.fsmonitor), so the project's own git configuration runs nothing."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    to it; None outside a git work tree. git runs with the project's commands off (git.py), so
+    its git configuration runs nothing."""
     try:
-        listed = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "-c", f"safe.directory={base}", "-C", str(base),
-             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, timeout=GIT_TIMEOUT_S, env=env, check=True,
-        ).stdout
+        listed = run_git(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     except (OSError, subprocess.SubprocessError):
         return None
     return frozenset(name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name)
