@@ -160,14 +160,31 @@ def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
                 skipped.append(Skipped(relative, SECRET_REASON))
                 continue
             if path.is_symlink():
+                # A link is judged by what it leads to: every rule applies to its target too.
                 target = path.resolve()
-                if not target.is_relative_to(base) or not target.is_file():
+                if not target.is_relative_to(base.resolve()) or not target.is_file():
                     skipped.append(Skipped(relative, "a link that leaves the project or points nowhere"))
+                    continue
+                if reason := _target_rule(target, base.resolve(), listed):
+                    skipped.append(Skipped(relative, reason))
                     continue
             elif not path.is_file():
                 continue  # sockets, fifos
             found[relative] = path.stat().st_size
     return found, skipped
+
+
+def _target_rule(target: Path, base: Path, listed: frozenset[str] | None) -> str | None:
+    """Why a link's target is left out (a secret's name, git-ignored, or in a folder the
+    snapshot skips); None when it would be read in its own right."""
+    relative = target.relative_to(base).as_posix()
+    if any(fnmatch.fnmatch(target.name, pattern) for pattern in SECRET_NAMES):
+        return f"a link to {relative}: {SECRET_REASON}"
+    if listed is not None and relative not in listed:
+        return f"a link to {relative}: {IGNORED_REASON}"
+    if any(part in SKIPPED_DIRS or part.endswith(".egg-info") for part in Path(relative).parts[:-1]):
+        return f"a link to {relative}, in a folder codeheal does not read"
+    return None
 
 
 def _skipped_dir(path: Path, skipped: list[Skipped], base: Path) -> bool:
