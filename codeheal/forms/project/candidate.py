@@ -78,8 +78,9 @@ def project_evaluation_steps(
         return attempt_feedback(error=f"{NOT_APPLIED}: {exc}"), None
     if context.tamper_scan and (tampering := tamper_feedback("\n".join(b.code for b in reply_blocks(candidate)), lying_dunders=True)):
         return tampering, edit
-    if context.lint and (findings := added_findings(workspace, edit.files, state["project"])):
-        return lint_feedback(findings), edit
+    lint = added_findings(workspace, edit.files, state["project"]) if context.lint else None
+    if lint is not None and lint.findings:
+        return lint_feedback(lint.findings), edit
     files = {**workspace, **edit.files}
     command = parse_test_command(state["test_command"])
     limit = time_limit(context, state.get("as_is_seconds"))
@@ -93,6 +94,8 @@ def project_evaluation_steps(
             not_rerun = len(set(state.get("baseline_tests") or []) - set(failing))
             feedback["passed_count"] += not_rerun
             feedback["total"] += not_rerun
+            if lint is not None and lint.unavailable:
+                feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
             return feedback, edit
         # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
         first_seconds = feedback["seconds"]
@@ -102,6 +105,8 @@ def project_evaluation_steps(
         broken = sorted({f["test"] for f in feedback["failures"]})
         feedback["error"] = (f"the failing tests pass now, but the change breaks {len(broken)} other test(s): "
                              f"{', '.join(broken[:5])}")
+    if lint is not None and lint.unavailable:
+        feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
     return feedback, edit
 
 
