@@ -120,10 +120,10 @@ def run_feedback(
         unrun += [_not_collected(name) for name in sorted(set(expected) - {top_name(t) for t in collected})]
         unrun += [_host_failure(short_name(t), "the test's body was not watched to its end")
                   for t in collected if t not in evidence.watched]
-    host_failures = unrun + watched_failures(events, watched)
-    failed_tests = {f["test"] for f in host_failures}
+    wrong_values = watched_failures(events, watched)
+    host_failures = unrun + list(wrong_values.values())
     counted = _counted(evidence, required)
-    passed_count = sum(1 for t in counted if evidence.outcome.get(t) == "passed" and short_name(t) not in failed_tests)
+    passed_count = sum(1 for t in counted if evidence.outcome.get(t) == "passed" and t not in wrong_values)
     total = len(counted) + sum(1 for f in unrun if f["exception"] == "NotCollected")
 
     error = None

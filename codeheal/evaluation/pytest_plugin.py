@@ -35,6 +35,7 @@ import os
 import sys
 import threading
 import time
+import unittest
 
 import pytest
 from codeheal_plain import NotPlain, plain
@@ -332,6 +333,7 @@ def _ending(function, nodeid, emit):
     if inspect.iscoroutinefunction(function):
         @functools.wraps(function)
         async def ended_async(*args, **kwargs):
+            __tracebackhide__ = True
             result = await function(*args, **kwargs)
             emit({"event": "ended", "test": nodeid})
             return result
@@ -339,6 +341,7 @@ def _ending(function, nodeid, emit):
 
     @functools.wraps(function)
     def ended(*args, **kwargs):
+        __tracebackhide__ = True
         result = function(*args, **kwargs)
         emit({"event": "ended", "test": nodeid})
         return result
@@ -372,6 +375,9 @@ def pytest_runtest_logfinish(nodeid, location):
 def pytest_runtest_call(item):
     if _watched(item):
         item.obj = _ending(item.obj, item.nodeid, _emit)
+        instance = getattr(item, "instance", None)
+        if isinstance(instance, unittest.TestCase):  # an async TestCase calls its own attribute
+            setattr(instance, item.name, item.obj)
 
 
 def pytest_assertrepr_compare(config, op, left, right):

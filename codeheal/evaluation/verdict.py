@@ -161,8 +161,8 @@ def unrun_failures(evidence: TestEvidence, required: Collection[str]) -> list[Ch
     return failures
 
 
-def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> list[CheckFailure]:
-    """Failures the host finds in tests the report says passed: a watched comparison whose
+def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> dict[str, CheckFailure]:
+    """Failures the host finds in tests the report says passed, by test id: a watched comparison whose
     values, compared here as plain data, disagree (or whose computed side is not plain data
     against a plain other side), and an assert such a test always runs that never reported."""
     by_index = {check.index: check for check in watched}
@@ -192,7 +192,7 @@ def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> li
             problem = next((p for p in problems if p), None)
             if problem:
                 failures.setdefault(nodeid, _failure(name, *problem))
-    return list(failures.values())
+    return failures
 
 
 def _tally(events: list[dict], by_index: dict[int, WatchedAssert]) -> _Tally:

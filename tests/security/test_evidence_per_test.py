@@ -152,3 +152,15 @@ def test_ordinary_tests_of_every_shape_pass_with_a_right_solution() -> None:
     feedback = run(RIGHT_ADD, tests)
     assert feedback["passed"], feedback
     assert feedback["passed_count"] == feedback["total"] == 3 + 3 + 3
+
+
+def test_unittest_and_async_test_bodies_are_watched_to_their_end() -> None:
+    tests = ("import unittest\n"
+             "class TestSync(unittest.TestCase):\n"
+             "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+             "class TestAsync(unittest.IsolatedAsyncioTestCase):\n"
+             "    async def test_add(self):\n        self.assertEqual(add(1, 1), 2)\n")
+    assert run(RIGHT_ADD, tests)["passed"]
+    patch = RUNNER_PATCH.replace("test.python').Function", "test.unittest').TestCaseFunction")
+    feedback = failed(patch + WRONG_ADD, tests)
+    assert sum(f["exception"] == "NotRun" for f in feedback["failures"]) == 2 and feedback["passed_count"] == 0
