@@ -97,11 +97,10 @@ def traced(run) -> list[dict]:
 
 def project_context() -> Context:
     try:
+        from codeheal import resolve
+    except ImportError:  # the settings of aea9768: a flat Context
         return Context(max_attempts=2, mutants=0)
-    except TypeError:  # the settings of a later layout: the project form's own knobs
-        from codeheal.forms.project.settings import ProjectSettings
-
-        return Context(max_attempts=2, project=ProjectSettings(mutants=0))
+    return resolve({"max_attempts": 2, "mutants": 0}).context
 
 
 def fix_run() -> list[dict]:

@@ -10,8 +10,10 @@ from codeheal.forms.module.candidate import _from_run, feedback_without_running
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
 
+SAMPLE_IDS = [f"test_solution.py::{name}" for name in ("test_fx", "test_line_10", "test_line_11", "test_line_12")]
 SAMPLE_REPORT = "\n".join(json.dumps(e) for e in [
     {"event": "start"},
+    {"event": "collected", "tests": SAMPLE_IDS, "watched": SAMPLE_IDS},
     {"event": "begin", "test": "test_solution.py::test_fx"},
     {"event": "result", "test": "test_solution.py::test_fx", "name": "test_fx", "when": "setup",
      "outcome": "failed", "exception": "RuntimeError", "message": "fixture down",
@@ -32,6 +34,7 @@ SAMPLE_REPORT = "\n".join(json.dumps(e) for e in [
                 {"file": "solution.py", "line": 3, "function": "add",
                  "source": "raise ValueError('neg')"}]},
     {"event": "begin", "test": "test_solution.py::test_line_12"},
+    {"event": "ended", "test": "test_solution.py::test_line_12"},
     {"event": "result", "test": "test_solution.py::test_line_12", "name": "test_line_12",
      "when": "call", "outcome": "passed"},
     {"event": "finish", "exitstatus": 1, "collected": 4},
@@ -83,6 +86,8 @@ def test_counts_and_per_failure_details_from_a_report():
 def test_all_passing_report():
     report = "\n".join(json.dumps(e) for e in [
         {"event": "start"},
+        {"event": "collected", "tests": ["t::test_a"], "watched": ["t::test_a"]},
+        {"event": "ended", "test": "t::test_a"},
         {"event": "result", "test": "t::test_a", "name": "test_a", "when": "call", "outcome": "passed"},
         {"event": "finish", "exitstatus": 0, "collected": 1},
     ])
@@ -121,7 +126,9 @@ def test_a_run_that_never_finished_is_a_crash_with_the_last_stderr_line():
 
 
 def test_no_tests_collected_is_not_a_pass():
-    report = json.dumps({"event": "start"}) + "\n" + json.dumps({"event": "finish", "exitstatus": 5, "collected": 0})
+    report = "\n".join(json.dumps(e) for e in [
+        {"event": "start"}, {"event": "collected", "tests": [], "watched": []},
+        {"event": "finish", "exitstatus": 5, "collected": 0}])
     feedback = run_feedback(result(report, exit_code=5), set())
     assert not feedback["passed"] and feedback["error"] == "no tests were collected"
 

@@ -2,8 +2,9 @@
 
 The module sees every name of the candidate except those of builtins: `abs` in the tests is
 the builtin, bound before the candidate was imported, whatever the candidate defines or
-patches. Its asserts report to the host (`watched_asserts`): each comparison the values of
-both sides, as plain data the host compares itself; every other assert that it was reached."""
+patches. Its asserts report to the host (`watched_asserts`), wherever they are (a loop, a
+`with`, an `if`, a helper): each comparison the values of both sides, every other assert its
+tested value, as plain data the host checks itself."""
 
 from __future__ import annotations
 
@@ -45,12 +46,13 @@ class WatchedAssert:
     required: bool
     """It runs whenever its test runs to the end (a statement of the test's own body before
     anything that can return): a test that passed without reporting it did not run."""
-    op: str | None = None
-    """The comparison, when the assert is `LEFT op RIGHT`; None: only its reaching is reported."""
-    sides: tuple[Span, Span] | None = None
-    literals: tuple[Any, Any] = (NO_LITERAL, NO_LITERAL)
+    op: str | None
+    """The comparison, when the assert is `LEFT op RIGHT`; None: its one side is the tested
+    value, which must be true."""
+    sides: tuple[Span, ...]
+    """The reported expressions: both sides of a comparison, or the tested value."""
+    literals: tuple[Any, ...]
     """Each side's value when the tests write it out (`5`, `[1, 2]`): the host's own, not the job's."""
-    start: tuple[int, int] = (0, 0)
 
 
 @functools.lru_cache(maxsize=64)
@@ -130,14 +132,14 @@ def _may_leave(statement: ast.stmt) -> bool:
 
 
 def _watched(index: int, node: ast.Assert, test: str | None, required: bool) -> WatchedAssert:
-    watched = WatchedAssert(index=index, line=node.lineno, test=test, required=required,
-                            start=(node.lineno, node.col_offset))
     compare = node.test
     if isinstance(compare, ast.Compare) and len(compare.ops) == 1 and type(compare.ops[0]) in _OPERATORS:
         left, right = compare.left, compare.comparators[0]
-        return WatchedAssert(**{**vars(watched), "op": _OPERATORS[type(compare.ops[0])],
-                                "sides": (_span(left), _span(right)), "literals": (_literal(left), _literal(right))})
-    return watched
+        return WatchedAssert(index=index, line=node.lineno, test=test, required=required,
+                             op=_OPERATORS[type(compare.ops[0])], sides=(_span(left), _span(right)),
+                             literals=(_literal(left), _literal(right)))
+    return WatchedAssert(index=index, line=node.lineno, test=test, required=required, op=None,
+                         sides=(_span(compare),), literals=(_literal(compare),))
 
 
 def _span(node: ast.expr) -> Span:
@@ -156,9 +158,6 @@ def _instrumented(tests: str, watched: Sequence[WatchedAssert]) -> str:
     lines = [line.encode("utf-8") for line in tests.splitlines()]
     inserts: list[tuple[int, int, bytes]] = []
     for check in watched:
-        if check.sides is None:
-            inserts.append((*check.start, f"_codeheal_reached_({check.index}); ".encode()))
-            continue
         for side, (line, col, end_line, end_col) in enumerate(check.sides):
             inserts.append((line, col, f"_codeheal_value_({check.index}, {side}, (".encode()))
             inserts.append((end_line, end_col, b"))"))

@@ -5,10 +5,18 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from codeheal.errors import SandboxError
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
-from codeheal.evaluation.verdict import NO_RESULT, Report, parse_report, unrun_failures, watched_failures
+from codeheal.evaluation.verdict import (
+    Report,
+    TestEvidence,
+    parse_report,
+    short_name,
+    test_evidence,
+    top_name,
+    unrun_failures,
+    watched_failures,
+)
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -78,58 +86,53 @@ def run_feedback(
 ) -> Feedback:
     """Feedback from a sandbox run and its report (verdict.py: the supervisor's record and the
     report plugin's evidence). The report is evidence, not the verdict: a pass needs a report
-    consistent with what the host knows (a result for each of the `expected` test names parsed
-    from the tests and for no other, one finish event agreeing with the results and with the
-    test process's exit code), every expected test run and passed (no skip, no xfail), and, in
-    the module form, the `watched` asserts' values agreeing when the host compares them.
-    `expected`: the check names the host parsed from the user's tests and generated the test
-    module from (frames in that module are shown as lines of the user's tests); None when the
-    tests are a project's own, named only by the run, whose frames are in its own terms;
-    `must_run`: the node ids the project as it is ran, each of which must run and pass;
-    `tests`: the module form's tests, whose statements frames in the generated module show.
+    consistent with what the host knows (one collection record, covering each of the
+    `expected` test names parsed from the tests and no other, one finish event agreeing with
+    the results and with the test process's exit code), every collected test id run to its
+    end and passed (no skip, no xfail, no failed subtest), and, in the module form, the
+    `watched` asserts' values holding when the host checks them. Counts are per test id
+    (subtests count under their test). `expected`: the check names the host parsed from the
+    user's tests and generated the test module from (frames in that module are shown as
+    lines of the user's tests); None when the tests are a project's own, named only by the
+    run, whose frames are in its own terms; `must_run`: the node ids the project as it is
+    ran, each of which must run and pass (a test the project skips of its own accord is not
+    counted); `tests`: the module form's tests, whose statements frames in the generated
+    module show.
 
-    Raises SandboxError when the report shows that pytest never started: the sandbox, not
-    the candidate, failed (the candidate is imported only after the session started)."""
+    A run whose report never started (the report plugin was stopped before pytest's session
+    began: a candidate that interferes with the report, or a project that blocks the plugin)
+    is a failed attempt that says so; the sandbox's own faults are raised by the sandbox."""
     report = parse_report(result.report)
     events = report.events
     exit_code = report.supervisor["exit_code"] if report.supervisor else result.exit_code
-    if not result.timed_out and not any(e.get("event") == "start" for e in events):
-        raise SandboxError(
-            f"the sandbox ({result.isolation}) did not start pytest (exit code {exit_code}): "
-            + (_tail(result.stderr).strip()[-500:] or "no output")
-        )
-    results = [e for e in events if e.get("event") == "result"]
+    evidence = test_evidence(events)
+    results = [e for e in events if e.get("event") in ("result", "subtest")]
     collect_errors = [e for e in events if e.get("event") == "collect_error"]
     finishes = [e for e in events if e.get("event") == "finish"]
-    finished = bool(finishes)
 
     failures = [_failure(e, expected is not None, tests) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
     hung = _unfinished_test(events) if result.timed_out else None
-    unrun = unrun_failures(events, expected) if expected is not None else []
-    if must_run is not None:
-        unrun += unrun_failures(events, must_run, by="id")
-    unrun = [f for f in unrun if f["test"] != hung]  # named as the one that hung, below
-    host_failures = unrun + watched_failures(events, watched)
-    failed_tests = {f["test"] for f in host_failures}
-    call_results = [e for e in results if e.get("when") == "call"]
-    passed_count = sum(1 for e in call_results if e["outcome"] == "passed" and not e.get("xfail")
-                       and e.get("name") not in failed_tests)
-    tests_seen = {e["test"] for e in results}
-    counted = tests_seen
-    if expected is None:
-        # A project's own suite may skip tests of its own accord (a platform, a missing extra):
-        # those are not checks to pass. A test the project as it is ran and that is skipped
-        # now is `must_run`'s failure above.
-        counted = tests_seen - _skipped_only(results)
-    total = len(counted) + sum(1 for f in unrun if f["message"] == NO_RESULT)
+    collected = evidence.collected or ()
+    required = _required(evidence, expected, must_run)
+    unrun = [f for f in unrun_failures(evidence, required) if f["test"] != hung]  # named as the one that hung, below
+    if expected is not None:
+        unrun += [_not_collected(name) for name in sorted(set(expected) - {top_name(t) for t in collected})]
+        unrun += [_host_failure(short_name(t), "the test's body was not watched to its end")
+                  for t in collected if t not in evidence.watched]
+    wrong_values = watched_failures(events, watched)
+    host_failures = unrun + list(wrong_values.values())
+    counted = _counted(evidence, required)
+    passed_count = sum(1 for t in counted if evidence.outcome.get(t) == "passed" and t not in wrong_values)
+    total = len(counted) + sum(1 for f in unrun if f["exception"] == "NotCollected")
 
     error = None
-    if result.timed_out:
+    if not result.timed_out and not any(e.get("event") == "start" for e in events):
+        error = _never_started(result, exit_code)
+    elif result.timed_out:
         error = "timed out: the run did not finish within the time limit" + (
             f" (still running {hung})" if hung else ""
         )
         if hung:
-            total += 1
             failures.append(CheckFailure(
                 test=hung, exception="Timeout", message="did not finish in time",
                 line=None, frames=[], expected=None, actual=None,
@@ -140,28 +143,55 @@ def run_feedback(
         error = crash_description(result, None)
     elif (untrusted := _untrusted(report)) is not None:
         error = untrusted
-    elif not finished:
+    elif not finishes:
         error = crash_description(result, exit_code)
-    elif not tests_seen:
+    elif not results and not collected:
         error = "no tests were collected"
     else:
-        error = _inconsistency(exit_code, events, finishes, failures, expected)
+        error = _inconsistency(exit_code, events, evidence, finishes, failures, expected)
 
     feedback = feedback_of(
-        result, error is None and not failures and not host_failures and passed_count == total,
+        result, error is None and not failures and not host_failures and total > 0 and passed_count == total,
         total, passed_count, failures + host_failures, error,
     )
-    feedback["tests_ran"] = sorted({e["test"] for e in call_results if e["outcome"] != "skipped"})
-    feedback["tests_failed"] = sorted({e["test"] for e in results if e["outcome"] == "failed"})
+    feedback["tests_ran"] = sorted({e["test"] for e in results if e.get("when") == "call" and e["outcome"] != "skipped"})
+    feedback["tests_failed"] = sorted(t for t, state in evidence.outcome.items() if state == "failed")
     return feedback
 
 
-def _skipped_only(results: list[dict]) -> set[str]:
-    """The tests whose every result is a skip (an xfail included)."""
-    outcomes: dict[str, set[str]] = {}
-    for event in results:
-        outcomes.setdefault(event["test"], set()).add(event.get("outcome", "failed"))
-    return {test for test, seen in outcomes.items() if seen == {"skipped"}}
+def _required(evidence: TestEvidence, expected: Collection[str] | None, must_run: Collection[str] | None) -> set[str]:
+    """The test ids that must run and pass: every collected one in the module form; in the
+    project form, those the project as it is ran, and every collected one that has no result
+    at all (a run cut short), and every one that started and never ended."""
+    collected = set(evidence.collected or ())
+    if expected is not None:
+        return collected
+    required = {t for t in collected if evidence.outcome.get(t) in (None, "unfinished")}
+    return required | set(must_run or ())
+
+
+def _counted(evidence: TestEvidence, required: set[str]) -> set[str]:
+    """The test ids a run's counts are over: the collected ones and the required ones, less
+    those skipped of the project's own accord (not required)."""
+    ids = set(evidence.collected or ()) | set(evidence.outcome) | required
+    return {t for t in ids if t in required or evidence.outcome.get(t) not in ("skipped", "xfail")}
+
+
+def _not_collected(name: str) -> CheckFailure:
+    return _host_failure(name, "was not collected: pytest found no test by this name, so it cannot pass",
+                         exception="NotCollected")
+
+
+def _host_failure(test: str, message: str, *, exception: str = "NotRun") -> CheckFailure:
+    return CheckFailure(test=test, exception=exception, message=message, line=None, frames=[], expected=None,
+                        actual=None)
+
+
+def _never_started(result: RunResult, exit_code: int | None) -> str:
+    """Why a run without a report start fails: the report plugin never began its session."""
+    return (f"the test run's report never started (exit code {exit_code}): something stopped codeheal's report "
+            "plugin before pytest's session began (code run at start-up, or a configuration that blocks the "
+            f"plugin), so the run is not a pass: {_tail(result.stderr).strip()[-300:] or 'no output'}")
 
 
 def reported(result: RunResult) -> bool:
@@ -192,6 +222,9 @@ def feedback_of(
 def _untrusted(report: Report) -> str | None:
     """Why the report cannot be believed at all, from the supervisor's own record."""
     supervisor = report.supervisor
+    if report.supervisor_records > 1:
+        return ("more than one supervisor record on the report channel: something besides codeheal's supervisor "
+                "wrote to it, so the run is not a pass")
     if supervisor is None:
         return "the sandbox's supervisor ended without its record (killed), so the run is not a pass"
     if supervisor.get("forged_lines") or report.stray_lines:
@@ -204,16 +237,22 @@ def _untrusted(report: Report) -> str | None:
 
 
 def _inconsistency(
-    exit_code: int | None, events: list[dict], finishes: list[dict], failures: list[CheckFailure],
-    expected: Collection[str] | None,
+    exit_code: int | None, events: list[dict], evidence: TestEvidence, finishes: list[dict],
+    failures: list[CheckFailure], expected: Collection[str] | None,
 ) -> str | None:
     """What in a finished run's report disagrees with what the host knows; None if nothing."""
     problems = []
-    reported = {_top_name(e["test"]) for e in events if e.get("event") == "result" and "test" in e}
-    if expected is not None and (extra := sorted(reported - set(expected))):
+    if evidence.collected is None:
+        problems.append("no single collection record")
+    collected = set(evidence.collected or ())
+    if expected is not None and (extra := sorted({top_name(t) for t in collected} - set(expected))):
         problems.append(f"results for tests that are not in the tests: {', '.join(extra[:5])}")
+    if uncollected := sorted(t for t in evidence.outcome if t not in collected):
+        problems.append(f"results for tests that were not collected: {', '.join(uncollected[:5])}")
     if len(finishes) != 1 or sum(1 for e in events if e.get("event") == "start") != 1:
         problems.append("more than one start or finish event")
+    if events and events[-1].get("event") != "finish":
+        problems.append("evidence after the finish event")
     status = finishes[-1].get("exitstatus")
     if (status == 0) == bool(failures):
         problems.append(f"pytest's exit status {status} disagrees with {len(failures)} failure(s)")
@@ -222,12 +261,6 @@ def _inconsistency(
     if not problems:
         return None
     return "the run's report is inconsistent, so it is not a pass: " + "; ".join(problems)
-
-
-def _top_name(nodeid: str) -> str:
-    """`test_solution.py::TestX::test_y[1]` -> `TestX`: the name a test has in the tests."""
-    parts = nodeid.split("::")
-    return (parts[1] if len(parts) > 1 else parts[0]).split("[")[0]
 
 
 def _load_error(failure: CheckFailure) -> str:
@@ -260,6 +293,8 @@ def _failure(event: dict, generated: bool, tests: str | None) -> CheckFailure:
     frames = [_in_user_terms(Frame(**f), tests) if generated else Frame(**f) for f in event.get("frames", [])]
     solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
+    if event.get("subtest"):
+        test = f"{test} {event['subtest']}"
     if event.get("when") in ("setup", "teardown"):
         test = f"{test} ({event['when']})"
     failure = CheckFailure(

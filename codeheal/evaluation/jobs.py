@@ -1,7 +1,8 @@
-"""The sandbox job's plumbing every form uses (codeheal's supervisor, which starts pytest with
-codeheal's report plugin and alone holds the report channel to the host: supervisor.py), and
-the module form's job: the candidate as solution.py beside the user's tests. The project
-form's job is codeheal/forms/project/job.py."""
+"""The sandbox job's plumbing every form uses (codeheal's supervisor, which starts pytest
+through codeheal_pytest, the report plugin registered before pytest reads any configuration,
+and alone holds the report channel to the host: supervisor.py), and the module form's job:
+the candidate as solution.py beside the user's tests. The project form's job is
+codeheal/forms/project/job.py."""
 
 from __future__ import annotations
 
@@ -16,25 +17,33 @@ PLAIN_MODULE = "codeheal_plain.py"
 PLAIN_SOURCE = (Path(__file__).with_name("plain_data.py")).read_text(encoding="utf-8")
 SUPERVISOR = "codeheal_supervisor.py"
 SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
+LAUNCH_MODULE = "codeheal_pytest"
+LAUNCH_SOURCE = (Path(__file__).with_name("pytest_launch.py")).read_text(encoding="utf-8")
+SUPERVISED = ("-I", SUPERVISOR)
+"""The supervisor starts isolated from the workspace (supervisor.py); the test process is its child."""
 PYTEST_ARGS = (
-    SUPERVISOR, "-m", "pytest", "-p", PLUGIN_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s",
-    TEST_MODULE,
+    *SUPERVISED, "-m", LAUNCH_MODULE, "-p", "no:cacheprovider", "-p", "no:terminal", "-s", TEST_MODULE,
 )
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
-HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE}
-"""The files every job that runs pytest under the supervisor puts beside the code it tests."""
+HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
+           f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE}
+"""The files every job that runs pytest under the supervisor puts beside the code it tests
+(read-only in the sandbox)."""
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
-    """The sandbox job that runs the tests against one candidate."""
+    """The sandbox job that runs the tests against one candidate; everything but the
+    candidate is read-only in it."""
+    files = {
+        "solution.py": candidate,
+        TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
+        **HARNESS,
+        "pytest.ini": "[pytest]\n",
+    }
     return Job(
-        files={
-            "solution.py": candidate,
-            TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
-            **HARNESS,
-            "pytest.ini": "[pytest]\n",
-        },
+        files=files,
+        read_only=frozenset(files) - {"solution.py"},
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
         report=True,

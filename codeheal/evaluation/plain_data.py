@@ -2,8 +2,13 @@
 encoded as tagged JSON (verdict.py decodes it on the host). Copied into each sandbox workspace
 as codeheal_plain.py, for the report plugin; standard library
 only. A class of the candidate's, or a subclass of a builtin that redefines how it compares,
-is not plain data: its `__eq__` could agree with anything."""
+is not plain data: its `__eq__` could agree with anything.
 
+Everything the encoder uses (the builtins, the types' own methods) is bound when this module
+is imported, before the candidate is: patching `builtins.type`, `Fraction.__str__` or this
+module's names afterwards does not change what `plain` (a closure) encodes."""
+
+import builtins
 import collections
 import decimal
 import fractions
@@ -19,40 +24,55 @@ class NotPlain(Exception):
     """A value that is not plain data; its message is the name of its type."""
 
 
-def _encoded(obj, depth):
-    """`obj` as tagged JSON data, read through the builtin types' own methods: a subclass that
-    redefines how it compares is not plain data."""
-    kind = type(obj)
-    if depth > 50:
-        raise RecursionError
-    if kind in READ_AS:
-        base = READ_AS[kind]
-        obj = base(dict.items(obj)) if base is dict else base(collections.deque.__iter__(obj))
-        kind = base
-    base = next((t for t in (*PLAIN_TYPES, *CONTAINERS) if issubclass(kind, t)), None)
-    if base is None or (kind is not base and any(getattr(kind, m, None) is not getattr(base, m, None)
-                                                 for m in COMPARISON_METHODS)):
-        raise NotPlain(kind.__name__)
-    if base is bool:
-        return ["bool", bool.__bool__(obj)]
-    if base in (int, float, complex):
-        return [base.__name__, base.__repr__(obj)]
-    if base in (decimal.Decimal, fractions.Fraction):
-        return [base.__name__, base.__str__(obj)]
-    if base is str:
-        return ["str", str.__str__(obj)]
-    if base is bytes:
-        return ["bytes", bytes.hex(obj)]
-    if base is type(None):
-        return ["None", None]
-    if base is dict:
-        return ["dict", [[_encoded(k, depth + 1), _encoded(v, depth + 1)] for k, v in dict.items(obj)]]
-    return [base.__name__, [_encoded(item, depth + 1) for item in base.__iter__(obj)]]
+def _make_plain():
+    """The encoder, every name it uses bound now (closure cells, not globals to patch)."""
+    type_, issubclass_, getattr_, next_, any_, zip_ = (builtins.type, builtins.issubclass, builtins.getattr, builtins.next,
+                                                      builtins.any, builtins.zip)
+    recursion_error, not_plain = builtins.RecursionError, NotPlain
+    bases = (*PLAIN_TYPES, *CONTAINERS)
+    methods = COMPARISON_METHODS
+    read_as = dict(READ_AS)
+    dict_items, deque_iter = dict.items, collections.deque.__iter__
+    bool_of, none_type = bool.__bool__, type(None)
+    reprs = {int: int.__repr__, float: float.__repr__, complex: complex.__repr__}
+    strs = {decimal.Decimal: decimal.Decimal.__str__, fractions.Fraction: fractions.Fraction.__str__, str: str.__str__}
+    iters = {base: base.__iter__ for base in CONTAINERS}
+    names = {base: base.__name__ for base in bases}
+    hex_of = bytes.hex
+    originals = {base: tuple(getattr_(base, m, None) for m in methods) for base in bases}
+
+    def encoded(obj, depth):
+        kind = type_(obj)
+        if depth > 50:
+            raise recursion_error
+        if kind in read_as:
+            base = read_as[kind]
+            obj = base(dict_items(obj)) if base is dict else base(deque_iter(obj))
+            kind = base
+        base = next_((t for t in bases if issubclass_(kind, t)), None)
+        if base is None or (kind is not base and any_(getattr_(kind, m, None) is not original
+                                                      for m, original in zip_(methods, originals[base]))):
+            raise not_plain(getattr_(kind, "__name__", "object"))
+        if base is bool:
+            return ["bool", bool_of(obj)]
+        if base in reprs:
+            return [names[base], reprs[base](obj)]
+        if base in strs:
+            return [names[base], strs[base](obj)]
+        if base is bytes:
+            return ["bytes", hex_of(obj)]
+        if base is none_type:
+            return ["None", None]
+        if base is dict:
+            return ["dict", [[encoded(k, depth + 1), encoded(v, depth + 1)] for k, v in dict_items(obj)]]
+        return [names[base], [encoded(item, depth + 1) for item in iters[base](obj)]]
+
+    def plain(obj):
+        """`obj` encoded as tagged plain data; NotPlain (naming its type) when it is not;
+        RecursionError when it nests too deep."""
+        return encoded(obj, 0)
+
+    return plain
 
 
-
-
-def plain(obj):
-    """`obj` encoded as tagged plain data; NotPlain (naming its type) when it is not;
-    RecursionError when it nests too deep."""
-    return _encoded(obj, 0)
+plain = _make_plain()

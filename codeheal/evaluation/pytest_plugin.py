@@ -1,28 +1,52 @@
-"""A pytest plugin copied into each sandbox workspace. It writes one JSON line per event, as
-evidence, to the pipe of codeheal's supervisor (a descriptor named by CODEHEAL_REPORT_FD,
-taken out of the environment before the candidate is imported) as the run goes, so a run
-killed at its deadline still says which checks finished and which one hung. Each line is
-authenticated with the key the supervisor handed over on CODEHEAL_KEY_FD (read and closed
-here, before the candidate is imported). The module form's tests call `value` and `reached`
-(checks.py puts them in): the values its comparisons saw, as plain data for the host to
-compare, and the asserts a test reached. Only the user's tests are collected: functions and
-classes of the candidate are not, whatever their names. With CODEHEAL_COVERAGE set (the
-project form's run of the project as it is) it also records which lines of the workspace's
-modules each test executed (sys.monitoring on 3.12+, else sys.settrace), as advisory evidence
-the host ranks suspicious lines by; the verdict never reads it. Standard library and pytest
-only: it runs inside the sandbox."""
+"""A pytest plugin copied into each sandbox workspace (as codeheal_report.py). It writes one
+JSON line per event, as evidence, to the pipe of codeheal's supervisor (a descriptor named by
+CODEHEAL_REPORT_FD), as the run goes, so a run killed at its deadline still says which checks
+finished and which one hung. Each line is authenticated with the key the supervisor handed
+over on CODEHEAL_KEY_FD.
 
+Bound before anything of the project or the candidate is imported (this module is imported,
+and registered with pytest, by codeheal_pytest.py before pytest reads any configuration):
+the report descriptor and the key (read and closed, both variables taken out of the
+environment), and every primitive the report is written with: `os.write`, a C SHA-256
+(the HMAC is computed here), a serializer of this module's own over the C string encoder of
+`_json`, and the builtins those use, all held in closures. Patching `json`, `hmac`,
+`hashlib`, `os` or `builtins` later changes nothing that is reported. Once pytest's session
+finishes, the descriptor is closed: nothing written at exit (atexit, a finalizer) is evidence.
+
+The evidence per test id: the collected ids (with those whose body this plugin watches), a
+result per id (subtests, unittest's `subTest` and pytest's `subtests`, counted under their
+test: failed ones each, passed ones as a count), and "ended" when a test function's body
+returned normally, sent from a wrapper put around the function just before pytest calls it.
+A runner patched not to call the test, an exit or a jump out of the body leaves no "ended".
+
+The module form's tests call `value` (checks.py puts the calls in): the value each assert
+saw (both sides of a comparison, the tested value of any other assert), as plain data for
+the host to check. Only the user's tests are collected: functions and classes of the
+candidate are not, whatever their names. With CODEHEAL_COVERAGE set (the project form's run
+of the project as it is) it also records which lines of the workspace's modules each test
+executed (sys.monitoring on 3.12+, else sys.settrace), as advisory evidence the host ranks
+suspicious lines by; the verdict never reads it. Standard library and pytest only."""
+
+import _json
 import builtins
-import hashlib
-import hmac
-import json
+import functools
+import inspect
 import os
 import sys
 import threading
 import time
+import unittest
 
 import pytest
 from codeheal_plain import NotPlain, plain
+
+try:
+    from _hashlib import openssl_sha256 as _SHA256
+except ImportError:  # an interpreter without OpenSSL
+    try:
+        from _sha2 import sha256 as _SHA256
+    except ImportError:
+        from _sha256 import sha256 as _SHA256
 
 WORKSPACE = os.getcwd() + os.sep
 """Frames are kept for files under the workspace (where the job starts), by relative path:
@@ -31,51 +55,106 @@ EXPLANATION_LINES = 6
 CANDIDATE_MODULE = "solution"
 MAC_CHARS = 32
 RECORDER_PREFIX = "_codeheal_"
-"""The names the module form's tests call `value` and `reached` by (checks.py)."""
+"""The name prefix of what the module form's tests call (`value`, by checks.py)."""
 VALUE_CHARS = 64 * 1024
 """A value whose plain form is longer than this is recorded as "big": not compared by the host."""
 RECORDS_PER_ASSERT = 200
 """Values kept per assert and test (an assert in a loop); later ones are not recorded."""
+SUBTEST_FAILURES_SENT = 20
+"""Failed subtests of one test sent with their details; the rest are counted."""
 _BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.startswith("_")}
 """The builtins as they were before the candidate was imported (it may patch them)."""
+_KNOWN_TYPES = frozenset(
+    id(obj) for module in list(sys.modules.values()) for obj in list(getattr(module, "__dict__", {}).values())
+    if isinstance(obj, type)
+)
+"""Types that existed before the candidate was imported (the standard library's, pytest's):
+a value of one of them that is not plain data is of the tests' own making."""
 COVERAGE_ENV = "CODEHEAL_COVERAGE"
 COVERAGE_BYTES = 1024 * 1024
 """Coverage evidence sent at most (the supervisor passes on 3 MB in all): later tests' is dropped."""
 FLUSH_SECONDS = 0.5
 """A running test's new lines are sent this often, so a test killed at the deadline has its coverage."""
 OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
-                       os.path.join(os.getcwd(), "codeheal_supervisor.py")})
+                       os.path.join(os.getcwd(), "codeheal_supervisor.py"),
+                       os.path.join(os.getcwd(), "codeheal_pytest.py")})
 _comparison = {}
-_current = {"test": None}
+_current = {"test": None, "described": None}
 _recorded = {}
-_emit_lock = threading.Lock()
+_subtests = {}
+"""Per test id: [passed, failed, skipped] subtests, and the failed ones sent so far."""
+
+
+def _serializer():
+    """JSON text of the records this plugin writes (dicts with str keys, lists, str, int,
+    float, bool, None), built from primitives bound now."""
+    encode_str, type_, float_repr, int_repr = _json.encode_basestring_ascii, type, float.__repr__, int.__repr__
+    dict_items, join, error = dict.items, ", ".join, TypeError
+    special = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+    def dump(obj):
+        kind = type_(obj)
+        if kind is str:
+            return encode_str(obj)
+        if obj is None:
+            return "null"
+        if kind is bool:
+            return "true" if obj is True else "false"
+        if kind is int:
+            return int_repr(obj)
+        if kind is float:
+            text = float_repr(obj)
+            return special.get(text, text)
+        if kind is dict:
+            return "{" + join([encode_str(key) + ": " + dump(item) for key, item in dict_items(obj)]) + "}"
+        if kind is list or kind is tuple:
+            return "[" + join([dump(item) for item in obj]) + "]"
+        raise error(f"cannot report a {kind.__name__}")
+
+    return dump
 
 
 def _channel():
-    """The supervisor's evidence pipe and the key its lines are signed with. A launcher
-    between the supervisor and pytest (hatch, tox) may close the descriptors or drop the
-    variables: then nothing is reported, and the host reads the run's output instead (a
-    direct pytest run without evidence is never a pass)."""
+    """The emitter of signed evidence lines and the closer of the channel. A launcher between
+    the supervisor and pytest (hatch, tox) may close the descriptors or drop the variables:
+    then nothing is reported, and the host reads the run's output instead (a direct pytest
+    run without evidence is never a pass)."""
     try:
-        report = os.fdopen(int(os.environ.pop("CODEHEAL_REPORT_FD")), "wb")
-        with os.fdopen(int(os.environ.pop("CODEHEAL_KEY_FD")), "rb") as key_pipe:
-            return report, key_pipe.read()
+        fd = int(os.environ.pop("CODEHEAL_REPORT_FD"))
+        key_fd = int(os.environ.pop("CODEHEAL_KEY_FD"))
+        key = b""
+        while chunk := os.read(key_fd, 4096):
+            key += chunk
+        os.close(key_fd)
+        os.fstat(fd)
     except (KeyError, ValueError, OSError):
-        return None, b""
+        return (lambda record: 0), (lambda: None), False
+    write, close, sha, dump, lock = os.write, os.close, _SHA256, _serializer(), threading.Lock()
+    padded = key.ljust(64, b"\0")
+    inner, outer = bytes([b ^ 0x36 for b in padded]), bytes([b ^ 0x5C for b in padded])
+    to_bytes, open_ = str.encode, [True]
+
+    def emit(record):
+        payload = to_bytes(dump(record), "ascii")
+        tag = to_bytes(sha(outer + sha(inner + payload).digest()).hexdigest()[:MAC_CHARS], "ascii")
+        line = tag + b" " + payload + b"\n"
+        with lock:  # the coverage flusher writes from its own thread
+            if not open_[0]:
+                return 0
+            while line:
+                line = line[write(fd, line):]
+        return len(payload)
+
+    def seal():
+        with lock:
+            if open_[0]:
+                open_[0] = False
+                close(fd)
+
+    return emit, seal, True
 
 
-_report, _key = _channel()
-
-
-def _emit(record):
-    if _report is None:
-        return
-    payload = json.dumps(record).encode()
-    tag = hmac.new(_key, payload, hashlib.sha256).hexdigest()[:MAC_CHARS].encode()
-    with _emit_lock:  # the coverage flusher writes from its own thread
-        _report.write(tag + b" " + payload + b"\n")
-        _report.flush()
-    return len(payload)
+_emit, _seal, _reporting = _channel()
 
 
 class _Coverage:
@@ -173,7 +252,7 @@ def _start_tracing(coverage):
     return seen.clear
 
 
-_coverage = _Coverage() if os.environ.pop(COVERAGE_ENV, None) and _report is not None else None
+_coverage = _Coverage() if os.environ.pop(COVERAGE_ENV, None) and _reporting else None
 if _coverage is not None:
     _coverage.rearm = _start_tracing(_coverage)
     threading.Thread(target=_coverage.watch, daemon=True).start()
@@ -182,43 +261,45 @@ if _coverage is not None:
 def test_names(candidate):
     """The names the module form's tests see: the candidate's (its _private ones too, not
     those of builtins), then the builtins as they were before it was imported, then the
-    recorders."""
+    recorder."""
     names = {name: obj for name, obj in vars(candidate).items()
              if not name.startswith(("__", RECORDER_PREFIX)) and name not in _BUILTINS}
-    return {**names, **_BUILTINS, RECORDER_PREFIX + "value_": value, RECORDER_PREFIX + "reached_": reached}
+    return {**names, **_BUILTINS, RECORDER_PREFIX + "value_": value}
 
 
-def value(check, side, obj):
-    """Record `obj`, one side of the module form's assert `check`, as plain data (or the name
-    of its type when it is not plain data); returns `obj` unchanged."""
-    key = (_current["test"], check, side)
-    count = _recorded[key] = _recorded.get(key, 0) + 1
-    if count <= RECORDS_PER_ASSERT:
-        try:
-            encoded = {"plain": plain(obj)}
-            if len(json.dumps(encoded)) > VALUE_CHARS:
-                encoded = {"big": type(obj).__name__}
-        except NotPlain as exc:
-            encoded = {"object": str(exc)}
-        except (RecursionError, ValueError):
-            encoded = {"big": type(obj).__name__}
-        _emit({"event": "value", "test": _current["test"], "check": check, "side": side, **encoded})
-    return obj
+def _make_value(emit):
+    encode, not_plain, type_, id_, str_, len_ = plain, NotPlain, type, id, str, len
+    known, dump = _KNOWN_TYPES, _serializer()
+
+    def value(check, side, obj):
+        """Record `obj`, one side of the module form's assert `check` (side 0 of an assert
+        that is not a comparison: its tested value), as plain data (or the name of its type
+        when it is not plain data); returns `obj` unchanged."""
+        key = (_current["test"], check, side)
+        count = _recorded[key] = _recorded.get(key, 0) + 1
+        if count <= RECORDS_PER_ASSERT:
+            try:
+                encoded = {"plain": encode(obj)}
+                if len_(dump(encoded)) > VALUE_CHARS:
+                    encoded = {"big": type_(obj).__name__}
+            except not_plain as exc:
+                encoded = {"object": str_(exc), "known": id_(type_(obj)) in known}
+            except (RecursionError, ValueError):
+                encoded = {"big": type_(obj).__name__}
+            emit({"event": "value", "test": _current["test"], "check": check, "side": side, **encoded})
+        return obj
+
+    return value
 
 
-def reached(check):
-    """Record that the module form's assert `check` was reached in the current test."""
-    key = (_current["test"], check, "reached")
-    if key not in _recorded:
-        _recorded[key] = 1
-        _emit({"event": "reached", "test": _current["test"], "check": check})
+value = _make_value(_emit)
 
 
 def _frames(excinfo):
     frames = []
     for entry in excinfo.traceback:
         path = str(entry.path)
-        if not path.startswith(WORKSPACE) or path == __file__:
+        if not path.startswith(WORKSPACE) or path in OWN_FILES:
             continue
         name = path[len(WORKSPACE):]
         try:
@@ -242,17 +323,44 @@ def _describe(excinfo):
     return {"exception": excinfo.typename, "message": message[:2000], "frames": _frames(excinfo)}
 
 
+def _watched(item):
+    """Whether `item` runs a Python function whose normal end the plugin can see."""
+    return isinstance(item, pytest.Function) and callable(getattr(item, "obj", None))
+
+
+def _ending(function, nodeid, emit):
+    """`function`, which sends "ended" for `nodeid` each time it returns normally."""
+    if inspect.iscoroutinefunction(function):
+        @functools.wraps(function)
+        async def ended_async(*args, **kwargs):
+            __tracebackhide__ = True
+            result = await function(*args, **kwargs)
+            emit({"event": "ended", "test": nodeid})
+            return result
+        return ended_async
+
+    @functools.wraps(function)
+    def ended(*args, **kwargs):
+        __tracebackhide__ = True
+        result = function(*args, **kwargs)
+        emit({"event": "ended", "test": nodeid})
+        return result
+    return ended
+
+
 def pytest_sessionstart(session):
     _emit({"event": "start"})
 
 
 def pytest_collection_finish(session):
-    _emit({"event": "collected", "tests": [item.nodeid for item in session.items]})
+    _emit({"event": "collected", "tests": [item.nodeid for item in session.items],
+           "watched": [item.nodeid for item in session.items if _watched(item)]})
 
 
 def pytest_runtest_logstart(nodeid, location):
     _comparison.clear()
     _current["test"] = nodeid
+    _subtests[nodeid] = [0, 0, 0]
     _emit({"event": "begin", "test": nodeid})
     if _coverage is not None:
         _coverage.begin(nodeid)
@@ -261,6 +369,15 @@ def pytest_runtest_logstart(nodeid, location):
 def pytest_runtest_logfinish(nodeid, location):
     if _coverage is not None:
         _coverage.end()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    if _watched(item):
+        item.obj = _ending(item.obj, item.nodeid, _emit)
+        instance = getattr(item, "instance", None)
+        if isinstance(instance, unittest.TestCase):  # an async TestCase calls its own attribute
+            setattr(instance, item.name, item.obj)
 
 
 def pytest_assertrepr_compare(config, op, left, right):
@@ -280,21 +397,53 @@ def _short_repr(value):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if report.when == "call" or report.failed or report.skipped:
-        record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
-                  "outcome": report.outcome}
-        if hasattr(report, "wasxfail"):
-            record["xfail"] = True
-        if report.skipped and isinstance(report.longrepr, tuple):
-            record["reason"] = str(report.longrepr[2]).removeprefix("Skipped: ")[:500]
-        if report.failed and call.excinfo is not None:
-            record.update(_describe(call.excinfo))
-            params = getattr(getattr(item, "callspec", None), "params", None)
-            if params:
-                record["inputs"] = {name: _short_repr(value) for name, value in params.items()}
-            if _comparison.get("op") == "==":
-                record.update(expected=_comparison["expected"], actual=_comparison["actual"])
-        _emit(record)
+    record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
+              "outcome": report.outcome}
+    if hasattr(report, "wasxfail"):
+        record["xfail"] = True
+    if report.skipped and isinstance(report.longrepr, tuple):
+        record["reason"] = str(report.longrepr[2]).removeprefix("Skipped: ")[:500]
+    if report.failed and call.excinfo is not None:
+        record.update(_describe(call.excinfo))
+        params = getattr(getattr(item, "callspec", None), "params", None)
+        if params:
+            record["inputs"] = {str(name): _short_repr(value) for name, value in params.items()}
+        if _comparison.get("op") == "==":
+            record.update(expected=_comparison["expected"], actual=_comparison["actual"])
+    _current["described"] = record  # sent by pytest_runtest_logreport, which knows a subtest's report
+
+
+def _subtest_context(report):
+    """What names a subtest (unittest's subTest, pytest's subtests); None for a test's own report."""
+    context = getattr(report, "context", None)
+    if context is None or not hasattr(context, "kwargs"):
+        return None
+    parts = [f"[{context.msg}]"] if getattr(context, "msg", None) else []
+    parts += [f"{k}={_short_repr(v)}" for k, v in (context.kwargs or {}).items()]
+    return " ".join(parts)[:200]
+
+
+def pytest_runtest_logreport(report):
+    record, _current["described"] = _current["described"], None
+    if record is None or record["test"] != report.nodeid:
+        return
+    context = _subtest_context(report)
+    if context is None:
+        if report.when == "call" or report.failed or report.skipped:
+            if report.when == "call":
+                counts = _subtests.get(report.nodeid, [0, 0, 0])
+                record["subtests"] = {"passed": counts[0], "failed": counts[1], "skipped": counts[2]}
+            _emit(record)
+        return
+    counts = _subtests.setdefault(report.nodeid, [0, 0, 0])
+    if report.failed:
+        counts[1] += 1
+        if counts[1] <= SUBTEST_FAILURES_SENT:
+            _emit({**record, "event": "subtest", "subtest": context})
+    elif report.skipped:
+        counts[2] += 1
+    else:
+        counts[0] += 1
 
 
 def pytest_pycollect_makeitem(collector, name, obj):
@@ -311,5 +460,7 @@ def pytest_exception_interact(node, call, report):
     _emit(record)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session, exitstatus):
     _emit({"event": "finish", "exitstatus": int(exitstatus), "collected": session.testscollected})
+    _seal()  # what runs after the session (atexit, finalizers) is no evidence

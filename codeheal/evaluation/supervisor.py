@@ -7,9 +7,12 @@ authenticated with a key the supervisor hands the plugin on a pipe read (and clo
 the candidate is imported, and its output goes through the supervisor. The supervisor passes
 on the authenticated evidence and adds what only it can see: how the test process ended, and
 how many lines arrived that the plugin did not write. It cannot be traced or written to by the
-test process (not dumpable). Usage: python supervisor.py PYTHON_ARGS... (the test process's
-arguments; it runs on this interpreter, with this interpreter's flags), or
-python supervisor.py --command ARGV... (a launcher that starts pytest, found on PATH)."""
+test process (not dumpable). It starts isolated from the workspace: run it as
+`python -I supervisor.py ...` (no PYTHONPATH, no script folder, no user site), so nothing of
+the project is imported into it; only the test process sees the workspace. Usage:
+python -I supervisor.py PYTHON_ARGS... (the test process's arguments; it runs on this
+interpreter, with its -S), or python -I supervisor.py --command ARGV... (a launcher that
+starts pytest, found on PATH)."""
 
 import sys
 
@@ -30,9 +33,13 @@ KEY_FD_ENV = "CODEHEAL_KEY_FD"
 EVIDENCE_CAP_BYTES = 3 * 1024 * 1024
 """Evidence passed on at most (the host keeps 4 MB of the report channel)."""
 COMMAND_FLAG = "--command"
+DRAIN_SECONDS = 3.0
+"""How long the evidence is read on after the test process ended (a process it left behind may
+hold the pipe open)."""
 MAC_CHARS = 32
 PR_SET_DUMPABLE = 4
-FLAGS = (("no_site", "-S"), ("isolated", "-I"), ("ignore_environment", "-E"), ("no_user_site", "-s"))
+FLAGS = (("no_site", "-S"),)
+"""The flags of this interpreter the test process gets too (not -I: it needs its PYTHONPATH)."""
 
 
 def mac(key, payload):
@@ -68,13 +75,15 @@ def main(argv):
         relay.start()
     tally = {"forged_lines": 0, "evidence_cut": False}
     lock = threading.Lock()
-    reader = threading.Thread(target=_pass_on, args=(evidence_read, key, report, tally, lock), daemon=True)
+    recorded = threading.Event()
+    reader = threading.Thread(target=_pass_on, args=(evidence_read, key, report, tally, lock, recorded), daemon=True)
     reader.start()
     exit_code = child.wait()
     # A process the candidate left behind may hold the pipes open: stop listening soon after.
     for thread in (reader, *relays):
-        thread.join(timeout=1.0)
+        thread.join(timeout=DRAIN_SECONDS)
     with lock:
+        recorded.set()  # the record is the channel's last line: nothing is passed on after it
         report.write(json.dumps({"supervisor": {"exit_code": exit_code, **tally}}) + "\n")
         report.flush()
     os._exit(0)  # the relay threads may still be blocked on pipes a leftover process holds
@@ -94,8 +103,9 @@ def _relay(source, target):
         target.flush()
 
 
-def _pass_on(fd, key, report, tally, lock):
-    """Authenticated evidence lines passed on to the host; the rest only counted."""
+def _pass_on(fd, key, report, tally, lock, recorded):
+    """Authenticated evidence lines passed on to the host, until the supervisor's record is
+    written; the rest only counted."""
     sent = 0
     with os.fdopen(fd, "rb") as evidence:
         for line in evidence:
@@ -113,6 +123,8 @@ def _pass_on(fd, key, report, tally, lock):
                 tally["forged_lines"] += 1
                 continue
             with lock:
+                if recorded.is_set():
+                    return
                 report.write(json.dumps({"evidence": record}) + "\n")
 
 

@@ -4,8 +4,10 @@ The report channel is written by codeheal's supervisor alone (supervisor.py): it
 (how the test process ended, how many lines the report plugin did not write) and the plugin's
 authenticated evidence. From them the host requires that every expected test ran and passed
 (a skip, an xfail or a missing result is not a pass), and, in the module form, compares the
-values of each watched comparison itself, as plain data, so that no `__eq__` of the
-candidate's decides, and requires each assert a passing test always runs to have reported."""
+values each watched assert saw itself, as plain data, so that no `__eq__` or `__bool__` of
+the candidate's decides, and requires each assert a passing test always runs to have reported.
+Evidence is per test id: the one collection record names every id, and a passing id needs
+its call passed, no failed phase or subtest, and (a test function) its body ended."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ from codeheal.state import CheckFailure
 
 
 NO_RESULT = "did not run: no result for it (the run ended before it, or it was not collected)"
+UNFINISHED = ("its body never ran to its end, yet it was reported passed (a patched runner, an exit or a jump "
+              "out of it): a test that does not run is not a pass")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Report:
     """The supervisor's own record; None when it never wrote one (killed, or timed out)."""
     stray_lines: int = 0
     """Lines that are neither (a sandbox that let something else write to the channel)."""
+    supervisor_records: int = 0
+    """How many supervisor records came: exactly one, the last line, is the supervisor's."""
 
 
 @dataclass
@@ -43,19 +49,38 @@ class _Plain:
     value: Any = None
     object_type: str | None = None
     """Not plain data: the name of its type."""
+    known: bool = False
+    """Not plain data, of a type that existed before the candidate was imported."""
     too_big: bool = False
 
 
 @dataclass
 class _Tally:
     values: dict[tuple[str, int], list[list[_Plain]]] = field(default_factory=lambda: defaultdict(lambda: [[], []]))
-    reached: set[tuple[str, int]] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class TestEvidence:
+    """What the evidence says of each test id of a run."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    collected: tuple[str, ...] | None
+    """The ids pytest collected (its one collection record); None without exactly one."""
+    watched: frozenset[str]
+    """The collected ids whose body the report plugin watched to its end."""
+    outcome: dict[str, str]
+    """Per id that has a result: "passed", "failed", "skipped", "xfail" or "unfinished"."""
+    reason: dict[str, str]
+    """Why an id was skipped or marked xfail."""
 
 
 def parse_report(text: str) -> Report:
-    """The supervisor's record and the evidence before it; anything after it is ignored."""
+    """The evidence and the supervisor's record, which must be the last line and the only one."""
     events: list[dict] = []
     stray = 0
+    supervisor: dict | None = None
+    records = 0
     for line in text.splitlines():
         try:
             record = json.loads(line)
@@ -63,12 +88,13 @@ def parse_report(text: str) -> Report:
             stray += 1  # or a line cut by a kill mid-write
             continue
         if isinstance(record, dict) and isinstance(record.get("supervisor"), dict):
-            return Report(events, record["supervisor"], stray)
-        if isinstance(record, dict) and isinstance(record.get("evidence"), dict):
+            records += 1
+            supervisor = record["supervisor"] if records == 1 else None
+        elif records == 0 and isinstance(record, dict) and isinstance(record.get("evidence"), dict):
             events.append(record["evidence"])
         else:
             stray += 1
-    return Report(events, None, stray)
+    return Report(events, supervisor, stray, records)
 
 
 def test_path(nodeid: str) -> str:
@@ -76,37 +102,71 @@ def test_path(nodeid: str) -> str:
     return "::".join(nodeid.split("::")[1:]).split("[")[0]
 
 
-def unrun_failures(events: list[dict], expected: Collection[str], *, by: str = "top") -> list[CheckFailure]:
-    """A failure for each expected test that did not run and pass: skipped, xfail, or without
-    a result. `by` "top": `expected` are the tests' top-level names (module form), each must
-    have run; "id": `expected` are node ids (project form: those the project as it is ran)."""
-    results = [e for e in events if e.get("event") == "result" and isinstance(e.get("test"), str)]
-    key = (lambda nodeid: test_path(nodeid).split("::")[0]) if by == "top" else (lambda nodeid: nodeid)
-    found: dict[str, list[dict]] = defaultdict(list)
-    for event in results:
-        found[key(event["test"])].append(event)
+def top_name(nodeid: str) -> str:
+    """`test_solution.py::TestX::test_y[1]` -> `TestX`: the name a test has in the tests."""
+    parts = nodeid.split("::")
+    return (parts[1] if len(parts) > 1 else parts[0]).split("[")[0]
+
+
+def short_name(nodeid: str) -> str:
+    """`tests/test_a.py::TestX::test_y[1]` -> `test_y[1]`: how a failure names a test id."""
+    return nodeid.split("::")[-1]
+
+
+def test_evidence(events: list[dict]) -> TestEvidence:
+    """Each test id's outcome from its results, its subtests and whether its body ended: a
+    test passes when its call passed, no phase or subtest of it failed, and (a watched
+    body) it ran to its end."""
+    collections = [e for e in events if e.get("event") == "collected" and isinstance(e.get("tests"), list)]
+    collected = watched = None
+    if len(collections) == 1:
+        collected = tuple(t for t in collections[0]["tests"] if isinstance(t, str))
+        watched = frozenset(t for t in collections[0].get("watched") or [] if isinstance(t, str))
+    ended = {e.get("test") for e in events if e.get("event") == "ended"}
+    outcome: dict[str, str] = {}
+    reason: dict[str, str] = {}
+    for event in events:
+        test = event.get("test")
+        if event.get("event") not in ("result", "subtest") or not isinstance(test, str):
+            continue
+        if event["event"] == "subtest" or event.get("outcome") == "failed" or (
+                (event.get("subtests") or {}).get("failed")):
+            outcome[test] = "failed"
+        elif outcome.get(test) == "failed":
+            continue
+        elif event.get("xfail") or event.get("outcome") == "skipped":
+            outcome[test] = "xfail" if event.get("xfail") else "skipped"
+            reason[test] = str(event.get("reason") or "")
+        elif event.get("when") == "call" and outcome.get(test) not in ("skipped", "xfail"):
+            outcome[test] = "passed" if test in ended or test not in (watched or ()) else "unfinished"
+    return TestEvidence(collected, watched or frozenset(), outcome, reason)
+
+
+def unrun_failures(evidence: TestEvidence, required: Collection[str]) -> list[CheckFailure]:
+    """A failure for each required test id that did not run and pass: skipped, xfail,
+    unfinished, or without a result. Failed ones are the report's own failures."""
     failures = []
-    for name in sorted(expected):
-        own = found.get(name, [])
-        skipped = [e for e in own if e.get("outcome") == "skipped" or e.get("xfail")]
-        label = name.split("::")[-1] if by == "id" else name
-        if skipped:
-            reason = skipped[0].get("reason") or ""
-            what = "marked xfail" if skipped[0].get("xfail") else "skipped"
+    for nodeid in sorted(required):
+        state = evidence.outcome.get(nodeid)
+        label = short_name(nodeid)
+        if state in ("skipped", "xfail"):
+            reason = evidence.reason.get(nodeid) or ""
+            what = "marked xfail" if state == "xfail" else "skipped"
             failures.append(_failure(label, "NotRun", f"did not run: {what}{f' ({reason})' if reason else ''}; "
                                      "a test that does not run is not a pass"))
-        elif not any(e.get("when") == "call" for e in own) and not any(e.get("outcome") == "failed" for e in own):
+        elif state == "unfinished":
+            failures.append(_failure(label, "NotRun", UNFINISHED))
+        elif state is None:
             failures.append(_failure(label, "NotRun", NO_RESULT))
     return failures
 
 
-def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> list[CheckFailure]:
-    """Failures the host finds in tests the report says passed: a watched comparison whose
+def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> dict[str, CheckFailure]:
+    """Failures the host finds in tests the report says passed, by test id: a watched comparison whose
     values, compared here as plain data, disagree (or whose computed side is not plain data
     against a plain other side), and an assert such a test always runs that never reported."""
     by_index = {check.index: check for check in watched}
-    passed = {e["test"] for e in events if e.get("event") == "result" and e.get("when") == "call"
-              and e.get("outcome") == "passed" and isinstance(e.get("test"), str)}
+    passed = {test for test, state in test_evidence(events).outcome.items() if state == "passed"}
     tally = _tally(events, by_index)
     failures: dict[str, CheckFailure] = {}
     for nodeid in sorted(passed):
@@ -115,7 +175,7 @@ def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> li
             if check.test != test_path(nodeid):
                 continue
             pairs = tally.values.get((nodeid, check.index), [[], []])
-            ran = (nodeid, check.index) in tally.reached if check.op is None else bool(pairs[0] and pairs[1])
+            ran = all(pairs[side] for side in range(len(check.sides)))
             if check.required and not ran:
                 failures.setdefault(nodeid, _failure(
                     name, "NotRun", f"the assert on tests.py line {check.line} never ran, yet the test was "
@@ -124,11 +184,15 @@ def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> li
             if test != nodeid:
                 continue
             check = by_index[index]
-            for left, right in zip(lefts, rights):
-                problem = _disagreement(check, _side(check, 0, left), _side(check, 1, right))
-                if problem:
-                    failures.setdefault(nodeid, _failure(name, *problem))
-    return list(failures.values())
+            if check.op is None:
+                problems = [_untrue(check, _side(check, 0, seen)) for seen in lefts]
+            else:
+                problems = [_disagreement(check, _side(check, 0, left), _side(check, 1, right))
+                            for left, right in zip(lefts, rights)]
+            problem = next((p for p in problems if p), None)
+            if problem:
+                failures.setdefault(nodeid, _failure(name, *problem))
+    return failures
 
 
 def _tally(events: list[dict], by_index: dict[int, WatchedAssert]) -> _Tally:
@@ -137,9 +201,7 @@ def _tally(events: list[dict], by_index: dict[int, WatchedAssert]) -> _Tally:
         index, test = event.get("check"), event.get("test")
         if not isinstance(test, str) or index not in by_index:
             continue
-        if event.get("event") == "reached":
-            tally.reached.add((test, index))
-        elif event.get("event") == "value" and event.get("side") in (0, 1):
+        if event.get("event") == "value" and event.get("side") in (0, 1):
             tally.values[(test, index)][event["side"]].append(_decoded(event))
     return tally
 
@@ -148,6 +210,21 @@ def _side(check: WatchedAssert, side: int, recorded: _Plain) -> _Plain:
     """The host's own value for a side the tests write out; else what was recorded."""
     literal = check.literals[side]
     return recorded if literal is NO_LITERAL else _Plain(value=literal)
+
+
+def _untrue(check: WatchedAssert, seen: _Plain) -> tuple[str, str] | None:
+    """(exception, message) when the host cannot agree that the tested value of an assert
+    that is not a comparison is true."""
+    if seen.object_type is not None:
+        if seen.known:
+            return None  # a value of the tests' own making (a regex match): pytest's word stands
+        return ("NotPlainValue", f"tests.py line {check.line}: the value tested is a {seen.object_type}, not plain "
+                "data; codeheal checks results as plain values (int, float, str, list, tuple, dict, set, None, "
+                "...), never with a class's own __bool__: return plain values")
+    if seen.too_big or bool(seen.value):
+        return None
+    return ("ValueMismatch", f"tests.py line {check.line}: the value tested is {_short(seen.value)}, which is "
+            "false, yet the test was reported passed")
 
 
 def _disagreement(check: WatchedAssert, left: _Plain, right: _Plain) -> tuple[str, str] | None:
@@ -181,7 +258,7 @@ def _decoded(event: dict) -> _Plain:
             return _Plain(object_type="unreadable value")
     if "big" in event:
         return _Plain(too_big=True)
-    return _Plain(object_type=str(event.get("object", "object"))[:100])
+    return _Plain(object_type=str(event.get("object", "object"))[:100], known=event.get("known") is True)
 
 
 _SCALARS = {

@@ -42,6 +42,10 @@ class Job:
     """The run the job belongs to, which the sandbox is told of when it ends; no state is
     shared between jobs (E2B gives each job a remote sandbox of its own, the local sandbox a
     fresh workspace). None: a job of no run."""
+    read_only: frozenset[str] = frozenset()
+    """Names among `files` the job cannot change: the tests, their configuration and
+    codeheal's own harness files (bubblewrap mounts each read-only, in folders it cannot
+    rename, beside a read-only empty `__pycache__`)."""
     python: str | None = None
     """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
     local sandbox puts everything installed beside its pytest on the import path, read-only
@@ -52,6 +56,8 @@ class Job:
             path = PurePosixPath(name)
             if path.is_absolute() or ".." in path.parts or not path.parts:
                 raise ValueError(f"job file {name!r}: give a relative path inside the workspace")
+        if unknown := sorted(set(self.read_only) - set(self.files)):
+            raise ValueError(f"read-only job files {unknown} are not among its files")
 
     def argv(self, interpreter: Sequence[str]) -> list[str]:
         """The job's command line, `interpreter` being how the sandbox starts its Python."""

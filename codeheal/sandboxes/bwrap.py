@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
@@ -75,13 +75,15 @@ def bwrap_argv(
     disk_mb: int,
     as_root: bool,
     expose: Sequence[str] = (),
+    read_only: Collection[str] = (),
 ) -> list[str]:
     """bwrap and its options, up to and including the `--` before the job's command.
 
     `files` maps workspace names to descriptors to copy them from; `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
-    folders shown read-only (a project's virtualenv, for a command job)."""
+    folders shown read-only (a project's virtualenv, for a command job). `read_only`: names
+    among `files` the job cannot change (_workspace)."""
     argv = [bwrap, *_system_binds(), "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
@@ -90,11 +92,7 @@ def bwrap_argv(
             for parent in _parents_between("/", prefix):
                 argv += ["--perms", "0755", "--dir", parent]
             argv += ["--ro-bind", prefix, prefix]
-    argv += ["--perms", "0777", "--dir", WORKSPACE]
-    for name, fd in files.items():
-        for parent in _parents_between(WORKSPACE, f"{WORKSPACE}/{name}"):
-            argv += ["--perms", "0777", "--dir", parent]
-        argv += ["--perms", "0666", "--file", str(fd), f"{WORKSPACE}/{name}"]
+    argv += _workspace(files, read_only, disk_mb)
     for name, path in runtime.packages:
         argv += ["--ro-bind", path, f"{SITE}/{name}"]
     argv += ["--chdir", WORKSPACE, *_namespace_args(as_root), "--die-with-parent", "--new-session", "--clearenv"]
@@ -104,6 +102,29 @@ def bwrap_argv(
     if as_root:
         argv += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return [*argv, "--"]
+
+
+def _workspace(files: Mapping[str, int], read_only: Collection[str], disk_mb: int) -> list[str]:
+    """The workspace and its files. The workspace, and each folder holding a read-only file, is
+    a tmpfs mount of its own, which nothing inside can rename or remove (a mount point), so a
+    read-only file's path always leads to it; each read-only file is a read-only bind mount
+    (no write, rename or unlink), and each such folder holds an empty read-only `__pycache__`
+    mount, so no bytecode can stand in for a test's source."""
+    guarded = {WORKSPACE} | {str(Path(f"{WORKSPACE}/{name}").parent) for name in read_only}
+    folders = {WORKSPACE} | {parent for name in files for parent in _parents_between(WORKSPACE, f"{WORKSPACE}/{name}")}
+    argv: list[str] = []
+    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
+        if folder in guarded:
+            argv += [*_tmpfs(folder, size_mb=disk_mb, mode="0777"), *_tmpfs(f"{folder}/__pycache__", size_mb=1),
+                     "--remount-ro", f"{folder}/__pycache__"]
+        else:
+            argv += ["--perms", "0777", "--dir", folder]
+    for name, fd in files.items():
+        if name in read_only:
+            argv += ["--perms", "0444", "--ro-bind-data", str(fd), f"{WORKSPACE}/{name}"]
+        else:
+            argv += ["--perms", "0666", "--file", str(fd), f"{WORKSPACE}/{name}"]
+    return argv
 
 
 def _namespace_args(as_root: bool) -> list[str]:

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,12 +185,12 @@ class LocalSandbox(SyncFace):
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
-                                          expose=expose),
+                                          expose=expose, read_only=job.read_only),
                         *command]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read
             else:
-                cwd = _basic_workspace(job.files, uid, stack)
+                cwd = _basic_workspace(job.files, job.read_only, uid, stack)
                 if job.command:
                     env["PYTHONPATH"] += f"{os.pathsep}{cwd}"
                 argv, outer_env = command, {**env, "HOME": cwd, "TMPDIR": cwd}
@@ -244,10 +244,11 @@ class _ChildSide(ExitStack):
         self.fds.append(fd)
 
 
-def _basic_workspace(files: Mapping[str, str], uid: int | None, stack: ExitStack) -> str:
+def _basic_workspace(files: Mapping[str, str], read_only: Collection[str], uid: int | None, stack: ExitStack) -> str:
     """A fresh host folder holding the job's files (basic isolation), removed with `stack`;
     handed to the job uid (0711: bubblewrap, root without its capabilities, must still be able
-    to enter it)."""
+    to enter it), except the `read_only` files (0444, not the job uid's: it cannot write them,
+    though it can rename them in its folder; basic isolation is for code you trust)."""
     try:
         handle = tempfile.TemporaryDirectory(prefix="codeheal-")
     except OSError as exc:
@@ -261,9 +262,13 @@ def _basic_workspace(files: Mapping[str, str], uid: int | None, stack: ExitStack
         path = workspace / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
+    for name in read_only:
+        (workspace / name).chmod(0o444)
     if uid is not None:
+        kept = {workspace / name for name in read_only}
         for path in (workspace, *workspace.rglob("*")):
-            os.chown(path, uid, uid, follow_symlinks=False)
+            if path not in kept:
+                os.chown(path, uid, uid, follow_symlinks=False)
         workspace.chmod(0o711)
     return handle.name
 

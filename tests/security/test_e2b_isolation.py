@@ -75,6 +75,8 @@ _plant()
 '''
 PLANTER = ATTACK + BAD
 """Plants the files only."""
+HAUNTER = ATTACK.replace("_plant()\n", "") + "_haunt()\n" + BAD
+"""Leaves a process behind only (a planted runner patch fails on its own now: no test body ends)."""
 ATTACK += "_haunt()\n" + BAD
 """Plants the files and leaves a process behind."""
 
@@ -133,7 +135,7 @@ def session_jobs(*candidates: str) -> list[Job]:
 
 
 def test_control_in_one_shared_remote_sandbox_the_attack_forges_the_next_pass(fake: FakeE2B) -> None:
-    attack, later = in_one_remote(*session_jobs(ATTACK, BAD))
+    attack, later = in_one_remote(*session_jobs(HAUNTER, BAD))
     assert not passed(attack)
     assert passed(later)  # the left-behind process rewrote the later candidate: a forged pass
 

@@ -19,7 +19,7 @@ from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
-from codeheal.forms.project.lint import lint_feedback
+from codeheal.forms.project.lint import added_findings, lint_feedback
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import (
     AsIs,
@@ -94,12 +94,15 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
                                feedback=attempt_feedback(error=f"{NOT_APPLIED}: {change['refused']}"))
     feedback = tamper_feedback(written_code(code), lying_dunders=True) if context.tamper_scan else None
     files = workspace_files(run["project"], run["workspace_key"])
-    if feedback is None and context.project.lint:
-        feedback = lint_feedback(files, change["files"], run["project"])
+    lint = added_findings(files, change["files"], run["project"]) if feedback is None and context.project.lint else None
+    if lint is not None and lint.findings:
+        feedback = lint_feedback(lint.findings)
     if feedback is None:
         limit = time_limit(context, as_is["seconds"])
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
         feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, commands, limit, job.get("session"))
+    if lint is not None and lint.unavailable:
+        feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
     diff = unified_diff(files, change["files"])
     return TestedCandidate(index=job["index"], code=code, feedback=feedback, changes=change["files"],
                            changed=change["changed"], diff=diff.text, changed_lines=diff.changed_lines)

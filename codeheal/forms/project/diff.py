@@ -19,7 +19,6 @@ import glob
 import os
 import re
 import signal
-import subprocess
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -28,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.errors import InputError
+from codeheal.forms.project.git import uncommitted
 
-GIT_TIMEOUT_S = 30
 STAGED_SUFFIX = ".codeheal"
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
@@ -113,7 +112,7 @@ def write_changes(
         )
     to_write = {p: text for p, text in changed.items() if current[p] != text}
     if not force and to_write:
-        dirty = _uncommitted(root, sorted(to_write))
+        dirty = uncommitted(root, sorted(to_write))
         if dirty:
             raise DirtyTreeError(
                 f"{', '.join(dirty)} has uncommitted changes; nothing was written: commit or "
@@ -146,30 +145,6 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def _uncommitted(root: Path, paths: list[str]) -> list[str]:
-    """The paths git reports modified, staged or untracked; none outside a repository."""
-    try:
-        run = subprocess.run(
-            ["git", "status", "--porcelain", "-z", "--", *paths], cwd=root,
-            capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
-        )
-    except FileNotFoundError:
-        return []  # no git: nothing to check
-    if run.returncode != 0:
-        return []  # not a repository
-    entries = [entry[3:] for entry in run.stdout.split("\0") if len(entry) > 3]
-    prefix = _repo_prefix(root)
-    return sorted(p for p in paths if prefix + p in entries)
-
-
-def _repo_prefix(root: Path) -> str:
-    """The project folder's path inside its repository ("" at the top), as git prints paths."""
-    run = subprocess.run(
-        ["git", "rev-parse", "--show-prefix"], cwd=root, capture_output=True, text=True, timeout=GIT_TIMEOUT_S
-    )
-    return run.stdout.strip()
 
 
 @contextmanager

@@ -15,17 +15,20 @@ Policy, for a reply that does more than replace definitions:
   missing from the module; an import the module already has is left alone; one that would
   rebind a name the module defines is refused;
 - a method re-indented or without its class is found by its name when that is unique;
-  decorators the reply leaves off are kept from the original (models drop them), ones it
-  writes replace them;
+  decorators the reply leaves off are kept from the original (models drop them); a
+  replacement that evaluates anything new when defined (a decorator, default value or
+  annotation the original does not have, other than a literal or a name) is refused
+  (import_time.py);
 - usage code (`if __name__ == "__main__":`, top-level asserts and calls) is ignored, and class
   statements other than methods are ignored when identical to the original's;
 - anything else (a new function, a changed module constant or class attribute) is refused,
   except in a whole-file reply: a block headed by its path replaces a file of at most
-  FULL_FILE_MAX_BYTES bytes.
+  FULL_FILE_MAX_BYTES bytes, when it runs nothing new at import (import_time.py).
 Refusals raise EditRejected, whose message is the attempt's feedback."""
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +39,7 @@ import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
+from codeheal.forms.project.import_time import added, def_time, import_time
 from codeheal.forms.project.realign import realign
 from codeheal.state import ChangedDefinition
 
@@ -264,6 +268,7 @@ class _Edit:
             raise EditRejected(f"{where} edits {chosen.file}, which another block rewrites whole: send one of them")
         if not node.decorators and chosen.node.decorators:
             node = node.with_changes(decorators=chosen.node.decorators)
+        _check_def_time(chosen, node, where)
         node = node.with_changes(leading_lines=chosen.node.leading_lines)
         self.replacements.setdefault(chosen.file, {})[id(chosen.node)] = (chosen, node)
         return chosen.file
@@ -318,7 +323,35 @@ class _Edit:
             )
         if path in self.replacements or path in self.imports:
             raise EditRejected(f"{where} rewrites {path} whole, which another block edits: send one of them")
+        try:
+            new = added(import_time(self.files[path]), import_time(code))
+        except SyntaxError:
+            new = []  # the project's own file does not parse: the reply replaces it
+        if new:
+            raise EditRejected(
+                f"{where} rewrites {path} with code that runs when it is imported: `{new[0].splitlines()[0]}`; "
+                "a repair changes what the functions do when called, not what runs at import"
+            )
         self.whole[path] = code
+
+
+def _check_def_time(found: _Found, replacement: cst.FunctionDef, where: str) -> None:
+    """Refuse a replacement that evaluates something new when it is defined: a decorator, a
+    default value or an annotation the original does not have (a literal or a name is fine)."""
+    original = def_time(_as_ast(found.node))
+    new = added(original, def_time(_as_ast(replacement)))
+    if new:
+        raise EditRejected(
+            f"{where} changes {found.qualname}'s decorators, default values or annotations (`{new[0]}`), which run "
+            "when the module is imported: keep the original's and change only the function's body"
+        )
+
+
+def _as_ast(node: cst.FunctionDef) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    code = textwrap.dedent(cst.Module(body=[]).code_for_node(node.with_changes(leading_lines=())))
+    definition = ast.parse(code).body[0]
+    assert isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef))
+    return definition
 
 
 def _realigned(module: cst.Module, original: cst.FunctionDef, replacement: cst.FunctionDef) -> cst.FunctionDef:

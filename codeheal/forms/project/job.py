@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codeheal.evaluation.feedback import reported, run_feedback
-from codeheal.evaluation.jobs import HARNESS, NO_AUTOLOAD, PLUGIN_MODULE, SUPERVISOR
+from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
+from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.tracebacks import output_feedback
@@ -18,10 +19,12 @@ from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps
 
-PLUGIN_OPTIONS = ("-p", PLUGIN_MODULE, "-p", "no:cacheprovider")
-PROJECT_PYTEST_ARGS = (SUPERVISOR, "-m", "pytest", *PLUGIN_OPTIONS)
+PLUGIN_OPTIONS = ("-p", "no:cacheprovider")
+PROJECT_PYTEST_ARGS = (*SUPERVISED, "-m", LAUNCH_MODULE, *PLUGIN_OPTIONS)
 COMMAND_FLAG = "--command"
 """The supervisor runs the words after it as a command (a launcher), not as Python arguments."""
+PYTEST_CONFIGS = frozenset({"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"})
+"""Files pytest reads its configuration from: part of the tests, read-only like them."""
 COVERAGE = {"CODEHEAL_COVERAGE": "1"}
 """The report plugin records each test's line coverage of the workspace's modules (pytest_plugin.py)."""
 
@@ -79,8 +82,8 @@ def project_job(
     python: str | None = None, *, coverage: bool = False,
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. Where pytest
-    is visible in the command, the report plugin goes beside the files and is passed to it with
-    -p, under the supervisor (pytest itself runs on the project's interpreter; a launcher runs
+    is visible in the command, the report plugin goes beside the files and pytest starts
+    through codeheal_pytest (the plugin registered before any configuration), under the supervisor (pytest itself runs on the project's interpreter; a launcher runs
     as given, the supervisor starting it); the project's own configuration and conftest apply
     (no codeheal pytest.ini). Installed pytest plugins load only from the project's own
     environment: on codeheal's (`python` None or codeheal's interpreter, the project having no
@@ -88,16 +91,18 @@ def project_job(
     langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
     the plugin also records each test's line coverage (the run of the project as it is, for
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
-    are the report."""
+    are the report. The tests, their configuration and the harness files are read-only."""
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
-        run = {"python_args": (SUPERVISOR, COMMAND_FLAG), "command": command.with_pytest_options(PLUGIN_OPTIONS)}
+        run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=files, python_args=(), command=command.argv, timeout_s=timeout_s, session=session, python=python)
+        return Job(files=files, read_only=project_tests(files), python_args=(), command=command.argv,
+                   timeout_s=timeout_s, session=session, python=python)
     return Job(
         files={**files, **HARNESS},
+        read_only=frozenset(HARNESS) | project_tests(files),
         timeout_s=timeout_s,
         report=True,
         env=env,
@@ -105,6 +110,12 @@ def project_job(
         python=python,
         **run,
     )
+
+
+def project_tests(files: Mapping[str, str]) -> frozenset[str]:
+    """The files of a project that are part of its tests: test modules, conftests and pytest's
+    configuration, read-only in the sandbox."""
+    return frozenset(name for name in files if is_test_file(name) or name in PYTEST_CONFIGS)
 
 
 def is_codeheals_python(python: str | None) -> bool:

@@ -4,7 +4,10 @@ Each changed file is checked as it was and as the change leaves it, with the pro
 configuration when it has one (ruff finds it from the file's path under the project root),
 else ruff's defaults (pyflakes and syntax: undefined names, unused imports and variables). A
 finding counts when the change adds it: the project's own findings are not the model's to fix.
-Ruff only reads source, so it runs on the host; without ruff the stage is skipped."""
+Ruff only reads source, so it runs on the host; without ruff the stage is skipped. A ruff that
+cannot run on a file (a project configuration it cannot read, a crash) does not silently turn
+the stage off: the check says why it did not run, and the attempt's feedback carries it as a
+note."""
 
 from __future__ import annotations
 
@@ -42,31 +45,44 @@ def ruff_binary() -> str | None:
         return shutil.which("ruff")
 
 
+@dataclass(frozen=True)
+class LintCheck:
+    """What the linter stage found in a change, or why it could not look."""
+
+    findings: list[LintFinding]
+    """The findings the change adds."""
+    unavailable: str | None = None
+    """Why ruff could not check the change (its own error): the stage did not run."""
+
+
+class _RuffFailed(Exception):
+    """ruff ran and could not check a file; the message says why."""
+
+
 def added_findings(
     original: Mapping[str, str], changed: Mapping[str, str], project_root: str | Path
-) -> list[LintFinding]:
+) -> LintCheck:
     """The findings each changed Python file has and did not have before the change."""
     ruff = ruff_binary()
     if ruff is None:
-        return []
+        return LintCheck([])
     added = []
-    for path in sorted(p for p in changed if p.endswith(".py")):
-        before = Counter((f.code, f.message) for f in _check(ruff, path, original.get(path, ""), project_root))
-        for finding in _check(ruff, path, changed[path], project_root):
-            key = (finding.code, finding.message)
-            if before[key]:
-                before[key] -= 1
-            else:
-                added.append(finding)
-    return added
+    try:
+        for path in sorted(p for p in changed if p.endswith(".py")):
+            before = Counter((f.code, f.message) for f in _check(ruff, path, original.get(path, ""), project_root))
+            for finding in _check(ruff, path, changed[path], project_root):
+                key = (finding.code, finding.message)
+                if before[key]:
+                    before[key] -= 1
+                else:
+                    added.append(finding)
+    except _RuffFailed as exc:
+        return LintCheck([], f"the linter stage did not run: {exc}")
+    return LintCheck(added)
 
 
-def lint_feedback(original: Mapping[str, str], changed: Mapping[str, str], project_root: str | Path) -> Feedback | None:
-    """The linter stage: the findings the change adds, as the attempt's feedback; None when it
-    adds none."""
-    findings = added_findings(original, changed, project_root)
-    if not findings:
-        return None
+def lint_feedback(findings: list[LintFinding]) -> Feedback:
+    """The linter stage's refusal of a change that adds `findings`, as the attempt's feedback."""
     return attempt_feedback(error=describe(findings), failures=[
         CheckFailure(
             test="<lint>", exception=f.code, message=f"{f.file} line {f.line}: {f.message}", line=f.line,
@@ -90,8 +106,11 @@ def _check(ruff: str, path: str, text: str, project_root: str | Path) -> list[Li
             input=text, cwd=project_root, capture_output=True, text=True, timeout=RUFF_TIMEOUT_S,
         )
         reported = json.loads(run.stdout or "[]")
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return []  # a linter that cannot run is no reason to fail the attempt
+    except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+        raise _RuffFailed(f"ruff could not run on {path} ({exc})") from exc
+    if run.returncode not in (0, 1):  # 2: ruff's own error, such as a configuration it cannot read
+        last = (run.stderr.strip().splitlines() or ["no message"])[-1]
+        raise _RuffFailed(f"ruff failed on {path} with exit code {run.returncode}: {last[:300]}")
     return [
         LintFinding(path, (item.get("location") or {}).get("row", 0), item.get("code") or "syntax", item.get("message", ""))
         for item in reported if isinstance(item, dict)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal.errors import InputError
+from codeheal.forms.project.git import run_git
 from codeheal.sandboxes.runtime import not_an_interpreter
 
 MAX_FILES = 2000
@@ -34,7 +35,6 @@ SECRET_NAMES = (
 PRIVATE_KEY_MARK = "PRIVATE KEY-----"
 SECRET_REASON = "may hold secrets (dotenv, key or credential file): not read"
 IGNORED_REASON = "ignored by git"
-GIT_TIMEOUT_S = 30
 
 
 @dataclass(frozen=True)
@@ -128,15 +128,10 @@ def _venv_python(folder: Path) -> Path | None:
 
 def git_listed(base: Path) -> frozenset[str] | None:
     """The files git would list under `base` (tracked, or untracked and not ignored), relative
-    to it; None outside a git work tree. git runs with the repository's command hooks off
-    (core.fsmonitor), so the project's own git configuration runs nothing."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    to it; None outside a git work tree. git runs with the project's commands off (git.py), so
+    its git configuration runs nothing."""
     try:
-        listed = subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", "-c", f"safe.directory={base}", "-C", str(base),
-             "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            capture_output=True, timeout=GIT_TIMEOUT_S, env=env, check=True,
-        ).stdout
+        listed = run_git(base, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     except (OSError, subprocess.SubprocessError):
         return None
     return frozenset(name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name)
@@ -165,14 +160,31 @@ def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
                 skipped.append(Skipped(relative, SECRET_REASON))
                 continue
             if path.is_symlink():
+                # A link is judged by what it leads to: every rule applies to its target too.
                 target = path.resolve()
-                if not target.is_relative_to(base) or not target.is_file():
+                if not target.is_relative_to(base.resolve()) or not target.is_file():
                     skipped.append(Skipped(relative, "a link that leaves the project or points nowhere"))
+                    continue
+                if reason := _target_rule(target, base.resolve(), listed):
+                    skipped.append(Skipped(relative, reason))
                     continue
             elif not path.is_file():
                 continue  # sockets, fifos
             found[relative] = path.stat().st_size
     return found, skipped
+
+
+def _target_rule(target: Path, base: Path, listed: frozenset[str] | None) -> str | None:
+    """Why a link's target is left out (a secret's name, git-ignored, or in a folder the
+    snapshot skips); None when it would be read in its own right."""
+    relative = target.relative_to(base).as_posix()
+    if any(fnmatch.fnmatch(target.name, pattern) for pattern in SECRET_NAMES):
+        return f"a link to {relative}: {SECRET_REASON}"
+    if listed is not None and relative not in listed:
+        return f"a link to {relative}: {IGNORED_REASON}"
+    if any(part in SKIPPED_DIRS or part.endswith(".egg-info") for part in Path(relative).parts[:-1]):
+        return f"a link to {relative}, in a folder codeheal does not read"
+    return None
 
 
 def _skipped_dir(path: Path, skipped: list[Skipped], base: Path) -> bool:

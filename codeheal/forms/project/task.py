@@ -25,7 +25,7 @@ class TestCommand:
 
     Three kinds: pytest itself (`pytest ARGS`, `python -m pytest ARGS`), run on the project's
     interpreter; pytest behind a launcher (`uv run pytest ARGS`, `poetry run python -m pytest`),
-    run as given with the report plugin added to pytest's arguments; and a command codeheal
+    run with its pytest started through codeheal_pytest (the report plugin first); and a command codeheal
     cannot see inside (`make test`, `python -m unittest`, `tox`, a script), whose exit code
     decides and whose output's tracebacks are the feedback."""
 
@@ -44,10 +44,14 @@ class TestCommand:
         object.__setattr__(self, "direct", at is not None and PurePosixPath(self.argv[0]).name not in LAUNCHERS)
         object.__setattr__(self, "pytest_args", () if at is None else self.argv[at:])
 
-    def with_pytest_options(self, options: tuple[str, ...]) -> tuple[str, ...]:
-        """The command with `options` given to its pytest first."""
+    def through(self, module: str, options: tuple[str, ...]) -> tuple[str, ...]:
+        """The command with its pytest started as `python -m module` (on the interpreter it
+        names, else the launcher's `python`), `options` given first."""
         assert self.pytest_at is not None
-        return (*self.argv[: self.pytest_at], *options, *self.argv[self.pytest_at:])
+        as_module = self.pytest_at >= 3 and self.argv[self.pytest_at - 2] == "-m"
+        start = self.pytest_at - 3 if as_module else self.pytest_at - 1
+        python = self.argv[start] if as_module else "python"
+        return (*self.argv[:start], python, "-m", module, *options, *self.argv[self.pytest_at:])
 
 
 def parse_test_command(test_command: str) -> TestCommand:

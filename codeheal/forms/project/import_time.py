@@ -1,0 +1,92 @@
+"""What a module's code runs when it is imported, apart from inert pieces: the measure of an
+edit's module-level effects. A function repair or a whole-file rewrite may change what runs
+when its functions are called, never what runs at import (a decorator, a default value, an
+annotation, a module or class statement) beyond what the original already ran there: a
+"repair" that patches the test runner at import is refused, whatever it is called."""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+
+GENERIC_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "type"})
+
+
+def def_time(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
+    """What defining `function` evaluates that is not inert: its decorators (always: each is
+    a call), and its default values and annotations that are not."""
+    args = function.args
+    annotations = [a.annotation for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+                   if a is not None and a.annotation is not None]
+    values = [*args.defaults, *(d for d in args.kw_defaults if d is not None), *annotations,
+              *([function.returns] if function.returns is not None else [])]
+    found = Counter(f"@{ast.unparse(d)}" for d in function.decorator_list)
+    found.update(ast.unparse(v) for v in values if not _inert(v))
+    return found
+
+
+def import_time(code: str) -> Counter[str]:
+    """What importing a module of `code` runs that is not inert, as normalized source: every
+    module and class statement other than a definition, an import, a docstring, a main guard
+    or a name bound to an inert value, and what each definition evaluates (def_time)."""
+    found: Counter[str] = Counter()
+    _statements(ast.parse(code).body, found)
+    return found
+
+
+def added(original: Counter[str], new: Counter[str]) -> list[str]:
+    """What `new` runs at import that `original` does not."""
+    return sorted((new - original).elements())
+
+
+def _statements(body: list[ast.stmt], found: Counter[str]) -> None:
+    for statement in body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.update(def_time(statement))
+        elif isinstance(statement, ast.ClassDef):
+            found.update(f"@{ast.unparse(d)}" for d in statement.decorator_list)
+            found.update(ast.unparse(e) for e in (*statement.bases, *(k.value for k in statement.keywords))
+                         if not _inert(e))
+            _statements(statement.body, found)
+        elif isinstance(statement, (ast.Import, ast.ImportFrom, ast.Pass)) or _docstring(statement):
+            continue
+        elif isinstance(statement, ast.If) and "__main__" in ast.unparse(statement.test):
+            continue
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _inert_binding(statement):
+            continue
+        else:
+            found[ast.unparse(statement)] += 1
+
+
+def _docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+
+
+def _inert_binding(statement: ast.Assign | ast.AnnAssign) -> bool:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    value_ok = statement.value is None or _inert(statement.value)
+    annotation_ok = isinstance(statement, ast.Assign) or _inert(statement.annotation)
+    return value_ok and annotation_ok and all(isinstance(t, ast.Name) for t in targets)
+
+
+def _inert(node: ast.expr) -> bool:
+    """An expression whose evaluation runs no code of the project's: a literal, a name, a
+    dotted name, a builtin generic of inert parts (`list[int]`), an `X | None` of them."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _inert(node.value) and isinstance(node.value, (ast.Name, ast.Attribute))
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_inert(e) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _inert(k) and _inert(v) for k, v in zip(node.keys, node.values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return isinstance(node.operand, ast.Constant)
+    if isinstance(node, ast.Subscript):
+        generic = (isinstance(node.value, ast.Name) and node.value.id in GENERIC_BUILTINS) or (
+            isinstance(node.value, ast.Attribute) and isinstance(node.value.value, ast.Name)
+            and node.value.value.id == "typing")
+        return generic and _inert(node.slice)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _inert(node.left) and _inert(node.right)
+    return False
