@@ -12,7 +12,7 @@ from pathlib import Path
 from scripted_openai import ScriptedServer
 
 from codeheal import Context
-from codeheal.forms.module.prompts import CLOSING_FENCE
+from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.llm import chat_model
 
 from codeheal_bench.humaneval import task_text
