@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.errors import CodehealError, ConfigError, InputError
+from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupted
 
 if TYPE_CHECKING:
     from codeheal.config_file import Command
@@ -41,9 +42,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodehealError as exc:
         stderr.print(f"[red]codeheal: {type(exc).__name__}:[/red] {escape(str(exc))}")
         return EXIT_INFRASTRUCTURE
+    except RunInterrupted as exc:
+        stderr.print(f"[yellow]{escape(str(exc))}[/yellow]")
+        _exit_now(128 + exc.signum)
     except KeyboardInterrupt:
         stderr.print("[yellow]interrupted[/yellow]")
         return 130
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process at once: the interrupted run's model call or test run is left behind
+    in threads the interpreter would otherwise wait for at exit."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -4,8 +4,12 @@ and continued from the last checkpoint when an earlier run of the thread was cut
 from __future__ import annotations
 
 import json
+import queue
+import signal
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from langgraph.types import StateSnapshot
 from rich.console import Console
@@ -13,7 +17,7 @@ from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import SETTINGS, Context, resolve
-from codeheal.errors import CheckpointError, InputError
+from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
@@ -29,6 +33,12 @@ CONTEXT_KEY = "codeheal_context"
 """Checkpoint metadata key holding, as JSON, the settings the run's user set (by flat name:
 context.Resolved.explicit), so that a resumed run keeps them; every other setting it takes
 from the defaults and the environment of its day."""
+POLL_S = 0.1
+"""How often the waiting main thread looks up from the run's events (a signal is handled then)."""
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C is."""
 
 
 def run_with_progress(
@@ -76,9 +86,10 @@ def run_with_progress(
             if resuming:
                 narrator.resume(snapshot.values)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
+            stream = graph.stream(None if resuming else request, config, context=context,
+                                  stream_mode=modes, durability="sync")
             try:
-                for mode, payload in graph.stream(None if resuming else request, config, context=context,
-                                                  stream_mode=modes, durability="sync"):
+                for mode, payload in _abandonable(stream, thread_id):
                     if mode == "custom":
                         narrator.on_event(payload)
                     elif transcript is not None:
@@ -91,6 +102,58 @@ def run_with_progress(
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     return RunReport(**{key: values[key] for key in keys})
+
+
+def _abandonable(stream: Iterator, thread_id: str) -> Iterator:
+    """The items of `stream`, produced in a daemon thread, so that a signal stops the run at
+    once: the main thread only waits on them, and on SIGINT or SIGTERM leaves the call in
+    flight (a model reply, a test run) behind, raising RunInterrupted. Every finished step is
+    already checkpointed (durability "sync"); the step cut short is redone on resume."""
+    items: queue.Queue = queue.Queue()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in stream:
+                items.put(item)
+        except BaseException as exc:  # handed to the main thread, which raises it
+            items.put((end, exc))
+        else:
+            items.put((end, None))
+
+    with _sigterm_as_interrupt():
+        try:
+            threading.Thread(target=produce, name="codeheal-run", daemon=True).start()
+            while True:
+                try:
+                    item = items.get(timeout=POLL_S)
+                except queue.Empty:
+                    continue
+                if isinstance(item, tuple) and item and item[0] is end:
+                    if item[1] is not None:
+                        raise item[1]
+                    return
+                yield item
+        except KeyboardInterrupt as exc:
+            signum = signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT
+            raise RunInterrupted(thread_id, signum) from None
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises _Terminated in the main thread while the run goes on (elsewhere, as before)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _refused_at_prepare(graph, config: dict) -> bool:
