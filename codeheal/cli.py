@@ -130,14 +130,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
         "and reflections are kept, not redone. The run keeps the settings its user set when it started, "
         "except those given here, which replace them (a setting its form does not take is refused); "
-        "the rest come from today's environment and defaults. Output as for `solve`.",
+        "the rest come from today's environment and defaults. A run stopped by Ctrl-C continues at the step "
+        "it was in. Output as for `solve`, or for `fix` when the thread is a fix run (its --apply holds).",
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
     _add_run_flags(resume, None)
     _add_verbosity(resume)
     _add_checkpointer(resume)
-    resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
-    resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
+    resume.add_argument("--json", action="store_true",
+                        help="print one JSON object, as `solve --json` (or, for a fix thread, `fix --json`) does")
+    resume.add_argument("--format", choices=("diff", "github"), default="diff",
+                        help="a fix thread's stdout, as for `fix`: the diff (default) or GitHub Actions annotations")
+    resume.add_argument("--out", metavar="FILE", help="also write the final code (a fix thread: the diff) to FILE")
     resume.set_defaults(handler=_resume)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",

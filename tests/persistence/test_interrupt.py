@@ -29,6 +29,8 @@ def bulk_discount(quantity: int) -> int:
 '''
 PROMPT_EXIT_S = 5.0
 """A generous bound on how long a signalled run may take to exit (the aim is under 2 s)."""
+OUTPUT = {signal.SIGINT: [], signal.SIGTERM: ["--json"], signal.SIGKILL: ["--format", "github"]}
+"""How a resumed fix thread prints its result: every output format is tried once."""
 EXIT_CODE = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
@@ -101,11 +103,17 @@ def test_a_signal_during_a_model_call_stops_the_run_and_resume_heals_it(tmp_path
         assert json.loads(listed)[0]["status"] == "unfinished"
         server.delay = lambda body: 0.0
         model = ["--model", "scripted", "--base-url", server.url]
-        resumed = codeheal("resume", "t1", "--json", *model, env=env)
+        output = OUTPUT[sig] if form == "project" else ["--json"]
+        resumed = codeheal("resume", "t1", *output, *model, env=env)
         out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
-    result = json.loads(out)
-    assert result["status"] == "passed" and result["attempts"] == 2
     assert "resuming at attempt 2" in err
-    if form == "project":
-        assert "+        if quantity >= threshold:" in result["diff"]
+    if output == ["--json"]:
+        result = json.loads(out)
+        assert result["status"] == "passed" and result["attempts"] == 2
+        if form == "project":
+            assert "+        if quantity >= threshold:" in result["diff"]
+    elif output == []:
+        assert out.startswith("--- a/shop/pricing.py\n") and "+        if quantity >= threshold:" in out
+    else:
+        assert out.startswith("::error file=shop/pricing.py,line="), out
