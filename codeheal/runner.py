@@ -277,16 +277,28 @@ class _Narrator:
             self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
 
     def _on_tested(self, event: AttemptTested) -> None:
-        mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
-        limit = f" (limit {event['time_limit_s']:g} s)" if "time_limit_s" in event else ""
-        # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
-        timing = (f", the best of {event['candidates']} candidates, {event['sandbox_seconds']:.2f} s of sandbox time"
-                  if "candidates" in event else f" in {event['sandbox_seconds']:.2f} s")
-        self.console.print(
-            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks"
-            f"{timing}{limit} ({event['isolation']} sandbox)", soft_wrap=True,
-        )
         self.attempt = event["attempt"] + 1
+        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}", soft_wrap=True)
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")
+
+
+def tested_line(event: AttemptTested) -> str:
+    """What an attempt's test showed, in words: how many checks passed of how many, and how
+    long its tests ran (a time, beside the limit each run had); a reply refused before any
+    test ran says so."""
+    if not event["passed"] and event["total"] == 0 and not event["sandbox_seconds"]:
+        return "[red]refused[/red] (no test ran)"
+    passed, total = event["passed_count"], event["total"]
+    if event["passed"]:
+        counts = f"[green]passed[/green], {passed} of {total} checks"
+    else:
+        counts = f"[red]failed[/red], {passed} of {total} passed ({total - passed} failed)"
+    limit = f", limit {event['time_limit_s']:g} s a run" if "time_limit_s" in event else ""
+    # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
+    if "candidates" in event:
+        timing = f"; the best of {event['candidates']} candidates, whose tests ran {event['sandbox_seconds']:.1f} s in all"
+    else:
+        timing = f"; tests ran {event['sandbox_seconds']:.1f} s"
+    return f"{counts}{timing} ({event['isolation']} sandbox{limit})"
