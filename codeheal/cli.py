@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -48,6 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         stderr.print("[yellow]interrupted[/yellow]")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`codeheal graph | head`): nothing more to say, and no
+        # traceback when Python flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
 
 
 def _exit_now(code: int) -> NoReturn:
@@ -304,10 +310,25 @@ class _HelpAll(argparse.Action):
 
 
 def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The settings given on the command line, by flat name (context.SETTINGS)."""
+    """The settings given on the command line, by flat name (context.SETTINGS); a --base-url
+    that is no http(s) URL is refused (ConfigError)."""
     from codeheal.context import SETTINGS
 
-    return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    given = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    if given.get("base_url"):
+        _check_url(str(given["base_url"]))
+    return given
+
+
+def _check_url(url: str) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"--base-url {url!r} is not a URL: give the OpenAI-compatible endpoint's address, "
+            "e.g. http://127.0.0.1:8080/v1"
+        )
 
 
 def _report(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
@@ -315,14 +336,22 @@ def _report(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
 
 
 def _report_solve(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
-    """A module-form result: the code on stdout (or one JSON object)."""
-    if args.out:
-        Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
+    """A module-form result: the code on stdout (or one JSON object). Stdout carries code only
+    when it passes, so `codeheal solve ... > solution.py` never saves failing code; the best
+    failing attempt goes to stderr (and to the JSON, whose status says it failed)."""
+    passed = result["status"] == "passed"
     if args.json:
         print(json.dumps({**result, "thread": thread_id}, indent=2))
-    else:
+    elif passed:
         print(result["code"])
-    return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
+    if passed and args.out:
+        Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
+    if not passed:
+        if result["code"] and not args.json:
+            Console(stderr=True, highlight=False, markup=False).print(result["code"])
+        shown = "the best attempt's code, which fails, is above on stderr" if result["code"] else "no code"
+        stderr.print(f"[red]not healed[/red] ({shown})")
+    return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
 def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
@@ -334,7 +363,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
     if passed and args.out and result["diff"]:
         Path(args.out).write_text(result["diff"], encoding="utf-8")
     if args.json:
-        keys = ("status", "attempts", "diff", "changed", "files_written")
+        keys = ("status", "attempts", "diff", "changed", "files_written", "totals")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
     elif args.format == "github":
         from codeheal.forms.project.annotations import annotations, not_healed

@@ -10,7 +10,10 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from langgraph.types import StateSnapshot
 from rich.console import Console
 from rich.markup import escape
@@ -22,7 +25,7 @@ from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
-from codeheal.state import InputState, RunReport
+from codeheal.state import InputState, RunReport, RunTotals
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -79,8 +82,8 @@ def run_with_progress(
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console, form) if verbose else None
-        if transcript is not None:
-            config["callbacks"] = [transcript]
+        calls = _ModelCalls()
+        config["callbacks"] = [calls] if transcript is None else [calls, transcript]
         with console.status("") as status:
             narrator.status = status
             if resuming:
@@ -101,7 +104,27 @@ def run_with_progress(
                 raise
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
-    return RunReport(**{key: values[key] for key in keys})
+    totals = narrator.totals(values, calls.count)
+    console.print(f"[dim]{totals_line(totals)}[/dim]")
+    return RunReport(**{key: values[key] for key in keys}, totals=totals)
+
+
+def totals_line(totals: RunTotals) -> str:
+    """The run's last progress line: time, model calls, tokens, and what healed it."""
+    healed = {"model": "; healed by the model", "screen": "; healed by the screen of one-line mutations (no model call)",
+              "nothing": "; nothing to heal"}.get(totals["healed_by"] or "", "")
+    return (f"{totals['seconds']:.1f} s, {totals['model_calls']} model call(s), {totals['prompt_tokens']} prompt + "
+            f"{totals['completion_tokens']} completion tokens{healed}")
+
+
+class _ModelCalls(BaseCallbackHandler):
+    """Counts the run's requests to the model (a LangChain callback)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        self.count += 1
 
 
 def _abandonable(stream: Iterator, thread_id: str) -> Iterator:
@@ -225,6 +248,27 @@ class _Narrator:
         self.attempt = 1
         self.max_attempts = self.context.max_attempts
         self.started = time.perf_counter()
+        self.doing = _Doing(self.started)
+        self.given_first = False
+        """The run's first attempt tests what it was given (the project, the starting code)."""
+        self.screened: set[int] = set()
+        """Attempts whose candidates were one-line mutations, written without the model."""
+
+    def totals(self, values: dict, model_calls: int) -> RunTotals:
+        """What the run cost and what healed it, from its final state."""
+        history = values.get("history") or []
+        healed_by = None
+        if values.get("status") in ("passed", "accepted") and history:
+            attempt = history[-1]["attempt"]
+            healed_by = ("screen" if attempt in self.screened
+                         else "nothing" if attempt == 1 and self.given_first else "model")
+        return RunTotals(
+            prompt_tokens=sum(a.get("prompt_tokens", 0) for a in history),
+            completion_tokens=sum(a.get("completion_tokens", 0) for a in history),
+            model_calls=model_calls,
+            seconds=round(time.perf_counter() - self.started, 2),
+            healed_by=healed_by,
+        )
 
     def resume(self, values: dict) -> None:
         self.attempt = (values.get("attempts") or 0) + 1
@@ -235,11 +279,13 @@ class _Narrator:
 
     def _running(self, what: str) -> None:
         if self.status is not None:
-            self.status.update(f"attempt {self.attempt} of {self.max_attempts}: {what}")
+            self.doing.what = f"attempt {self.attempt} of {self.max_attempts}: {what}"
+            self.status.update(self.doing)
 
     def on_event(self, event: ProgressEvent) -> None:
         """Narrate one progress event."""
         if event["kind"] == "run_started":
+            self.given_first = event["first"] != "model"
             self._running({
                 "project": f"running the tests of the project as it is ({event['files']} files)",
                 "starting_code": "testing the given code",
@@ -256,6 +302,7 @@ class _Narrator:
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
             if event.get("mutants"):
+                self.screened.add(event["attempt"])
                 self.console.print(f"attempt {self.attempt}: {event['mutants']} one-line mutations of the "
                                    "suspicious lines to test (no model call)")
                 self._running("running the tests")
@@ -282,6 +329,17 @@ class _Narrator:
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")
+
+
+class _Doing:
+    """The spinner's text: what runs now, and the run's elapsed time (read at each refresh)."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.what = ""
+
+    def __rich__(self) -> str:
+        return f"{escape(self.what)} [dim]· {time.perf_counter() - self.started:.0f} s[/dim]"
 
 
 def tested_line(event: AttemptTested) -> str:

@@ -210,7 +210,7 @@ def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
         )
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "thread"}
+    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "totals", "thread"}
     assert result["files_written"] == [str(shop / "shop" / "pricing.py")]
     assert git(shop, "diff") .count("\n+        if quantity >= threshold:") == 1
 
