@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     solve = commands.add_parser(
         "solve", help="solve a task against tests",
         description="Write code for TASK until TESTS pass or the attempts run out. Progress "
-        "goes to stderr; the final code to stdout (or one JSON object with --json).",
+        "goes to stderr; the final code to stdout when it passes (or one JSON object with --json).",
     )
     solve.add_argument("task", metavar="TASK", help="the task as text, or @path to read it from a file")
     solve.add_argument("--tests", required=True, metavar="FILE",
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object: code, status, attempts, reflections, history")
-    solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
+    solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE when it passes")
     solve.set_defaults(handler=_solve)
 
     fix = commands.add_parser(
