@@ -278,8 +278,8 @@ class _Narrator:
         )
 
     def _running(self, what: str) -> None:
+        self.doing.what = f"attempt {self.attempt} of {self.max_attempts}: {what}"
         if self.status is not None:
-            self.doing.what = f"attempt {self.attempt} of {self.max_attempts}: {what}"
             self.status.update(self.doing)
 
     def on_event(self, event: ProgressEvent) -> None:

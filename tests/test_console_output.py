@@ -67,3 +67,15 @@ def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_
     first, second = err.split("attempt 1: diff", 1)[1].split("attempt 2: diff", 1)
     assert "+    return a - b" in first
     assert "-    return a - b" in second and "+    return a + b" in second
+
+
+def test_the_spinner_shows_what_runs_and_the_elapsed_time() -> None:
+    out = io.StringIO()
+    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
+    narrator.started -= 75  # the run began 75 s ago
+    narrator.doing.started = narrator.started
+    narrator.on_event({"kind": "run_started", "first": "model", "files": 0})
+    shown = Console(file=io.StringIO(), width=400)
+    with shown.capture() as capture:
+        shown.print(narrator.doing)
+    assert capture.get().strip() == "attempt 1 of 3: writing code · 75 s"
