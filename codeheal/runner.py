@@ -21,6 +21,7 @@ from rich.markup import escape
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError, RunInterrupted
+from codeheal.interrupts import WRITING
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
@@ -37,6 +38,8 @@ CONTEXT_KEY = "codeheal_context"
 context.Resolved.explicit), so that a resumed run keeps them; every other setting it takes
 from the defaults and the environment of its day."""
 POLL_S = 0.1
+WRITE_WAIT_S = 30.0
+"""The longest an interrupt waits for a change being written into the project to be complete."""
 """How often the waiting main thread looks up from the run's events (a signal is handled then)."""
 
 
@@ -159,6 +162,8 @@ def _abandonable(stream: Iterator, thread_id: str) -> Iterator:
                 yield item
         except KeyboardInterrupt as exc:
             signum = signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT
+            # Never abandon a change half written into the project; kept held: the process ends.
+            WRITING.acquire(timeout=WRITE_WAIT_S)
             raise RunInterrupted(thread_id, signum) from None
 
 
