@@ -92,3 +92,35 @@ def test_threads_show_a_fix_threads_project_and_test_command() -> None:
     listed = {s.thread_id: s for s in list_threads(saver)}
     assert (listed["f"].task, listed["f"].project) == ("/src/shop: python -m pytest -q", "/src/shop")
     assert (listed["s"].task, listed["s"].project) == (ADD_TASK, None)
+
+
+def test_an_interrupt_waits_for_a_change_being_written_then_stops() -> None:
+    import _thread
+    import threading
+    import time
+
+    import pytest
+
+    from codeheal.errors import RunInterrupted
+    from codeheal.interrupts import WRITING
+    from codeheal.runner import _abandonable
+
+    def run():
+        yield "first"
+        with WRITING:
+            _thread.interrupt_main()  # Ctrl-C while the change is being written
+            time.sleep(1.0)
+        yield "never seen"
+        threading.Event().wait(60)
+
+    seen = []
+    started = time.monotonic()
+    with pytest.raises(RunInterrupted) as raised:
+        for item in _abandonable(run(), "t9"):
+            seen.append(item)
+    try:
+        assert "never seen" not in seen and raised.value.signum == 2
+        assert str(raised.value) == "interrupted; continue with: codeheal resume t9"
+        assert 1.0 <= time.monotonic() - started < 5
+    finally:
+        WRITING.release()
