@@ -21,8 +21,8 @@ from rich.markup import escape
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError, RunInterrupted
-from codeheal.interrupts import WRITING
 from codeheal.forms.choice import choose_form, form_of
+from codeheal.interrupts import WRITING
 from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
@@ -38,9 +38,9 @@ CONTEXT_KEY = "codeheal_context"
 context.Resolved.explicit), so that a resumed run keeps them; every other setting it takes
 from the defaults and the environment of its day."""
 POLL_S = 0.1
+"""How often the waiting main thread looks up from the run's events (a signal is handled then)."""
 WRITE_WAIT_S = 30.0
 """The longest an interrupt waits for a change being written into the project to be complete."""
-"""How often the waiting main thread looks up from the run's events (a signal is handled then)."""
 
 
 class _Terminated(KeyboardInterrupt):
@@ -101,6 +101,8 @@ def run_with_progress(
                     elif transcript is not None:
                         for node, values in payload.items():
                             transcript.on_update(node, values or {})
+            except KeyboardInterrupt as exc:  # arrived while an event was being narrated
+                raise _interrupted(exc, thread_id) from None
             except InputError:
                 if not resuming and _refused_at_prepare(graph, config):
                     _forget_refused_run(graph, saver, snapshot, thread_id)
@@ -161,10 +163,14 @@ def _abandonable(stream: Iterator, thread_id: str) -> Iterator:
                     return
                 yield item
         except KeyboardInterrupt as exc:
-            signum = signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT
-            # Never abandon a change half written into the project; kept held: the process ends.
-            WRITING.acquire(timeout=WRITE_WAIT_S)
-            raise RunInterrupted(thread_id, signum) from None
+            raise _interrupted(exc, thread_id) from None
+
+
+def _interrupted(exc: KeyboardInterrupt, thread_id: str) -> RunInterrupted:
+    """The run's interruption, once no change is being written into the project (the lock is
+    kept: the run's thread is abandoned and the process ends)."""
+    WRITING.acquire(timeout=WRITE_WAIT_S)
+    return RunInterrupted(thread_id, signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT)
 
 
 @contextmanager
