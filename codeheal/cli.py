@@ -5,16 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.errors import CodehealError, ConfigError, InputError
+from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupted
 
 if TYPE_CHECKING:
     from codeheal.config_file import Command
@@ -41,9 +43,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CodehealError as exc:
         stderr.print(f"[red]codeheal: {type(exc).__name__}:[/red] {escape(str(exc))}")
         return EXIT_INFRASTRUCTURE
+    except RunInterrupted as exc:
+        stderr.print(f"[yellow]{escape(str(exc))}[/yellow]")
+        _exit_now(128 + exc.signum)
     except KeyboardInterrupt:
         stderr.print("[yellow]interrupted[/yellow]")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`codeheal graph | head`): nothing more to say, and no
+        # traceback when Python flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+
+
+def _exit_now(code: int) -> NoReturn:
+    """End the process at once: the interrupted run's model call or test run is left behind
+    in threads the interpreter would otherwise wait for at exit."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     solve = commands.add_parser(
         "solve", help="solve a task against tests",
         description="Write code for TASK until TESTS pass or the attempts run out. Progress "
-        "goes to stderr; the final code to stdout (or one JSON object with --json).",
+        "goes to stderr; the final code to stdout when it passes (or one JSON object with --json).",
     )
     solve.add_argument("task", metavar="TASK", help="the task as text, or @path to read it from a file")
     solve.add_argument("--tests", required=True, metavar="FILE",
@@ -74,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
     solve.add_argument("--json", action="store_true", help="print one JSON object: code, status, attempts, reflections, history")
-    solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
+    solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE when it passes")
     solve.set_defaults(handler=_solve)
 
     fix = commands.add_parser(
@@ -118,14 +136,18 @@ def _parser() -> argparse.ArgumentParser:
         description="Continue THREAD's unfinished run from its last checkpoint: finished attempts "
         "and reflections are kept, not redone. The run keeps the settings its user set when it started, "
         "except those given here, which replace them (a setting its form does not take is refused); "
-        "the rest come from today's environment and defaults. Output as for `solve`.",
+        "the rest come from today's environment and defaults. A run stopped by Ctrl-C continues at the step "
+        "it was in. Output as for `solve`, or for `fix` when the thread is a fix run (its --apply holds).",
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
     _add_run_flags(resume, None)
     _add_verbosity(resume)
     _add_checkpointer(resume)
-    resume.add_argument("--json", action="store_true", help="print one JSON object, as `solve --json` does")
-    resume.add_argument("--out", metavar="FILE", help="also write the final code to FILE")
+    resume.add_argument("--json", action="store_true",
+                        help="print one JSON object, as `solve --json` (or, for a fix thread, `fix --json`) does")
+    resume.add_argument("--format", choices=("diff", "github"), default="diff",
+                        help="a fix thread's stdout, as for `fix`: the diff (default) or GitHub Actions annotations")
+    resume.add_argument("--out", metavar="FILE", help="also write the final code (a fix thread: the diff) to FILE")
     resume.set_defaults(handler=_resume)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",
@@ -288,10 +310,25 @@ class _HelpAll(argparse.Action):
 
 
 def _typed_settings(args: argparse.Namespace) -> dict[str, object]:
-    """The settings given on the command line, by flat name (context.SETTINGS)."""
+    """The settings given on the command line, by flat name (context.SETTINGS); a --base-url
+    that is no http(s) URL is refused (ConfigError)."""
     from codeheal.context import SETTINGS
 
-    return {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    given = {name: getattr(args, name) for name in SETTINGS if hasattr(args, name)}
+    if given.get("base_url"):
+        _check_url(str(given["base_url"]))
+    return given
+
+
+def _check_url(url: str) -> None:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"--base-url {url!r} is not a URL: give the OpenAI-compatible endpoint's address, "
+            "e.g. http://127.0.0.1:8080/v1"
+        )
 
 
 def _report(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
@@ -299,14 +336,22 @@ def _report(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
 
 
 def _report_solve(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
-    """A module-form result: the code on stdout (or one JSON object)."""
-    if args.out:
-        Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
+    """A module-form result: the code on stdout (or one JSON object). Stdout carries code only
+    when it passes, so `codeheal solve ... > solution.py` never saves failing code; the best
+    failing attempt goes to stderr (and to the JSON, whose status says it failed)."""
+    passed = result["status"] == "passed"
     if args.json:
         print(json.dumps({**result, "thread": thread_id}, indent=2))
-    else:
+    elif passed:
         print(result["code"])
-    return EXIT_PASSED if result["status"] == "passed" else EXIT_NOT_HEALED
+    if passed and args.out:
+        Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
+    if not passed:
+        if result["code"] and not args.json:
+            Console(stderr=True, highlight=False, markup=False).print(result["code"])
+        shown = "the best attempt's code, which fails, is above on stderr" if result["code"] else "no code"
+        stderr.print(f"[red]not healed[/red] ({shown})")
+    return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
 def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> int:
@@ -318,7 +363,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
     if passed and args.out and result["diff"]:
         Path(args.out).write_text(result["diff"], encoding="utf-8")
     if args.json:
-        keys = ("status", "attempts", "diff", "changed", "files_written")
+        keys = ("status", "attempts", "diff", "changed", "files_written", "totals")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
     elif args.format == "github":
         from codeheal.forms.project.annotations import annotations, not_healed

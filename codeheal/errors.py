@@ -52,3 +52,14 @@ def is_transient(exc: BaseException) -> bool:
 class CheckpointError(ConfigError):
     """The checkpoint store is missing, unreadable, or not a checkpoint database; or a
     thread cannot be continued from it."""
+
+
+class RunInterrupted(Exception):
+    """A run stopped by SIGINT (Ctrl-C) or SIGTERM: its thread keeps the last checkpoint, and
+    `codeheal resume thread_id` continues it at the next step. Not a CodehealError: nothing
+    went wrong."""
+
+    def __init__(self, thread_id: str, signum: int) -> None:
+        super().__init__(f"interrupted; continue with: codeheal resume {thread_id}")
+        self.thread_id = thread_id
+        self.signum = signum

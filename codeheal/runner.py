@@ -4,21 +4,29 @@ and continued from the last checkpoint when an earlier run of the thread was cut
 from __future__ import annotations
 
 import json
+import queue
+import signal
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from langgraph.types import StateSnapshot
 from rich.console import Console
 from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer
 from codeheal.context import SETTINGS, Context, resolve
-from codeheal.errors import CheckpointError, InputError
+from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
+from codeheal.interrupts import WRITING
 from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
-from codeheal.state import InputState, RunReport
+from codeheal.state import InputState, RunReport, RunTotals
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -29,6 +37,14 @@ CONTEXT_KEY = "codeheal_context"
 """Checkpoint metadata key holding, as JSON, the settings the run's user set (by flat name:
 context.Resolved.explicit), so that a resumed run keeps them; every other setting it takes
 from the defaults and the environment of its day."""
+POLL_S = 0.1
+"""How often the waiting main thread looks up from the run's events (a signal is handled then)."""
+WRITE_WAIT_S = 30.0
+"""The longest an interrupt waits for a change being written into the project to be complete."""
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread as Ctrl-C is."""
 
 
 def run_with_progress(
@@ -69,28 +85,109 @@ def run_with_progress(
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console, form) if verbose else None
-        if transcript is not None:
-            config["callbacks"] = [transcript]
+        calls = _ModelCalls()
+        config["callbacks"] = [calls] if transcript is None else [calls, transcript]
         with console.status("") as status:
             narrator.status = status
             if resuming:
                 narrator.resume(snapshot.values)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
+            stream = graph.stream(None if resuming else request, config, context=context,
+                                  stream_mode=modes, durability="sync")
             try:
-                for mode, payload in graph.stream(None if resuming else request, config, context=context,
-                                                  stream_mode=modes, durability="sync"):
+                for mode, payload in _abandonable(stream, thread_id):
                     if mode == "custom":
                         narrator.on_event(payload)
                     elif transcript is not None:
                         for node, values in payload.items():
                             transcript.on_update(node, values or {})
+            except KeyboardInterrupt as exc:  # arrived while an event was being narrated
+                raise _interrupted(exc, thread_id) from None
             except InputError:
                 if not resuming and _refused_at_prepare(graph, config):
                     _forget_refused_run(graph, saver, snapshot, thread_id)
                 raise
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
-    return RunReport(**{key: values[key] for key in keys})
+    totals = narrator.totals(values, calls.count)
+    console.print(f"[dim]{totals_line(totals)}[/dim]")
+    return RunReport(**{key: values[key] for key in keys}, totals=totals)
+
+
+def totals_line(totals: RunTotals) -> str:
+    """The run's last progress line: time, model calls, tokens, and what healed it."""
+    healed = {"model": "; healed by the model", "screen": "; healed by the screen of one-line mutations (no model call)",
+              "nothing": "; nothing to heal"}.get(totals["healed_by"] or "", "")
+    return (f"{totals['seconds']:.1f} s, {totals['model_calls']} model call(s), {totals['prompt_tokens']} prompt + "
+            f"{totals['completion_tokens']} completion tokens{healed}")
+
+
+class _ModelCalls(BaseCallbackHandler):
+    """Counts the run's requests to the model (a LangChain callback)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        self.count += 1
+
+
+def _abandonable(stream: Iterator, thread_id: str) -> Iterator:
+    """The items of `stream`, produced in a daemon thread, so that a signal stops the run at
+    once: the main thread only waits on them, and on SIGINT or SIGTERM leaves the call in
+    flight (a model reply, a test run) behind, raising RunInterrupted. Every finished step is
+    already checkpointed (durability "sync"); the step cut short is redone on resume."""
+    items: queue.Queue = queue.Queue()
+    end = object()
+
+    def produce() -> None:
+        try:
+            for item in stream:
+                items.put(item)
+        except BaseException as exc:  # handed to the main thread, which raises it
+            items.put((end, exc))
+        else:
+            items.put((end, None))
+
+    with _sigterm_as_interrupt():
+        try:
+            threading.Thread(target=produce, name="codeheal-run", daemon=True).start()
+            while True:
+                try:
+                    item = items.get(timeout=POLL_S)
+                except queue.Empty:
+                    continue
+                if isinstance(item, tuple) and item and item[0] is end:
+                    if item[1] is not None:
+                        raise item[1]
+                    return
+                yield item
+        except KeyboardInterrupt as exc:
+            raise _interrupted(exc, thread_id) from None
+
+
+def _interrupted(exc: KeyboardInterrupt, thread_id: str) -> RunInterrupted:
+    """The run's interruption, once no change is being written into the project (the lock is
+    kept: the run's thread is abandoned and the process ends)."""
+    WRITING.acquire(timeout=WRITE_WAIT_S)
+    return RunInterrupted(thread_id, signal.SIGTERM if isinstance(exc, _Terminated) else signal.SIGINT)
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises _Terminated in the main thread while the run goes on (elsewhere, as before)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _refused_at_prepare(graph, config: dict) -> bool:
@@ -162,6 +259,27 @@ class _Narrator:
         self.attempt = 1
         self.max_attempts = self.context.max_attempts
         self.started = time.perf_counter()
+        self.doing = _Doing(self.started)
+        self.given_first = False
+        """The run's first attempt tests what it was given (the project, the starting code)."""
+        self.screened: set[int] = set()
+        """Attempts whose candidates were one-line mutations, written without the model."""
+
+    def totals(self, values: dict, model_calls: int) -> RunTotals:
+        """What the run cost and what healed it, from its final state."""
+        history = values.get("history") or []
+        healed_by = None
+        if values.get("status") in ("passed", "accepted") and history:
+            attempt = history[-1]["attempt"]
+            healed_by = ("screen" if attempt in self.screened
+                         else "nothing" if attempt == 1 and self.given_first else "model")
+        return RunTotals(
+            prompt_tokens=sum(a.get("prompt_tokens", 0) for a in history),
+            completion_tokens=sum(a.get("completion_tokens", 0) for a in history),
+            model_calls=model_calls,
+            seconds=round(time.perf_counter() - self.started, 2),
+            healed_by=healed_by,
+        )
 
     def resume(self, values: dict) -> None:
         self.attempt = (values.get("attempts") or 0) + 1
@@ -171,12 +289,14 @@ class _Narrator:
         )
 
     def _running(self, what: str) -> None:
+        self.doing.what = f"attempt {self.attempt} of {self.max_attempts}: {what}"
         if self.status is not None:
-            self.status.update(f"attempt {self.attempt} of {self.max_attempts}: {what}")
+            self.status.update(self.doing)
 
     def on_event(self, event: ProgressEvent) -> None:
         """Narrate one progress event."""
         if event["kind"] == "run_started":
+            self.given_first = event["first"] != "model"
             self._running({
                 "project": f"running the tests of the project as it is ({event['files']} files)",
                 "starting_code": "testing the given code",
@@ -193,6 +313,7 @@ class _Narrator:
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
             if event.get("mutants"):
+                self.screened.add(event["attempt"])
                 self.console.print(f"attempt {self.attempt}: {event['mutants']} one-line mutations of the "
                                    "suspicious lines to test (no model call)")
                 self._running("running the tests")
@@ -214,16 +335,39 @@ class _Narrator:
             self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
 
     def _on_tested(self, event: AttemptTested) -> None:
-        mark = "[green]passed[/green]" if event["passed"] else "[red]failed[/red]"
-        limit = f" (limit {event['time_limit_s']:g} s)" if "time_limit_s" in event else ""
-        # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
-        timing = (f", the best of {event['candidates']} candidates, {event['sandbox_seconds']:.2f} s of sandbox time"
-                  if "candidates" in event else f" in {event['sandbox_seconds']:.2f} s")
-        self.console.print(
-            f"attempt {event['attempt']}: {mark} {event['passed_count']}/{event['total']} checks"
-            f"{timing}{limit} ({event['isolation']} sandbox)", soft_wrap=True,
-        )
         self.attempt = event["attempt"] + 1
+        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}", soft_wrap=True)
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")
+
+
+class _Doing:
+    """The spinner's text: what runs now, and the run's elapsed time (read at each refresh)."""
+
+    def __init__(self, started: float) -> None:
+        self.started = started
+        self.what = ""
+
+    def __rich__(self) -> str:
+        return f"{escape(self.what)} [dim]· {time.perf_counter() - self.started:.0f} s[/dim]"
+
+
+def tested_line(event: AttemptTested) -> str:
+    """What an attempt's test showed, in words: how many checks passed of how many, and how
+    long its tests ran (a time, beside the limit each run had); a reply refused before any
+    test ran says so."""
+    if not event["passed"] and event["total"] == 0 and not event["sandbox_seconds"]:
+        return "[red]refused[/red] (no test ran)"
+    passed, total = event["passed_count"], event["total"]
+    if event["passed"]:
+        counts = f"[green]passed[/green], {passed} of {total} checks"
+    else:
+        counts = f"[red]failed[/red], {passed} of {total} passed ({total - passed} failed)"
+    limit = f", limit {event['time_limit_s']:g} s a run" if "time_limit_s" in event else ""
+    # Parallel candidates' runs overlap: their sum is sandbox time, not the attempt's wall time.
+    if "candidates" in event:
+        timing = f"; the best of {event['candidates']} candidates, whose tests ran {event['sandbox_seconds']:.1f} s in all"
+    else:
+        timing = f"; tests ran {event['sandbox_seconds']:.1f} s"
+    return f"{counts}{timing} ({event['isolation']} sandbox{limit})"

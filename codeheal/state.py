@@ -250,11 +250,27 @@ class OutputState(TypedDict):
     """Project form: the files `apply` wrote (none unless the tests passed)."""
 
 
+class RunTotals(TypedDict):
+    """What a run cost and what healed it (the CLI's last line, and `totals` in its JSON)."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    """Tokens of every attempt of the run (a resumed run's earlier attempts included)."""
+    model_calls: int
+    """Requests to the model made by this command (not by an earlier, interrupted one)."""
+    seconds: float
+    """Wall time of this command's run."""
+    healed_by: Literal["model", "screen", "nothing"] | None
+    """What wrote the passing code: the model, the screen of one-line mutations (no model
+    call), or nothing (the project or the given code passed as it was); None when not healed."""
+
+
 class RunReport(OutputState):
     """A run's output as the runner returns it (`codeheal solve`, `fix`, `resume`): with its form."""
 
     form: FormName
     """"module" (a function and its tests) or "project" (a project's test command)."""
+    totals: NotRequired[RunTotals]
 
 
 class ThreadMemory(TypedDict):

@@ -27,6 +27,9 @@ class ThreadSummary:
     reflections: int
     updated: str
     task: str
+    """The task's first line; for a fix thread, the project and its test command."""
+    project: str | None = None
+    """A fix thread's project folder (None for a solve thread)."""
 
 
 @dataclass
@@ -71,6 +74,9 @@ def _summary(item: CheckpointTuple) -> ThreadSummary:
     elif status == "running" or item.metadata.get("source") == "input":
         status = UNFINISHED
     task = (values.get("task") or "").strip()
+    project = values.get("project")
+    if project:
+        task = f"{project}: {values.get('test_command') or ''}".strip()
     return ThreadSummary(
         thread_id=item.config["configurable"]["thread_id"],
         status=status,
@@ -78,4 +84,5 @@ def _summary(item: CheckpointTuple) -> ThreadSummary:
         reflections=len(values.get("reflections") or []),
         updated=item.checkpoint["ts"],
         task=task.splitlines()[0] if task else "",
+        project=project,
     )

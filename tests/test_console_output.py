@@ -33,8 +33,22 @@ def test_an_attempt_of_several_candidates_says_its_time_is_summed_sandbox_time()
     narrator.on_event({**base, "attempt": 1, "sandbox_seconds": 0.5})
     narrator.on_event({**base, "attempt": 2, "sandbox_seconds": 41.25, "candidates": 13})
     printed = out.getvalue()
-    assert "attempt 1: passed 3/3 checks in 0.50 s (bwrap sandbox)" in printed
-    assert "attempt 2: passed 3/3 checks, the best of 13 candidates, 41.25 s of sandbox time (bwrap sandbox)" in printed
+    assert "attempt 1: passed, 3 of 3 checks; tests ran 0.5 s (bwrap sandbox)" in printed
+    assert "attempt 2: passed, 3 of 3 checks; the best of 13 candidates, whose tests ran 41.2 s in all (bwrap sandbox)" in printed
+
+
+def test_counts_say_how_many_passed_and_failed_and_time_is_time_beside_the_limit() -> None:
+    out = io.StringIO()
+    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
+    narrator.on_event({"kind": "tests_result", "attempt": 1, "passed": False, "passed_count": 8, "total": 12,
+                       "summary": "failed 8/12 passed", "seconds": 80.0, "sandbox_seconds": 72.36,
+                       "isolation": "bwrap", "time_limit_s": 10.0})
+    narrator.on_event({"kind": "tests_result", "attempt": 2, "passed": False, "passed_count": 0, "total": 0,
+                       "summary": "failed 0/0 passed; the reply was not applied: no code", "seconds": 0.0,
+                       "sandbox_seconds": 0.0, "isolation": "none"})
+    printed = out.getvalue()
+    assert "attempt 1: failed, 8 of 12 passed (4 failed); tests ran 72.4 s (bwrap sandbox, limit 10 s a run)" in printed
+    assert "attempt 2: refused (no test ran)" in printed and "0/0 checks" not in printed
 
 
 def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_path, capsys) -> None:
@@ -53,3 +67,15 @@ def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_
     first, second = err.split("attempt 1: diff", 1)[1].split("attempt 2: diff", 1)
     assert "+    return a - b" in first
     assert "-    return a - b" in second and "+    return a + b" in second
+
+
+def test_the_spinner_shows_what_runs_and_the_elapsed_time() -> None:
+    out = io.StringIO()
+    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
+    narrator.started -= 75  # the run began 75 s ago
+    narrator.doing.started = narrator.started
+    narrator.on_event({"kind": "run_started", "first": "model", "files": 0})
+    shown = Console(file=io.StringIO(), width=400)
+    with shown.capture() as capture:
+        shown.print(narrator.doing)
+    assert capture.get().strip() == "attempt 1 of 3: writing code · 75 s"

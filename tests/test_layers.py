@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "codeheal"
 BELOW_LOOP = (
-    "state", "context", "environment", "errors", "fences", "tokens", "policy", "steps", "progress",
+    "state", "context", "environment", "errors", "fences", "tokens", "policy", "steps", "progress", "interrupts",
     "forms", "nodes", "prompting", "evaluation", "sandboxes", "llm",
 )
 

@@ -198,7 +198,7 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
     assert code == 0, err
     assert out.startswith("--- a/shop/pricing.py\n+++ b/shop/pricing.py\n")
     assert "+        if quantity >= threshold:\n" in out
-    assert "attempt 1: failed 8/12 checks" in err and "attempt 2: passed 12/12 checks" in err
+    assert "attempt 1: failed, 8 of 12 passed (4 failed)" in err and "attempt 2: passed, 12 of 12 checks" in err
     assert snapshot(shop) == before
 
 
@@ -210,7 +210,7 @@ def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
         )
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "thread"}
+    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "totals", "thread"}
     assert result["files_written"] == [str(shop / "shop" / "pricing.py")]
     assert git(shop, "diff") .count("\n+        if quantity >= threshold:") == 1
 

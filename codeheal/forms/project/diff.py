@@ -28,6 +28,7 @@ from pathlib import Path
 
 from codeheal.errors import InputError
 from codeheal.forms.project.git import uncommitted
+from codeheal.interrupts import WRITING
 
 STAGED_SUFFIX = ".codeheal"
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
@@ -153,7 +154,8 @@ def _interrupts_held() -> Iterator[None]:
     runs signal handlers in the main thread only: from any other thread (a graph node's) the
     renames go on whatever the main thread does."""
     if threading.current_thread() is not threading.main_thread():
-        yield
+        with WRITING:
+            yield
         return
     arrived: list[int] = []
     previous = {sig: signal.signal(sig, lambda number, frame: arrived.append(number)) for sig in HELD_SIGNALS}
