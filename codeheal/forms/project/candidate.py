@@ -13,7 +13,7 @@ import re
 from typing import cast
 
 from codeheal.context import Context
-from codeheal.errors import EditRejected, InputError
+from codeheal.errors import EditRejected, FlakyTestsError, InputError
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.diff import unified_diff
@@ -54,13 +54,24 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     """The project as it is tested, with each test's line coverage recorded: its feedback, and
     the run's record with what it found (`as_is`: its failures, the tests it ran, its lines
     ranked by how suspicious they are, those of the --target first).
-    Raises InputError when its tests cannot test it (refuse_untestable)."""
+    Raises InputError when its tests cannot test it (refuse_untestable); a failing run is
+    rerun once, and FlakyTestsError (an InputError) raised when it passes then."""
     run = cast(ProjectRun, job["form_run"])
     files = files_of(run)
     feedback, result = yield from judged_run(
         sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run["interpreter"],
         None, coverage=True)
     refuse_untestable(feedback, run["test_command"])
+    if not feedback["passed"] and not feedback["timed_out"]:
+        # Once more on the unchanged project: a failure that does not come back is the tests'
+        # (timing, order, randomness), not a defect a change to the code would repair.
+        again, _ = yield from judged_run(sandbox, files, command_of(run["command"]), as_is_time_limit(context),
+                                         job.get("session"), run["interpreter"], None)
+        if again["passed"]:
+            raise FlakyTestsError(
+                f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "
+                "a rerun of it unchanged: flaky tests, not repaired. Make them deterministic and run codeheal again"
+            )
     coverage = coverage_by_test(result)
     unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
     failed = set(feedback.get("tests_failed") or []) | unfinished
