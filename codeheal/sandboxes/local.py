@@ -27,28 +27,11 @@ from codeheal.context import Isolation
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import (
-    OUTPUT_CAP_BYTES,
-    REPORT_CAP_BYTES,
-    REPORT_FD_ENV,
-    Job,
-    RunResult,
-    SyncFace,
+    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, SyncFace,
 )
 from codeheal.sandboxes.cgroups import job_group
-from codeheal.sandboxes.limits import (
-    Limits,
-    drop_argv,
-    job_uid,
-    kill_uid,
-    readable_by_anyone,
-)
-from codeheal.sandboxes.runtime import (
-    DISCOVERY_ARGS,
-    Runtime,
-    discovery_runtime,
-    project_runtime,
-    runtime_of,
-)
+from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
+from codeheal.sandboxes.runtime import DISCOVERY_ARGS, Runtime, discovery_runtime, project_runtime, runtime_of
 
 FLOOD_BYTES = 8 * 1024 * 1024
 """A process that prints more than this is killed: it would only burn its time limit."""

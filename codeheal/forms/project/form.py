@@ -35,12 +35,7 @@ from codeheal.forms.project.run import (
 from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.task import DEFAULT_TASK, load_project
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import (
-    MUTATED_LINES,
-    REWRITE_SAMPLES,
-    repair_plan,
-    sampling_temperature,
-)
+from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
