@@ -140,14 +140,14 @@ def refuse_untestable(feedback: Feedback, test_command: str) -> None:
     tests' own code (a test file that does not import, every test's fixtures failing there). A
     failure through a project module (an import or collection error in one included) is a
     repair target, and so is a test's own failed assertion read from a command's output."""
-    if feedback["timed_out"] or feedback["passed"]:
+    reads_output = "tests_ran" not in feedback  # a command codeheal cannot see inside: its exit code decides
+    if feedback["timed_out"] or (feedback["passed"] and reads_output):
         return
     failures = feedback["failures"]
     if any(not is_test_file(frame["file"]) for failure in failures for frame in failure["frames"]):
         return
     ran = feedback.get("tests_ran") or []
-    reads_output = "tests_ran" not in feedback  # a command codeheal cannot see inside
-    if not failures and CANNOT_RUN.search(feedback["error"] or ""):
+    if not failures and not ran and CANNOT_RUN.search(feedback["error"] or ""):
         problem = feedback["error"]
     elif reads_output and not any(failure["frames"] for failure in failures):
         raise InputError(
