@@ -129,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="stdout: the diff (default), or GitHub Actions annotations (::error) on the lines "
                      "the fix changes; see docs/ci.md")
     fix.add_argument("--out", metavar="FILE", help="also write the diff to FILE when the tests pass")
+    fix.add_argument("--exit-code", action="store_true",
+                     help="exit 1 when a change is proposed or written, like `git diff --exit-code` (the pre-commit hook's mode)")
     fix.set_defaults(handler=_fix)
 
     resume = commands.add_parser(
@@ -381,6 +383,8 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
             Console(stderr=True, highlight=False, markup=False).print(result["diff"], end="")
         shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
+    if passed and result["diff"] and getattr(args, "exit_code", False):
+        return EXIT_NOT_HEALED
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 

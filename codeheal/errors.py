@@ -9,6 +9,11 @@ class InputError(CodehealError, ValueError):
     """The task, tests or entry point are unusable; raised before any model call."""
 
 
+class FlakyTestsError(InputError):
+    """Project form: the tests failed on the project as it is, then passed on a rerun of it
+    unchanged; codeheal repairs no flaky test."""
+
+
 class PromptTooLargeError(InputError):
     """The task does not fit the model's context window, even with its tests, data and code
     shown in part: a model with a larger context (or a smaller task) is needed."""

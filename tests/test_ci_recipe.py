@@ -39,6 +39,7 @@ def test_the_workflow_runs_the_tests_then_fixes_on_failure() -> None:
     later = [s for s in steps() if s.get("if")]
     assert later and all(s["if"] == "steps.tests.outcome == 'failure'" for s in later)
     assert "pipx install" in by_name["Install codeheal"]["run"]
+    assert steps().index(by_name["Cache pip's downloads and codeheal's model cache"]) < steps().index(by_name["Install codeheal"])
     assert "kernel.apparmor_restrict_unprivileged_userns=0" in by_name[
         "Install bubblewrap and allow its user namespaces (AppArmor, Ubuntu 24.04)"]["run"]
     assert "$GITHUB_STEP_SUMMARY" in by_name["Job summary"]["run"]
@@ -58,3 +59,29 @@ def test_every_codeheal_command_in_it_parses_with_codeheal_flags() -> None:
 def test_ci_doc_links_the_workflow() -> None:
     doc = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     assert "](ci/codeheal.yml)" in doc and "--format github" in doc
+
+
+def test_codeheal_is_installed_from_a_checkout_not_a_placeholder_url() -> None:
+    """Installed from a checkout of codeheal's repository (a variable, no placeholder owner
+    or release tag), and the checkout removed before `codeheal fix .` reads the project."""
+    by_name = {step.get("name") or step["uses"]: step for step in steps()}
+    checkout = by_name["Check out codeheal"]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"]["repository"] == "${{ vars.CODEHEAL_REPOSITORY }}"
+    source = checkout["with"]["path"]
+    install = by_name["Install codeheal"]["run"]
+    assert f"pipx install ./{source}" in install and f"rm -rf {source}" in install
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert "OWNER" not in text and "git+https://" not in text
+
+
+def test_the_cache_step_keeps_pips_downloads_and_the_model_cache() -> None:
+    (cache,) = [step for step in steps() if step.get("uses", "").startswith("actions/cache@")]
+    paths = cache["with"]["path"].split()
+    assert "~/.cache/pip" in paths and "~/.cache/codeheal" in paths
+    assert cache["with"]["key"] and cache["if"] == "steps.tests.outcome == 'failure'"
+
+
+def test_ci_doc_states_the_install_cost_of_the_embedded_model() -> None:
+    doc = " ".join((ROOT / "docs" / "ci.md").read_text(encoding="utf-8").split())
+    assert "every install downloads about 1.2 GB, even for a run against a remote endpoint" in doc

@@ -22,6 +22,9 @@ WORKSPACE = "/tmp/workspace"
 """Where the job's workspace appears inside the sandbox."""
 SITE = "/run/codeheal/site"
 """Where pytest and its requirements appear inside the sandbox (the job's PYTHONPATH)."""
+PYTHON_BIN = "/run/codeheal/bin"
+"""A command job's first PATH entry: `python` and `python3`, links to the job's interpreter."""
+PYTHON_NAMES = ("python", "python3")
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap'; "
     "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root; "
@@ -76,6 +79,7 @@ def bwrap_argv(
     as_root: bool,
     expose: Sequence[str] = (),
     read_only: Collection[str] = (),
+    python_link: str | None = None,
 ) -> list[str]:
     """bwrap and its options, up to and including the `--` before the job's command.
 
@@ -83,9 +87,14 @@ def bwrap_argv(
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
     folders shown read-only (a project's virtualenv, for a command job). `read_only`: names
-    among `files` the job cannot change (_workspace)."""
+    among `files` the job cannot change (_workspace). `python_link`: the interpreter that
+    `python` and `python3` in PYTHON_BIN lead to (a command job's)."""
     argv = [bwrap, *_system_binds(), "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
+    if python_link is not None:
+        argv += ["--perms", "0755", "--dir", PYTHON_BIN]
+        for name in PYTHON_NAMES:
+            argv += ["--symlink", python_link, f"{PYTHON_BIN}/{name}"]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
     for prefix in dict.fromkeys((*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))):
         if not any(_within(prefix, system) for system in SYSTEM_DIRS):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -175,6 +176,11 @@ class LocalSandbox(SyncFace):
             interpreter_env = _interpreter_env(job) if job.command else None
             if interpreter_env is not None:
                 env["PATH"] = f"{interpreter_env.bin_dir}:{env['PATH']}"
+            # Any command (`make test`, `python -m unittest`) finds `python` and `python3` as the
+            # job's interpreter, the host having maybe no `python` at all: a project's from its
+            # virtualenv's bin/ (above; a link to it would lose the virtualenv, found beside the
+            # name run), codeheal's own from links first on the PATH.
+            python_link = runtime.executable if job.command and interpreter_env is None else None
             status_fd = None
             if self.isolation == "bwrap":
                 assert self._bwrap is not None
@@ -183,14 +189,18 @@ class LocalSandbox(SyncFace):
                 if job.command:
                     env["PYTHONPATH"] += f":{bwrap.WORKSPACE}"
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
+                if python_link is not None:
+                    env["PATH"] = f"{bwrap.PYTHON_BIN}:{env['PATH']}"
                 argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
-                                          expose=expose, read_only=job.read_only),
+                                          expose=expose, read_only=job.read_only, python_link=python_link),
                         *command]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read
             else:
                 cwd = _basic_workspace(job.files, job.read_only, uid, stack)
+                if python_link is not None:
+                    env["PATH"] = f"{_python_bin(python_link, stack)}{os.pathsep}{env['PATH']}"
                 if job.command:
                     env["PYTHONPATH"] += f"{os.pathsep}{cwd}"
                 argv, outer_env = command, {**env, "HOME": cwd, "TMPDIR": cwd}
@@ -414,6 +424,17 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _python_bin(interpreter: str, stack: ExitStack) -> str:
+    """A folder (removed with `stack`) of `python` and `python3` links to `interpreter`, which
+    any job uid can read: the basic sandbox's PYTHON_BIN."""
+    folder = tempfile.mkdtemp(prefix="codeheal-bin-")
+    stack.callback(shutil.rmtree, folder, ignore_errors=True)
+    os.chmod(folder, 0o755)
+    for name in bwrap.PYTHON_NAMES:
+        os.symlink(interpreter, os.path.join(folder, name))
+    return folder
 
 
 @dataclass(frozen=True)

@@ -69,8 +69,8 @@ def test_the_failing_tests_run_first_and_the_whole_command_decides_a_heal(calc: 
     broke = result["history"][1]
     assert "the failing tests pass now, but the change breaks 1 other test(s): test_mid" in broke["summary"]
     assert broke["passed_count"] == 2 and broke["total"] == 3
-    as_is, *repairs = [job.python_args for job in sandbox.jobs]
-    assert as_is[-1] == "tests"
+    as_is, rerun, *repairs = [job.python_args for job in sandbox.jobs]
+    assert as_is[-1] == "tests" and rerun == as_is, "the failing project is rerun once, unchanged"
     assert [args[-1] for args in repairs] == ["tests/test_clamp.py::test_low", "tests"] * 2, (
         "each repair: the failing test alone, then the whole command"
     )
@@ -81,8 +81,8 @@ def test_the_time_limit_is_derived_from_the_run_of_the_project_as_it_is(calc: Pa
     sandbox = CountingSandbox()
     with serve(FIXED) as server:
         assert fix(server, calc, sandbox)["status"] == "passed"
-    as_is, *repairs = sandbox.jobs
-    assert as_is.timeout_s == AS_IS_TIMEOUT_S
+    as_is, rerun, *repairs = sandbox.jobs
+    assert as_is.timeout_s == rerun.timeout_s == AS_IS_TIMEOUT_S
     assert repairs and all(job.timeout_s == DEFAULT_TIMEOUT_S for job in repairs), "a fast project: at least 10 s"
     explicit = CountingSandbox()
     with serve(FIXED) as server:
@@ -113,7 +113,7 @@ def test_a_slow_project_gets_three_times_its_own_test_time(calc: Path) -> None:
     # the limit's base is the as-is run's sandbox time (the attempt's own seconds add the rest of its work)
     as_is_seconds = sandbox.results[0].seconds
     assert 4 < as_is_seconds <= result["history"][0]["seconds"]
-    limits = [job.timeout_s for job in sandbox.jobs[1:]]
+    limits = [job.timeout_s for job in sandbox.jobs[2:]]  # after the run of the project as it is and its rerun
     assert len(limits) == 2 and limits == pytest.approx([3 * as_is_seconds] * 2, abs=0.05) and limits[0] > 12
 
 

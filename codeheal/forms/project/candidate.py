@@ -9,10 +9,11 @@ which ranks the suspicious lines."""
 
 from __future__ import annotations
 
+import re
 from typing import cast
 
 from codeheal.context import Context
-from codeheal.errors import EditRejected, InputError
+from codeheal.errors import EditRejected, FlakyTestsError, InputError
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.diff import unified_diff
@@ -45,19 +46,32 @@ from codeheal.state import (
 from codeheal.steps import Steps
 
 NOT_APPLIED = "the reply was not applied"
+CANNOT_RUN = re.compile(r"\b(?:exit code|Error) 12[67]\b|failed to execute|No such file or directory|not found")
+"""A command that could not start, or started a program that is not there (126, 127)."""
 
 
 def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
     """The project as it is tested, with each test's line coverage recorded: its feedback, and
     the run's record with what it found (`as_is`: its failures, the tests it ran, its lines
     ranked by how suspicious they are, those of the --target first).
-    Raises InputError when its tests cannot test it (refuse_untestable)."""
+    Raises InputError when its tests cannot test it (refuse_untestable); a failing run is
+    rerun once, and FlakyTestsError (an InputError) raised when it passes then."""
     run = cast(ProjectRun, job["form_run"])
     files = files_of(run)
     feedback, result = yield from judged_run(
         sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run["interpreter"],
         None, coverage=True)
     refuse_untestable(feedback, run["test_command"])
+    if not feedback["passed"] and not feedback["timed_out"]:
+        # Once more on the unchanged project: a failure that does not come back is the tests'
+        # (timing, order, randomness), not a defect a change to the code would repair.
+        again, _ = yield from judged_run(sandbox, files, command_of(run["command"]), as_is_time_limit(context),
+                                         job.get("session"), run["interpreter"], None)
+        if again["passed"]:
+            raise FlakyTestsError(
+                f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "
+                "a rerun of it unchanged: flaky tests, not repaired. Make them deterministic and run codeheal again"
+            )
     coverage = coverage_by_test(result)
     unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
     failed = set(feedback.get("tests_failed") or []) | unfinished
@@ -121,23 +135,39 @@ def run_failures(feedback: Feedback) -> list[CheckFailure]:
 
 def refuse_untestable(feedback: Feedback, test_command: str) -> None:
     """Raise InputError (before any model call) when the project as it is gives the model
-    nothing to repair: no test ran, or every one broke in the tests' own code (a test file
-    that does not import, every test's fixtures failing there). The model changes only the
-    code under test, never the tests."""
-    if feedback["timed_out"]:
+    nothing to repair: a command that cannot run at all, no test ran, failures with no Python
+    frame in the project (codeheal repairs Python), or, under pytest, every test broken in the
+    tests' own code (a test file that does not import, every test's fixtures failing there). A
+    failure through a project module (an import or collection error in one included) is a
+    repair target, and so is a test's own failed assertion read from a command's output."""
+    reads_output = "tests_ran" not in feedback  # a command codeheal cannot see inside: its exit code decides
+    if feedback["timed_out"] or (feedback["passed"] and reads_output):
         return
     failures = feedback["failures"]
-    in_tests = [f for f in failures if not any(not is_test_file(frame["file"]) for frame in f["frames"])]
-    ran = feedback.get("tests_ran") or []
-    if not ran and not failures:
-        problem = feedback["error"] or "no test ran"
-    elif not ran and failures and len(in_tests) == len(failures):
-        first = in_tests[0]
-        problem = (f"{feedback['error'] or 'every test failed in its setup'}: {first['test']}: "
-                   f"{first['exception']}: {(first['message'] or '').splitlines()[0] if first['message'] else ''}")
-    else:
+    if any(not is_test_file(frame["file"]) for failure in failures for frame in failure["frames"]):
         return
+    ran = feedback.get("tests_ran") or []
+    if not failures and not ran and CANNOT_RUN.search(feedback["error"] or ""):
+        problem = feedback["error"]
+    elif reads_output and not any(failure["frames"] for failure in failures):
+        raise InputError(
+            f"test command {test_command!r} fails, but no failure has a Python frame in the project "
+            f"({feedback['error'] or _first(failures)}): codeheal repairs Python code, so there is nothing "
+            "for it to change. Check that the command runs the project's Python tests"
+        )
+    elif reads_output or ran:
+        return
+    elif not failures:
+        problem = feedback["error"] or "no test ran"
+    else:
+        problem = f"{feedback['error'] or 'every test failed in its setup'}: {_first(failures)}"
     raise InputError(
         f"test command {test_command!r} cannot test the project as it is ({problem}); nothing for the "
         "model to repair. Check that the command names the tests, and that they import and set up"
     )
+
+
+def _first(failures: list[CheckFailure]) -> str:
+    first = failures[0]
+    message = first["message"].splitlines()[0] if first["message"] else ""
+    return f"{first['test']}: {first['exception']}: {message}"

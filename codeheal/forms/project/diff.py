@@ -67,6 +67,27 @@ def unified_diff(original: Mapping[str, str], changed: Mapping[str, str], *, con
     return Diff("".join(parts), files, count)
 
 
+def rooted(diff: str, prefix: str) -> str:
+    """`diff` with its a/ and b/ paths under `prefix` (the project's folder in its git work
+    tree, "sub/dir/"), so `git apply` from the repository and CI annotations find the files.
+    Only header lines are rewritten: a hunk's removed line that reads "-- a/x" stays as it is."""
+    if not prefix:
+        return diff
+    lines, old_left, new_left = [], 0, 0
+    for line in diff.splitlines(keepends=True):
+        if old_left <= 0 and new_left <= 0 and line.startswith(("--- a/", "+++ b/")):
+            line = line[:6] + prefix + line[6:]
+        elif match := HUNK_HEADER.match(line):
+            old_left, new_left = int(match[1] or 1), int(match[2] or 1)
+        elif line[:1] in (" ", "-"):
+            old_left -= 1
+            new_left -= line[:1] == " "
+        elif line[:1] == "+":
+            new_left -= 1
+        lines.append(line)
+    return "".join(lines)
+
+
 def whitespace_only_hunks(diff: str) -> int:
     """How many hunks of a unified diff change nothing but whitespace: their removed and
     added lines are the same once all whitespace and blank lines are left out."""

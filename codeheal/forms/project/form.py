@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from pathlib import Path
 from typing import cast
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -14,7 +15,7 @@ from codeheal.context import Context, Policy
 from codeheal.errors import InputError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
-from codeheal.forms.project.diff import write_changes
+from codeheal.forms.project.diff import rooted, write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
@@ -31,6 +32,7 @@ from codeheal.forms.project.run import (
     scoped,
     started,
 )
+from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.task import DEFAULT_TASK, load_project
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
@@ -206,7 +208,9 @@ class ProjectForm(Form):
         (unless `force`) or changed since it was read."""
         changes = (best or {}).get("changes") or {}
         written = []
-        diff = (best or {}).get("diff") or ""
+        # Paths from the repository's top, not the DIR given: `git apply` and CI annotations
+        # in a monorepo land on the right file.
+        diff = rooted((best or {}).get("diff") or "", git_prefix(Path(state["project"])))
         if state.get("apply") and status == "passed" and changes:
             emit(ChangeToWrite(kind="change_to_write", diff=diff))
             paths = write_changes(state["project"], changes, originals=files_of(run_of(state)), force=bool(state.get("force")))

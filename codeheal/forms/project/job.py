@@ -14,7 +14,7 @@ from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERV
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand
-from codeheal.forms.project.tracebacks import output_feedback
+from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps
@@ -73,6 +73,7 @@ def judged_run(
         feedback = output_feedback(result, files)  # only the exit code and the output tell
     else:
         feedback = run_feedback(result, None, must_run=must_run)
+        feedback["failures"] = with_text_frames(feedback["failures"], files)
     feedback["time_limit_s"] = limit
     return feedback, result
 

@@ -137,6 +137,15 @@ def git_listed(base: Path) -> frozenset[str] | None:
     return frozenset(name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name)
 
 
+def git_prefix(base: Path) -> str:
+    """`base`'s folder relative to the top of its git work tree, with a trailing slash ("" at
+    the top, outside a work tree or without git): what puts a project's paths in repository terms."""
+    try:
+        return run_git(base, "rev-parse", "--show-prefix").decode("utf-8", "surrogateescape").strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
     """Relative path -> size of every file to read, and what was left out on the way."""
     found: dict[str, int] = {}

@@ -26,6 +26,12 @@ UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in ")
 UNITTEST_FAILED = re.compile(r"^FAILED \((?P<counts>[^)]*)\)")
 PYTEST_COUNTS = re.compile(r"^(?:=+ )?(?P<counts>\d+ (?:passed|failed|errors?)\b.*) in [\d.]+s")
 MESSAGE_CHARS = 2000
+SHORT_FRAME = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+): in (?P<function>\S+)\s*$")
+"""A frame of pytest's short traceback style (`shop/limits.py:1: in <module>`), which its
+collection errors carry as text."""
+RAISED = re.compile(r"^E\s+(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<message>.*))?$")
+MAKE_STOP = re.compile(r"^g?make(?:\[\d+\])?: \*\*\* ")
+"""make's line on stopping (`make: *** [Makefile:2: test] Error 127`), which names no cause."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,50 @@ def output_feedback(result: RunResult, files: Collection[str]) -> Feedback:
     error = None
     if result.timed_out:
         error = "timed out: the test command did not finish within the time limit"
+    elif not passed and not failures and exit_code is not None and exit_code > 0:
+        error = f"the test command failed with exit code {exit_code}" + (f": {cause}" if (cause := command_error(result.stderr)) else "")
     elif not passed and not failures:
-        error = crash_description(result, exit_code).replace("the test process ended early", "the test command failed")
+        error = crash_description(result, exit_code)
     return feedback_of(result, passed, total, max(total - failed, 0), failures, error)
+
+
+def command_error(stderr: str) -> str:
+    """The last line of a failed command's stderr, with the lines before it while those are
+    make's stop lines: make's own error (`make: python: No such file or directory`, or the
+    shell's `python: not found`) says why, its `*** ... Error 127` only that it stopped."""
+    lines = [line.strip() for line in strip_ansi(stderr).splitlines() if line.strip()]
+    shown = lines[-1:]
+    while len(shown) < len(lines) and MAKE_STOP.match(shown[0]):
+        shown = lines[-len(shown) - 1:]
+    return "; ".join(shown)
+
+
+def with_text_frames(failures: list[CheckFailure], files: Collection[str]) -> list[CheckFailure]:
+    """`failures`, each without frames given those its message holds as text in the project's
+    `files` (pytest's collection error, `ImportError while importing test module ...`, carries its
+    traceback so), and the exception it names: an import error in a project module then names
+    the module and line, a repair target like any other failure."""
+    found = []
+    for failure in failures:
+        if failure["frames"] or not failure["message"]:
+            found.append(failure)
+            continue
+        lines = failure["message"].splitlines()
+        frames: list[Frame] = []
+        raised = None
+        for i, line in enumerate(lines):
+            if match := SHORT_FRAME.match(line) or FRAME.match(line):
+                path = _project_path(match["file"], files)
+                source = lines[i + 1].strip() if i + 1 < len(lines) else ""
+                if path is not None:
+                    frames.append(Frame(file=path, line=int(match["line"]), function=match["function"], source=source))
+            elif match := RAISED.match(line):
+                raised = match
+        if not frames:
+            found.append(failure)
+            continue
+        exception = raised["type"].rsplit(".", 1)[-1] if raised else failure["exception"]
+        message = (raised["message"] or "") if raised else failure["message"]
+        found.append(CheckFailure(**{**failure, "exception": exception, "message": message[:MESSAGE_CHARS],
+                                     "frames": frames, "line": frames[-1]["line"]}))
+    return found
