@@ -12,7 +12,7 @@ from codeheal.forms.choice import form_of
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
-from codeheal.prompting.model_call import NO_USAGE
+from codeheal.prompting.model_call import NO_USAGE, usage_fields
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate, Tried
 
 
@@ -89,10 +89,9 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         passed_count=feedback["passed_count"],
         total=feedback["total"],
         reflection=None,
-        tokens=generation["tokens"],
-        prompt_tokens=generation["prompt_tokens"],
-        completion_tokens=generation["completion_tokens"],
+        **usage_fields(generation),
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
+        sandbox_seconds=feedback["seconds"],
         **form_of(state).attempt_fields(best),
     )
     record["repeat"] = repeat
