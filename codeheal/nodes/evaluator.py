@@ -1,4 +1,4 @@
-"""The evaluator node, after the parallel `test_candidate` tasks: chooses among an attempt's
+"""The evaluator node, after each batch of parallel `test_candidate` tasks: chooses among an attempt's
 tested candidates and records the attempt with its Feedback (the judging of one candidate is
 `codeheal.evaluation`'s). What happens next is the loop policy's decision (policy.py)."""
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms.choice import form_of
+from codeheal.nodes.candidate_test import more_to_test
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
@@ -17,8 +18,12 @@ from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate,
 
 
 def evaluator(state: State) -> dict:
-    """The evaluator node: chooses among the candidates its parallel `test_candidate` tasks
-    tested, records the attempt and its Feedback, and empties `tested` for the next attempt."""
+    """The evaluator node: after a batch of parallel `test_candidate` tasks, leaves `tested`
+    as it is while the attempt's testing goes on (candidate_test.more_to_test); else chooses
+    among the tested candidates, records the attempt and its Feedback, and empties `tested`
+    for the next attempt."""
+    if more_to_test(state):
+        return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
     if state.get("probes"):
         return {**_record_selection(state, tested), "tested": None, "probes": None}
