@@ -1,9 +1,12 @@
 """How long does the README's demo take? Runs `codeheal solve @examples/fizzbuzz/task.md --tests
 examples/fizzbuzz/tests.py --max-attempts 5` (what `make demo` runs after set-up) several
 times with the model already assembled, each a fresh process, and records wall seconds,
-status, attempts and tokens. Writes benchmarks/results/demo.json. Run it on a quiet machine.
+status, attempts, tokens and where the seconds went (prompt tokens evaluated and reused from
+the server's cache, prompt, generation and sandbox seconds, the rest codeheal's own). Writes
+benchmarks/results/demo.json (or --out). Run it on a quiet machine; the codeheal it times is
+the one PYTHONPATH (else the venv) imports.
 
-    .venv/bin/python benchmarks/demo_time.py [--runs 5]
+    .venv/bin/python benchmarks/demo_time.py [--runs 5] [--out FILE]
 """
 
 from __future__ import annotations
@@ -35,12 +38,25 @@ def one_run() -> dict:
         "wall_s": round(wall, 2), "exit": done.returncode, "status": result.get("status"),
         "attempts": result.get("attempts"), "tokens": sum(a["tokens"] for a in history),
         "completion_tokens": [a.get("completion_tokens", 0) for a in history],
+        "breakdown": time_spent(history, wall),
     }
+
+
+def time_spent(history: list[dict], wall: float) -> dict:
+    """The run's breakdown from its attempts (zeros where the codeheal timed records none);
+    the overhead here includes the process start and the model's loading."""
+    total = {name: round(sum(a.get(name, 0) for a in history), 3) for name in BREAKDOWN}
+    spent = total["prompt_seconds"] + total["generation_seconds"] + total["sandbox_seconds"]
+    return {**total, "overhead_seconds": round(wall - spent, 3)}
+
+
+BREAKDOWN = ("prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds", "sandbox_seconds")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     load = os.getloadavg()[0]
     runs = []
@@ -53,7 +69,7 @@ def main() -> None:
         "runs": runs, "median_wall_s": statistics.median(r["wall_s"] for r in runs),
         "healed": len(healed), "median_wall_s_healed": statistics.median(r["wall_s"] for r in healed) if healed else None,
     }
-    RESULTS.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    args.out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2))
 
 

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
     from codeheal.policy import best_attempt
-    from codeheal.state import Feedback
+    from codeheal.prompting.model_call import breakdown
+    from codeheal.state import Breakdown, Feedback
 
     graph: CompiledStateGraph
 
@@ -34,6 +35,8 @@ _EXPORTS = {
     "evaluate": "codeheal.judge",
     "aevaluate": "codeheal.judge",
     "Feedback": "codeheal.state",
+    "Breakdown": "codeheal.state",
+    "breakdown": "codeheal.prompting.model_call",
     "best_attempt": "codeheal.policy",
     "lasting_name": "codeheal.llm.weights",
     "build_graph": "codeheal.loop.builder",

@@ -89,6 +89,28 @@ class Usage(TypedDict):
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    prompt_evaluated: int
+    """Prompt tokens the server evaluated (llama.cpp's `timings.prompt_n`; 0 from a server
+    that does not say)."""
+    prompt_reused: int
+    """Prompt tokens the server took from its cache of an earlier prompt (`timings.cache_n`)."""
+    prompt_seconds: float
+    """Seconds the server spent reading the prompt (`timings.prompt_ms`)."""
+    generation_seconds: float
+    """Seconds the server spent writing the reply (`timings.predicted_ms`)."""
+
+
+class Breakdown(TypedDict):
+    """Where a run's (or an attempt's) time went: the model's prompt reading and writing,
+    the sandbox, and the rest (codeheal's own overhead, transport included)."""
+
+    prompt_evaluated: int
+    prompt_reused: int
+    prompt_seconds: float
+    generation_seconds: float
+    sandbox_seconds: float
+    overhead_seconds: float
+    """The wall time less the model's and the sandbox's seconds."""
 
 
 class ChangedDefinition(TypedDict):
@@ -143,6 +165,13 @@ class Attempt(TypedDict):
     prompt_tokens: NotRequired[int]
     completion_tokens: NotRequired[int]
     seconds: float
+    prompt_evaluated: NotRequired[int]
+    """The Usage fields of its model calls, summed."""
+    prompt_reused: NotRequired[int]
+    prompt_seconds: NotRequired[float]
+    generation_seconds: NotRequired[float]
+    sandbox_seconds: NotRequired[float]
+    """Sandbox time of all its tested candidates."""
     selection: NotRequired[Selection]
     """Set when this attempt chose among candidates by generated checks; its verdict is still
     the user's tests' alone."""

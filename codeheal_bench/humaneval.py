@@ -47,6 +47,7 @@ from codeheal_bench.config import RunConfig
 from codeheal_bench.hidden import HiddenVerdict, hidden_verdict
 from codeheal_bench.humaneval_records import (
     CONDITIONS,
+    TIMINGS,
     AttemptKind,
     AttemptRecord,
     Condition,
@@ -263,6 +264,7 @@ async def run_problem(
         seconds_model=round(seconds_model, 3),
         seconds_sandbox=round(seconds_sandbox, 3),
         seconds_rest=round(max(seconds_total - own_model - seconds_sandbox, 0.0), 3),
+        timings={name: round(sum(a.get("timings", {}).get(name, 0) for a in log), 3) for name in TIMINGS},
         started_at=started_at,
         finished_at=finished_at,
         attempt_log=log,
@@ -324,6 +326,7 @@ def _attempt_record(attempt: dict[str, Any], feedback: Feedback, replies: list[s
         completion_tokens=attempt.get("completion_tokens", 0),
         seconds_model=round(max(attempt["seconds"] - seconds_sandbox, 0.0), 3),
         seconds_sandbox=round(seconds_sandbox, 3),
+        timings={name: attempt.get(name, 0) for name in TIMINGS},
         code_sha=hashlib.sha256(attempt["code"].encode()).hexdigest()[:12],
         candidates_tested=attempt.get("candidates_tested", 1),
         selection=attempt.get("selection"),

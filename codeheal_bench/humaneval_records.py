@@ -26,6 +26,9 @@ class AttemptRecord(TypedDict):
     completion_tokens: int
     seconds_model: float
     seconds_sandbox: float
+    timings: NotRequired[dict[str, float]]
+    """Of seconds_model: prompt tokens evaluated and reused from the server's cache, prompt
+    and generation seconds (TIMINGS; zeros from a server that does not say)."""
     code_sha: str
     candidates_tested: int
     """Distinct new candidates tested for this attempt (1 for attempt 1)."""
@@ -64,8 +67,14 @@ class ProblemRecord(TypedDict):
     seconds_model: float
     seconds_sandbox: float
     seconds_rest: float
+    timings: NotRequired[dict[str, float]]
+    """Its attempts' timings summed (AttemptRecord.timings)."""
     started_at: float
     finished_at: float
     attempt_log: list[AttemptRecord]
     reflections: list[str]
     code: str
+
+
+TIMINGS = ("prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds")
+"""The model's share of an attempt's time, as codeheal records it on each attempt."""

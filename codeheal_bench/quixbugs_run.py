@@ -15,20 +15,20 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal import Context, best_attempt, build_graph, lasting_name, settings_of
+from codeheal import Breakdown, Context, best_attempt, breakdown, build_graph, lasting_name, settings_of
 from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
 
 from codeheal_bench.config import ProjectConfig
 from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
 from codeheal_bench.quixbugs import QuixProblem, load_quixbugs
 from codeheal_bench.records import Records
-from codeheal_bench.report import Report, write_report
+from codeheal_bench.report import Report, summed_breakdowns, time_line, write_report
 
 RECORDS_FILE = "quixbugs.jsonl"
 TUNING = ("bucketsort", "is_valid_parenthesization", "lcs_length", "longest_common_subsequence", "quicksort",
@@ -67,6 +67,8 @@ class QuixRecord(TypedDict):
     only_program_touched: bool
     tokens: int
     seconds: float
+    breakdown: NotRequired[Breakdown]
+    """Where its seconds went (records written before the breakdown existed lack it)."""
     error: str | None
     summaries: list[str]
     diff: str
@@ -125,7 +127,8 @@ def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Contex
         healed=result["status"] == "passed", healed_by=healed_by(result), attempts=result["attempts"],
         changed_lines=made.changed_lines, files_changed=made.files,
         only_program_touched=set(made.files) <= {problem.program},
-        tokens=sum(a["tokens"] for a in result["history"]), seconds=round(seconds, 1), error=None,
+        tokens=sum(a["tokens"] for a in result["history"]), seconds=round(seconds, 1),
+        breakdown=breakdown(result["history"], seconds), error=None,
         summaries=[a["summary"] for a in result["history"]], diff=result["diff"],
     )
 
@@ -162,6 +165,7 @@ def quixbugs_report(records: list[QuixRecord], context: Context) -> Report:
         "whitespace_only_hunks": sum(noise.values()),
         "tokens": sum(r["tokens"] for r in records),
         "seconds": seconds,
+        "breakdown": summed_breakdowns([r["breakdown"] for r in records if "breakdown" in r]),
         "target_healed": target_healed,
         "target_seconds": TARGET_SECONDS if timed else None,
         "targets_met": {
@@ -195,6 +199,8 @@ def _table(summary: dict) -> str:
         f"only the program touched in {summary['only_program_touched']} of {summary['programs']}. Up to "
         f"{summary['max_attempts']} attempts (attempt 1 runs the tests as the program is), test timeout "
         f"{summary['timeout_s']:g} s; {summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all{timing}.",
+        "",
+        time_line(summary["breakdown"]),
         "",
         f"Healed by the mutation screen (no model call): {summary['healed_by_mutation']}; by the model: "
         f"{summary['healed'] - summary['healed_by_mutation']}.",

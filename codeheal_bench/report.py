@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from codeheal import Breakdown
+
 
 @dataclass(frozen=True)
 class Report:
@@ -31,3 +33,21 @@ def write_report(out_dir: Path, report: Report) -> dict:
     for file_name, draw in report.plots.items():
         draw(out_dir / file_name)
     return report.summary
+
+
+BREAKDOWN_FIELDS = ("prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds", "sandbox_seconds",
+                    "overhead_seconds")
+
+
+def summed_breakdowns(breakdowns: list[Breakdown]) -> Breakdown:
+    """Several runs' breakdowns (codeheal.breakdown) as one: a benchmark's total."""
+    total = {name: sum(b[name] for b in breakdowns) for name in BREAKDOWN_FIELDS}  # type: ignore[literal-required]
+    return Breakdown(**{name: round(value, 1) if isinstance(value, float) else value  # type: ignore[typeddict-item]
+                        for name, value in total.items()})
+
+
+def time_line(total: Breakdown) -> str:
+    """Where a benchmark's seconds went, as a sentence of its report."""
+    return (f"Time: {total['prompt_seconds']:,.0f} s reading prompts ({total['prompt_evaluated']:,} prompt tokens "
+            f"evaluated, {total['prompt_reused']:,} reused from the server's cache), {total['generation_seconds']:,.0f} s "
+            f"writing, {total['sandbox_seconds']:,.0f} s in the sandbox, {total['overhead_seconds']:,.0f} s codeheal's own.")

@@ -20,13 +20,13 @@ from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal import Context, best_attempt, build_graph, resolve, settings_of
+from codeheal import Context, best_attempt, breakdown, build_graph, resolve, settings_of
 from codeheal.errors import CodehealError, ConfigError
 
 from codeheal_bench.config import ProjectConfig
 from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
 from codeheal_bench.records import Records
-from codeheal_bench.report import Report, write_report
+from codeheal_bench.report import Report, summed_breakdowns, time_line, write_report
 from codeheal_bench.seeded import (
     BUGS,
     LIBRARIES,
@@ -112,6 +112,7 @@ def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristi
         "restored": set(changes) == {bug.file} and changes[bug.file] == pristine[bug.file],
         "attempts": result["attempts"], "changed_lines": made.changed_lines, "files_changed": made.files,
         "tokens": sum(a["tokens"] for a in result["history"]), "seconds": round(seconds, 1),
+        "breakdown": breakdown(result["history"], seconds),
         "summaries": [a["summary"] for a in result["history"]], "diff": made.diff,
     }
 
@@ -178,6 +179,7 @@ def seeded_report(records: list[dict], context: Context) -> Report:
         "median_changed_lines_healed": statistics.median(r["changed_lines"] for r in healed) if healed else None,
         "whitespace_only_hunks": sum(whitespace_only_hunks(r["diff"]) for r in records),
         "tokens": sum(r["tokens"] for r in records), "seconds": round(sum(r["seconds"] for r in records), 1),
+        "breakdown": summed_breakdowns([r["breakdown"] for r in records if "breakdown" in r]),
         "target_met": bool(records) and len(whole) >= TARGET_SHARE * len(records),
         "rows": [{k: v for k, v in r.items() if k not in ("context", "diff")} for r in records],
     }
@@ -197,6 +199,8 @@ def _table(summary: dict) -> str:
         f"change only whitespace; {summary['healed_by_mutation']} healed by the mutation screen (no model call). "
         f"Up to {summary['max_attempts']} attempts, test timeout {limit}; "
         f"{summary['tokens']:,} tokens, {summary['seconds']:,.0f} s in all.",
+        "",
+        time_line(summary["breakdown"]),
         "",
         "| bug | kind | test command | healed | suite passes | restored | changed lines | attempts | tokens | seconds |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",

@@ -63,14 +63,18 @@ def send_json(handler: BaseHTTPRequestHandler, payload: object, status: int = 20
 
 class ScriptedServer:
     """Serves /v1/chat/completions from `script(body)` after `delay(body)` seconds (plain
-    or streamed replies), and /tokenize from `tokenize(content)` when given. Records request bodies in `requests` and their messages in
+    or streamed replies, with `timings(body)` when given), and /tokenize from `tokenize(content)`
+    when given. Records request bodies in `requests` and their messages in
     `calls`. Use as a context manager."""
 
     def __init__(
         self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0,
         error: tuple[int, str] | None = None, tokenize: Callable[[str], list[int]] | None = None,
+        timings: Callable[[dict], dict] | None = None,
     ) -> None:
         self.script = script
+        self.timings = timings
+        """The `timings` object of a reply to `body`, as llama.cpp's server adds it, when given."""
         self.error = error
         """(HTTP status, message) to answer every request with instead, as a failing server does."""
         self.tokenize = tokenize
@@ -147,11 +151,13 @@ class ScriptedServer:
                     if body.get("stream"):
                         self._stream(head, text)
                     else:
+                        extra = {"timings": server.timings(body)} if server.timings is not None else {}
                         send_json(self, {
                             **head, "object": "chat.completion",
                             "choices": [{"index": 0, "finish_reason": "stop",
                                          "message": {"role": "assistant", "content": text}}],
                             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+                            **extra,
                         })
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client was killed while we were answering

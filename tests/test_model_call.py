@@ -11,7 +11,10 @@ from langchain_openai import ChatOpenAI
 from scripted_openai import ScriptedServer
 
 from codeheal.errors import ModelUnavailableError, PromptTooLargeError
-from codeheal.prompting.model_call import ModelCall, ainvoke_model, invoke_model
+from codeheal.llm.factory import TimedChatOpenAI
+from codeheal.prompting.model_call import (
+    NO_USAGE, ModelCall, ainvoke_model, breakdown, invoke_model, total_usage, usage_fields,
+)
 
 
 def both_faces(call: ModelCall) -> list[list]:
@@ -43,3 +46,33 @@ def test_both_faces_translate_the_server_s_errors(error: tuple[int, str], raised
             invoke_model(call)
         with pytest.raises(raised, match=server.url):
             asyncio.run(ainvoke_model(call))
+
+
+LLAMA_TIMINGS = {"prompt_n": 7, "prompt_ms": 350.0, "predicted_n": 5, "predicted_ms": 250.0, "cache_n": 3}
+
+
+def test_both_faces_record_the_server_s_timings_and_zeros_where_it_sends_none() -> None:
+    with ScriptedServer(script=lambda body: "x", timings=lambda body: LLAMA_TIMINGS) as server:
+        model = chat_model_for(server.url)
+        for replies in both_faces(ModelCall(model, [HumanMessage("Write f.")])):
+            usage = replies[0][1]
+            assert (usage["prompt_evaluated"], usage["prompt_reused"]) == (7, 3)
+            assert (usage["prompt_seconds"], usage["generation_seconds"]) == (0.35, 0.25)
+    with ScriptedServer(script=lambda body: "x") as server:
+        for replies in both_faces(ModelCall(chat_model_for(server.url), [HumanMessage("Write f.")])):
+            usage = replies[0][1]
+            assert (usage["prompt_evaluated"], usage["prompt_reused"], usage["prompt_seconds"]) == (0, 0, 0.0)
+
+
+def test_a_run_s_breakdown_sums_its_attempts_and_leaves_the_rest_to_overhead() -> None:
+    usage = total_usage([NO_USAGE, {**NO_USAGE, "prompt_evaluated": 100, "prompt_reused": 900,
+                                     "prompt_seconds": 1.0, "generation_seconds": 2.0}])
+    attempt = {"attempt": 1, "tokens": 0, "seconds": 3.5, **usage_fields(usage), "sandbox_seconds": 0.5}
+    assert breakdown([attempt, attempt], wall_seconds=10.0) == {
+        "prompt_evaluated": 200, "prompt_reused": 1800, "prompt_seconds": 2.0, "generation_seconds": 4.0,
+        "sandbox_seconds": 1.0, "overhead_seconds": 3.0,
+    }
+
+
+def chat_model_for(url: str) -> ChatOpenAI:
+    return TimedChatOpenAI(model="scripted", base_url=url, api_key="none", max_retries=0)

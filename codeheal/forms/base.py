@@ -103,6 +103,11 @@ class Form(ABC):
         by default every candidate is the same size."""
         return 0
 
+    def planned_size(self, state: State, known: dict) -> int:
+        """A candidate's change_size before it is tested, from the fields of its test job that
+        `distinct` found (`known`); one that cannot pass may say anything."""
+        return 0
+
     @abstractmethod
     def candidate(self, reply: str) -> str:
         """The candidate a model reply gives (a reply without code still gives one, which

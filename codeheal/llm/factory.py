@@ -1,10 +1,12 @@
-"""From Context to a LangChain chat model; every path goes through ChatOpenAI."""
+"""From Context to a LangChain chat model; every path goes through ChatOpenAI (TimedChatOpenAI)."""
 
 from __future__ import annotations
 
 import functools
 
+import openai
 from langchain_core.language_models import BaseChatModel
+from langchain_core.outputs import ChatResult
 from langchain_openai import ChatOpenAI
 
 from codeheal.context import Context
@@ -15,6 +17,19 @@ from codeheal.tokens import ESTIMATE, TokenCounter
 LOCAL_NAMES = ("local", "local-0.5b", "local-1.5b")
 """The embedded models (codeheal.llm.weights.LOCAL_MODELS), named without importing it."""
 MAX_TOKENS = 1024
+
+
+class TimedChatOpenAI(ChatOpenAI):
+    """ChatOpenAI that keeps the `timings` llama.cpp's server adds to a reply (prompt tokens
+    evaluated and reused from its cache, prompt and generation milliseconds) in the first
+    reply's `response_metadata`; ChatOpenAI itself drops fields OpenAI does not send."""
+
+    def _create_chat_result(self, response: dict | openai.BaseModel, generation_info: dict | None = None) -> ChatResult:
+        result = super()._create_chat_result(response, generation_info)
+        timings = response.get("timings") if isinstance(response, dict) else getattr(response, "timings", None)
+        if isinstance(timings, dict) and result.generations:
+            result.generations[0].message.response_metadata["timings"] = timings
+        return result
 
 
 def is_local(context: Context) -> bool:
@@ -53,7 +68,7 @@ def _cached_model(model: str, base_url: str | None, temperature: float, max_toke
         from codeheal.llm.server import ensure_server
 
         endpoint = ensure_server(model)
-        return ChatOpenAI(
+        return TimedChatOpenAI(
             model=endpoint.model_name,
             base_url=endpoint.base_url,
             api_key="local",
@@ -68,7 +83,7 @@ def _cached_model(model: str, base_url: str | None, temperature: float, max_toke
             f"model {model!r} needs OPENAI_API_KEY (for OpenAI) or a base_url / OPENAI_BASE_URL "
             '(for vLLM, Ollama, llama.cpp); use model "local" to run offline'
         )
-    return ChatOpenAI(
+    return TimedChatOpenAI(
         model=model,
         base_url=base_url,
         api_key=api_key or "not-needed",

@@ -22,8 +22,11 @@ def route_start(state: State) -> Literal["actor"] | list[Send]:
 
 def route_after_evaluation(
     state: State, runtime: Runtime[Context] | None = None
-) -> Literal["reflector", "actor", "review", "selector", "finish"]:
-    """See `policy.after_evaluation`."""
+) -> Literal["reflector", "actor", "review", "selector", "finish"] | list[Send]:
+    """The attempt's next batch of candidates while the evaluator left `tested` (testing goes
+    on), else see `policy.after_evaluation`."""
+    if state.get("tested"):
+        return candidate_sends(state)
     context = resolve_context(runtime.context if runtime else None)
     form = form_of(state)
     return policy.after_evaluation(state, context, form.policy_for(context.policy),

@@ -1,4 +1,4 @@
-"""The evaluator node, after the parallel `test_candidate` tasks: chooses among an attempt's
+"""The evaluator node, after each batch of parallel `test_candidate` tasks: chooses among an attempt's
 tested candidates and records the attempt with its Feedback (the judging of one candidate is
 `codeheal.evaluation`'s). What happens next is the loop policy's decision (policy.py)."""
 
@@ -9,16 +9,21 @@ from dataclasses import dataclass
 
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms.choice import form_of
+from codeheal.nodes.candidate_test import more_to_test
 from codeheal.nodes.selection import choose_by_agreement, visible_feedback
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
-from codeheal.prompting.model_call import NO_USAGE
+from codeheal.prompting.model_call import NO_USAGE, usage_fields
 from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate, Tried
 
 
 def evaluator(state: State) -> dict:
-    """The evaluator node: chooses among the candidates its parallel `test_candidate` tasks
-    tested, records the attempt and its Feedback, and empties `tested` for the next attempt."""
+    """The evaluator node: after a batch of parallel `test_candidate` tasks, leaves `tested`
+    as it is while the attempt's testing goes on (candidate_test.more_to_test); else chooses
+    among the tested candidates, records the attempt and its Feedback, and empties `tested`
+    for the next attempt."""
+    if more_to_test(state):
+        return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
     if state.get("probes"):
         return {**_record_selection(state, tested), "tested": None, "probes": None}
@@ -89,10 +94,9 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         passed_count=feedback["passed_count"],
         total=feedback["total"],
         reflection=None,
-        tokens=generation["tokens"],
-        prompt_tokens=generation["prompt_tokens"],
-        completion_tokens=generation["completion_tokens"],
+        **usage_fields(generation),
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
+        sandbox_seconds=feedback["seconds"],
         **form_of(state).attempt_fields(best),
     )
     record["repeat"] = repeat

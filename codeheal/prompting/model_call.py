@@ -15,7 +15,7 @@ from langchain_core.outputs import LLMResult
 from langchain_core.runnables import ensure_config
 
 from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
-from codeheal.state import Attempt, Usage
+from codeheal.state import Attempt, Breakdown, Usage
 from codeheal.tokens import message_text
 
 CONTEXT_EXCEEDED = re.compile(r"context (size|length|window)|context_length_exceeded|too many tokens", re.IGNORECASE)
@@ -118,28 +118,34 @@ def _replies(result: LLMResult, messages: list[BaseMessage], started: float) -> 
 
 
 def usage_of(reply: BaseMessage, started: float) -> Usage:
-    """Tokens reported by the model (0 when it reports none) and seconds since `started`."""
+    """Tokens reported by the model (0 when it reports none), seconds since `started`, and
+    the server's own `timings` when it sends them (llama.cpp does; zeros otherwise)."""
     metadata = getattr(reply, "usage_metadata", None) or {}
     prompt, completion = int(metadata.get("input_tokens", 0)), int(metadata.get("output_tokens", 0))
+    timings = (getattr(reply, "response_metadata", None) or {}).get("timings") or {}
     return Usage(
         tokens=int(metadata.get("total_tokens", prompt + completion)),
         prompt_tokens=prompt,
         completion_tokens=completion,
         seconds=time.perf_counter() - started,
+        prompt_evaluated=int(timings.get("prompt_n") or 0),
+        prompt_reused=int(timings.get("cache_n") or 0),
+        prompt_seconds=float(timings.get("prompt_ms") or 0.0) / 1000,
+        generation_seconds=float(timings.get("predicted_ms") or 0.0) / 1000,
     )
+
+
+SUMMED = ("tokens", "prompt_tokens", "completion_tokens", "seconds",
+          "prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds")
+"""Usage's fields; a Usage checkpointed by an older codeheal may lack the later ones."""
 
 
 def total_usage(usages: list[Usage]) -> Usage:
     """Several calls' cost as one."""
-    return Usage(
-        tokens=sum(u["tokens"] for u in usages),
-        prompt_tokens=sum(u["prompt_tokens"] for u in usages),
-        completion_tokens=sum(u["completion_tokens"] for u in usages),
-        seconds=sum(u["seconds"] for u in usages),
-    )
+    return Usage(**{name: sum(u.get(name, 0) for u in usages) for name in SUMMED})  # type: ignore[typeddict-item]
 
 
-NO_USAGE = Usage(tokens=0, prompt_tokens=0, completion_tokens=0, seconds=0.0)
+NO_USAGE = total_usage([])
 
 
 @contextmanager
@@ -175,10 +181,26 @@ def _describe(model: BaseChatModel) -> str:
 
 def charged(attempt: Attempt, usage: Usage) -> Attempt:
     """`attempt` with the cost of a later model call added."""
-    return {
-        **attempt,
-        "tokens": attempt["tokens"] + usage["tokens"],
-        "prompt_tokens": attempt.get("prompt_tokens", 0) + usage["prompt_tokens"],
-        "completion_tokens": attempt.get("completion_tokens", 0) + usage["completion_tokens"],
-        "seconds": round(attempt["seconds"] + usage["seconds"], 3),
-    }
+    added = {name: attempt.get(name, 0) + usage.get(name, 0) for name in SUMMED}  # type: ignore[misc]
+    return {**attempt, **added, "seconds": round(added["seconds"], 3)}  # type: ignore[typeddict-item]
+
+
+def usage_fields(usage: Usage) -> dict:
+    """The Attempt fields that record `usage` (its seconds are the attempt's to add up)."""
+    return {name: usage.get(name, 0) for name in SUMMED if name != "seconds"}
+
+
+def breakdown(history: list[Attempt], wall_seconds: float) -> Breakdown:
+    """Where a run of `wall_seconds` went, from its attempts: the model's prompt reading and
+    writing, the sandbox, and the rest (codeheal's own overhead)."""
+    total = {name: sum(a.get(name, 0) for a in history) for name in BREAKDOWN_SUMMED}
+    spent = total["prompt_seconds"] + total["generation_seconds"] + total["sandbox_seconds"]
+    return Breakdown(
+        prompt_evaluated=int(total["prompt_evaluated"]), prompt_reused=int(total["prompt_reused"]),
+        prompt_seconds=round(total["prompt_seconds"], 3), generation_seconds=round(total["generation_seconds"], 3),
+        sandbox_seconds=round(total["sandbox_seconds"], 3), overhead_seconds=round(max(wall_seconds - spent, 0.0), 3),
+    )
+
+
+BREAKDOWN_SUMMED = ("prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds", "sandbox_seconds")
+

@@ -13,7 +13,7 @@ import codeheal
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = {
-    "codeheal": {"Context", "Feedback", "aevaluate", "best_attempt", "build_graph", "lasting_name", "resolve",
+    "codeheal": {"Breakdown", "Context", "Feedback", "aevaluate", "breakdown", "best_attempt", "build_graph", "lasting_name", "resolve",
                  "settings_of"},
     "codeheal.errors": {"CodehealError", "ConfigError", "InputError", "PromptTooLargeError"},
     "codeheal.llm": {"chat_model"},

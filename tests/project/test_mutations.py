@@ -9,12 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from doubles import CountingSandbox
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
 from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import ConfigError
+from codeheal.nodes.candidate_test import FIRST_BATCH
 from codeheal.forms.project.mutations import (
     ARGUMENTS,
     BOUNDARY,
@@ -118,7 +120,8 @@ def test_the_screen_heals_a_one_token_defect_without_a_model_call(shop: Path) ->
     assert changed == ["-        if quantity > threshold:", "+        if quantity >= threshold:"]
     written = [e for e in events if e["kind"] == "candidates_written"]
     assert written == [{"kind": "candidates_written", "attempt": 2, "seconds": 0.0, "prompt_tokens": 0,
-                        "completion_tokens": 0, "mutants": screen["candidates_tested"]}]
+                        "completion_tokens": 0, "mutants": Context().project.mutants}]
+    assert screen["candidates_tested"] == FIRST_BATCH  # the likeliest mutant passed: the rest untested
     started = [e for e in events if e["kind"] == "attempt_started"]
     assert started == [{"kind": "attempt_started", "attempt": 2, "max_attempts": 3}]
     tested = [e for e in events if e["kind"] == "tests_result"]
@@ -172,3 +175,24 @@ def test_each_candidate_is_applied_once_for_its_key_and_its_test(tmp_path: Path,
                           context=resolve({"max_attempts": 2, "mutants": 4, "reflect": False}).context)
     assert result["attempts"] == 3
     assert len(calls) == len(set(calls)) == 4 + 1  # the 4 mutations and the model's reply, each once
+
+
+def test_a_screen_whose_likeliest_mutant_passes_stops_after_its_first_batch(shop: Path) -> None:
+    sandbox = CountingSandbox()
+    graph = build_graph(llm=no_model(), sandbox=sandbox).compile()
+    result = graph.invoke({"project": str(shop), "test_command": TEST}, context=Context(max_attempts=2))
+    assert result["status"] == "passed" and result["history"][1]["candidates_tested"] == FIRST_BATCH
+    assert len(sandbox.jobs) <= 1 + FIRST_BATCH * 2 < Context().project.mutants  # as is, then the batch
+
+
+def test_a_screen_with_no_pass_tests_every_mutant_in_growing_batches(tmp_path: Path) -> None:
+    (tmp_path / "sums.py").write_text(
+        "def total(items):\n    result = 0\n    for item in items:\n        result = item\n    return result\n")
+    (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
+    graph = build_graph(llm=GenericFakeChatModel(messages=iter([AIMessage("no code here")] * 2))).compile()
+    context = resolve({"max_attempts": 2, "mutants": 10, "reflect": False}).context
+    steps = list(graph.stream({"project": str(tmp_path), "test_command": TEST}, stream_mode="updates", context=context))
+    tested = [sum(1 for c in steps[:i] if "test_candidate" in c) for i, c in enumerate(steps) if "evaluator" in c]
+    screen = next(c["evaluator"]["history"][1] for c in steps if c.get("evaluator") and len(c["evaluator"]["history"]) == 2)
+    assert screen["candidates_tested"] == 8  # the 10 mutants make 8 distinct changes
+    assert tested == [1, 1 + 4, 1 + 8, 1 + 8 + 1]  # as is, the screen's batches of 4 and 4, the model's reply

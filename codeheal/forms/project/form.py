@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import cast
 
@@ -15,7 +16,7 @@ from codeheal.context import Context, Policy
 from codeheal.errors import InputError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
-from codeheal.forms.project.diff import rooted, write_changes
+from codeheal.forms.project.diff import rooted, unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
@@ -163,6 +164,15 @@ class ProjectForm(Form):
 
     def change_size(self, tested: TestedCandidate) -> int:
         return tested.get("changed_lines", 0)
+
+    def planned_size(self, state: State, known: dict) -> int:
+        """The changed lines of the candidate's change, as its test will count them."""
+        change = known.get("change")
+        if change is None:  # the project as it is
+            return 0
+        if change["refused"] is not None:  # cannot be applied: it fails
+            return sys.maxsize
+        return unified_diff(files_of(run_of(state)), change["files"]).changed_lines
 
     def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
         """The change a reply makes, as applied (replies that differ only in formatting the
