@@ -5,6 +5,7 @@ job; these rules decide the run."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -180,30 +181,32 @@ def is_repair(attempt: Attempt) -> bool:
     return attempt["attempt"] > 1 and not attempt.get("fresh_start")
 
 
-def writes_fresh(state: State, rules: Policy) -> bool:
+def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], bool] | None = None) -> bool:
     """Whether the next retry is written from the first attempt's prompt (a fresh sample: no
     failure, no lessons) rather than shown the last failure: feedback off, the first
     Policy.fresh_attempts retries, a failure that is not `informative` when the policy
-    shows only those, or a run stuck on the same failure (needs_fresh_start). `rules`: the
+    shows only those, a failure routed by kind to a fresh sample (shows_by_kind; `shows`
+    chooses per kind), or a run stuck on the same failure (needs_fresh_start). `rules`: the
     run's policy as its form adjusts it (Form.policy_for)."""
     feedback = state.get("feedback")
     return (
         not rules.feedback
         or (state.get("attempts") or 0) <= rules.fresh_attempts
         or (rules.feedback_when == "informative" and not (feedback and informative(feedback)))
-        or (rules.feedback_when == "by_kind" and not shows_by_kind(state))
+        or (rules.feedback_when == "by_kind" and not shows_by_kind(state, shows))
         or needs_fresh_start(state, rules)
     )
 
 
-def shows_by_kind(state: State) -> bool:
+def shows_by_kind(state: State, shows: Callable[[FailureKind], bool] | None = None) -> bool:
     """Routing by kind (Policy.feedback_when "by_kind"): the next retry is shown the last
-    failure when its kind is in SHOWN_KINDS and the last attempt was not itself a repair (a
+    failure when `shows` says so for its kind (the actor's learned choice, codeheal.learning;
+    by default: the kind is in SHOWN_KINDS), unless the last attempt was itself a repair (a
     repair of a repair is not made: after a shown failure fails again, the next is fresh)."""
     feedback, history = state.get("feedback"), state.get("history") or []
     if not feedback or (history and is_repair(history[-1])):
         return False
-    return failure_kind(feedback) in SHOWN_KINDS
+    return (shows or SHOWN_KINDS.__contains__)(failure_kind(feedback))
 
 
 def needs_fresh_start(state: State, rules: Policy) -> bool:
@@ -224,7 +227,9 @@ def is_stuck(state: State, rules: Policy) -> bool:
 
 
 def _fresh_starts_on(rules: Policy) -> bool:
-    return rules.fresh_start and rules.feedback
+    # Routed by kind, no repair is repaired again: a fresh sample follows every failed repair
+    # already, and fresh samples that fail alike are no stuck conversation.
+    return rules.fresh_start and rules.feedback and rules.feedback_when != "by_kind"
 
 
 def _restart_repeated(history: list[Attempt]) -> bool:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from doubles import CountingSandbox
+
+from codeheal.learning import forget
 
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).
@@ -19,6 +23,15 @@ def mechanics_policy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
     if request.node.get_closest_marker("model") or request.node.get_closest_marker("default_policy"):
         return
     monkeypatch.setenv("CODEHEAL_POLICY", MECHANICS_POLICY)
+
+
+@pytest.fixture(autouse=True)
+def fresh_memory_of_what_pays() -> Iterator[None]:
+    """Each test starts from the priors: what an earlier test's runs taught the process's
+    fallback store (codeheal.learning) is forgotten."""
+    forget()
+    yield
+    forget()
 
 
 @pytest.fixture

@@ -248,3 +248,11 @@ def test_the_model_is_asked_for_each_retry_at_its_rising_temperature():
     assert (result["status"], result["attempts"]) == ("failed", 4)
     assert [r.get("temperature", 0) for r in server.requests] == [0.0, 0.7, 0.7, 0.85, 0.85, 1.0, 1.0]
     assert all(is_actor(r["messages"]) for r in server.requests)
+
+
+@pytest.mark.default_policy
+def test_by_default_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
+    model = ScriptedModel(messages=iter([fenced(CRASH)] * 4 + [fenced(GOOD_ADD)]))
+    result = run(model, max_attempts=5)
+    assert (result["status"], result["attempts"]) == ("passed", 5)
+    assert [FAILED_BEFORE in model.prompt(i) for i in range(5)] == [False, True, False, True, False]
