@@ -12,6 +12,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langgraph.store.memory import InMemoryStore
 
 from codeheal import Context, build_graph
+from codeheal.checkpointers import open_checkpointer, open_store
 from codeheal.learning import NAMESPACE, choose, counts, prior, record
 from codeheal.policy import SHOWN_KINDS
 
@@ -75,3 +76,11 @@ def test_the_choice_is_deterministic_under_a_seed_and_follows_the_counts():
         record(store, "m", {"attempt": 2, "kind": "value", "action": "fresh"}, False)
     learned = counts(store, "m", "value", SHOWN_KINDS)
     assert all(choose(learned, str(seed)) == "shown" for seed in range(20))
+
+
+def test_what_pays_is_kept_in_a_sqlite_store_beside_the_checkpoints(tmp_path):
+    path = tmp_path / "checkpoints.sqlite"
+    with open_checkpointer(path), open_store(path) as store:
+        record(store, "m", {"attempt": 2, "kind": "format", "action": "shown"}, True)
+    with open_store(path) as store:
+        assert store.get((*NAMESPACE, "m"), "format").value == {"shown": [1.0, 0.0], "fresh": [0.0, 0.0]}
