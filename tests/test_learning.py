@@ -84,3 +84,8 @@ def test_what_pays_is_kept_in_a_sqlite_store_beside_the_checkpoints(tmp_path):
         record(store, "m", {"attempt": 2, "kind": "format", "action": "shown"}, True)
     with open_store(path) as store:
         assert store.get((*NAMESPACE, "m"), "format").value == {"shown": [1.0, 0.0], "fresh": [0.0, 0.0]}
+
+
+@pytest.mark.policy("resample")
+def test_a_test_names_the_policy_it_runs():
+    assert Context().policy.name == "resample"
