@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.store.base import BaseStore
 
 from codeheal import environment
 from codeheal.errors import CheckpointError, ConfigError
@@ -77,6 +78,33 @@ def open_checkpointer(
     with _sqlite_errors(path), SqliteSaver.from_conn_string(str(path)) as saver:
         saver.setup()
         yield saver
+
+
+@contextmanager
+def open_store(target: str | Path | None = None) -> Iterator[BaseStore]:
+    """The LangGraph store beside the checkpoints of `target` (the same SQLite file or
+    Postgres database): where codeheal.learning keeps what pays per model across runs. Pass it
+    to `graph.compile(store=...)` with the checkpointer."""
+    target = resolve_target(target)
+    if is_postgres(target):
+        try:
+            import psycopg
+            from langgraph.store.postgres import PostgresStore
+        except ImportError:
+            raise ConfigError(POSTGRES_EXTRA) from None
+        try:
+            with PostgresStore.from_conn_string(target) as store:
+                store.setup()
+                yield store
+        except psycopg.OperationalError as exc:
+            raise _unreachable(target, exc) from exc
+        return
+    from langgraph.store.sqlite import SqliteStore
+
+    path = _checked_sqlite_path(target, must_exist=False)
+    with _sqlite_errors(path), SqliteStore.from_conn_string(str(path)) as store:
+        store.setup()
+        yield store
 
 
 @asynccontextmanager

@@ -4,12 +4,23 @@ job; these rules decide the run."""
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from codeheal.context import Context, Policy
-from codeheal.state import Attempt, Feedback, State, Status
+from codeheal.state import Attempt, CheckFailure, Feedback, State, Status
 
+FailureKind = Literal["no_code", "syntax", "timeout", "crash", "name", "type", "format", "value", "opaque"]
+"""What a failed attempt's feedback tells (failure_kind)."""
+SHOWN_KINDS: frozenset[str] = frozenset({"crash", "name", "type", "format"})
+"""Kinds whose failure carries what the prompt lacked (where the code crashed, a name or
+signature, the type or shape wanted, the exact text wanted): routed by kind, a retry after one
+is shown it. After any other kind, a wrong value of the right kind above all (HumanEval: the
+embedded models mostly repeat a shown wrong value), the retry is a fresh sample."""
+NAME_ERRORS = frozenset({"NameError", "AttributeError", "ImportError", "ModuleNotFoundError", "UnboundLocalError"})
+SIGNATURE_HINTS = ("positional argument", "keyword argument", "argument", "not callable")
 AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
 WEAK_BELOW = 2
 """Tests with fewer checks than this cannot tell a right candidate from a wrong one."""
@@ -105,19 +116,97 @@ def informative(feedback: Feedback) -> bool:
     )
 
 
-def writes_fresh(state: State, rules: Policy) -> bool:
+def failure_kind(feedback: Feedback) -> FailureKind:
+    """What a failed attempt's feedback tells, from its first failure that tells most: no code,
+    a syntax error, a timeout, a name or signature error, a value of the wrong type or shape, a
+    format difference (two texts, one inside the other or equal but for case and spacing), a
+    crash inside the candidate, a wrong value of the right kind, or a failure without values."""
+    if feedback["timed_out"]:
+        return "timeout"
+    failures = feedback["failures"]
+    if any(f["test"] == "<compile>" for f in failures):
+        return "syntax"
+    if not failures:
+        return "no_code" if (feedback["error"] or "").startswith("no code") else "opaque"
+    kinds = [_check_kind(f) for f in failures]
+    return min(kinds, key=_KIND_ORDER.index)
+
+
+_KIND_ORDER: tuple[FailureKind, ...] = ("name", "type", "format", "crash", "value", "opaque")
+
+
+def _check_kind(failure: CheckFailure) -> FailureKind:
+    exception, message = failure["exception"], failure["message"] or ""
+    if exception in NAME_ERRORS or (exception == "TypeError" and any(h in message for h in SIGNATURE_HINTS)):
+        return "name"
+    if exception in ("TypeError", "ValueError", "IndexError", "KeyError") and failure["line"] is not None:
+        return "type" if exception == "TypeError" else "crash"
+    if exception != "AssertionError":
+        return "crash" if failure["line"] is not None else "opaque"
+    if failure["expected"] is None or failure["actual"] is None:
+        return "opaque"
+    return _compare_kind(failure["expected"], failure["actual"])
+
+
+def _compare_kind(expected: str, actual: str) -> FailureKind:
+    """A wrong value's kind from the reprs of the value wanted and the value got."""
+    want, got = _literal(expected), _literal(actual)
+    if want is _UNREADABLE or got is _UNREADABLE:
+        return "value"
+    if type(want) is not type(got) and not (isinstance(want, (int, float)) and isinstance(got, (int, float))):
+        return "type"
+    if isinstance(want, (list, tuple, dict, set)) and len(want) != len(got):
+        return "type"
+    if isinstance(want, str) and (want in got or got in want or _squeezed(want) == _squeezed(got)):
+        return "format"
+    return "value"
+
+
+_UNREADABLE = object()
+
+
+def _literal(text: str) -> object:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _UNREADABLE
+
+
+def _squeezed(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def is_repair(attempt: Attempt) -> bool:
+    """Whether an attempt was written shown a failure: a retry that was not a fresh sample."""
+    return attempt["attempt"] > 1 and not attempt.get("fresh_start")
+
+
+def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], bool] | None = None) -> bool:
     """Whether the next retry is written from the first attempt's prompt (a fresh sample: no
     failure, no lessons) rather than shown the last failure: feedback off, the first
     Policy.fresh_attempts retries, a failure that is not `informative` when the policy
-    shows only those, or a run stuck on the same failure (needs_fresh_start). `rules`: the
+    shows only those, a failure routed by kind to a fresh sample (shows_by_kind; `shows`
+    chooses per kind), or a run stuck on the same failure (needs_fresh_start). `rules`: the
     run's policy as its form adjusts it (Form.policy_for)."""
     feedback = state.get("feedback")
     return (
         not rules.feedback
         or (state.get("attempts") or 0) <= rules.fresh_attempts
         or (rules.feedback_when == "informative" and not (feedback and informative(feedback)))
+        or (rules.feedback_when == "by_kind" and not shows_by_kind(state, shows))
         or needs_fresh_start(state, rules)
     )
+
+
+def shows_by_kind(state: State, shows: Callable[[FailureKind], bool] | None = None) -> bool:
+    """Routing by kind (Policy.feedback_when "by_kind"): the next retry is shown the last
+    failure when `shows` says so for its kind (the actor's learned choice, codeheal.learning;
+    by default: the kind is in SHOWN_KINDS), unless the last attempt was itself a repair (a
+    repair of a repair is not made: after a shown failure fails again, the next is fresh)."""
+    feedback, history = state.get("feedback"), state.get("history") or []
+    if not feedback or (history and is_repair(history[-1])):
+        return False
+    return (shows or SHOWN_KINDS.__contains__)(failure_kind(feedback))
 
 
 def needs_fresh_start(state: State, rules: Policy) -> bool:
@@ -138,7 +227,9 @@ def is_stuck(state: State, rules: Policy) -> bool:
 
 
 def _fresh_starts_on(rules: Policy) -> bool:
-    return rules.fresh_start and rules.feedback
+    # Routed by kind, no repair is repaired again: a fresh sample follows every failed repair
+    # already, and fresh samples that fail alike are no stuck conversation.
+    return rules.fresh_start and rules.feedback and rules.feedback_when != "by_kind"
 
 
 def _restart_repeated(history: list[Attempt]) -> bool:
@@ -175,8 +266,9 @@ def after_evaluation(state: State, context: Context, rules: Policy, *, screens: 
 def reflects(rules: Policy) -> bool:
     """Whether a retry shown the failure is preceded by a lesson: Policy.reflect, with feedback
     on (always in the project form: a project has one starting point, so every retry there
-    sees the failure, Form.policy_for)."""
-    return rules.reflect and rules.feedback
+    sees the failure, Form.policy_for), unless the policy routes by kind: a failure shown for
+    its kind is shown raw (HumanEval: raw_error healed more than self_heal, for fewer tokens)."""
+    return rules.reflect and rules.feedback and rules.feedback_when != "by_kind"
 
 
 def wants_selection(state: State, context: Context) -> bool:

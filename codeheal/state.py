@@ -144,6 +144,19 @@ class Selection(TypedDict):
     """Generated checks the chosen candidate passed (the model's expected values may be wrong)."""
 
 
+Action = Literal["shown", "fresh"]
+"""How a retry is written: shown the last failure, or a fresh sample of the first prompt."""
+
+
+class Route(TypedDict):
+    """How a retry was written, and after what kind of failure (policy.failure_kind): its
+    outcome is counted (codeheal.learning) once the attempt is evaluated."""
+
+    attempt: int
+    kind: str
+    action: Action
+
+
 class Attempt(TypedDict):
     """One entry of `history`: an attempt from generation to reflection."""
 
@@ -321,6 +334,8 @@ class RunScratch(TypedDict, total=False):
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool
     """The latest candidates were written from the first attempt's prompt."""
+    route: Route | None
+    """How the latest retry was routed by kind (feedback_when "by_kind"), not yet counted."""
     written: int
     """How many times the model has written candidates in this run."""
     screened: bool

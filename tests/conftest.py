@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from doubles import CountingSandbox
 
+from codeheal.learning import forget
+
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).
-Their scripts answer a reflection after each failure; the default policy (resample) has
-none in the module form. Its own behaviour is tested in test_policy_presets, and the
+Their scripts answer a reflection after each failure; the default policy (adaptive) has
+none after a wrong value in the module form. Its own behaviour is tested in test_policy_presets, and the
 real-model tests (marker `model`) run the default."""
 
 
 @pytest.fixture(autouse=True)
 def mechanics_policy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Unless a test runs the real model or is marked `default_policy`, runs (and the CLI
-    processes it starts) use MECHANICS_POLICY, as if CODEHEAL_POLICY named it."""
+    processes it starts) use the policy a `policy("name")` marker names, else
+    MECHANICS_POLICY, as if CODEHEAL_POLICY named it."""
     if request.node.get_closest_marker("model") or request.node.get_closest_marker("default_policy"):
         return
-    monkeypatch.setenv("CODEHEAL_POLICY", MECHANICS_POLICY)
+    named = request.node.get_closest_marker("policy")
+    monkeypatch.setenv("CODEHEAL_POLICY", named.args[0] if named else MECHANICS_POLICY)
+
+
+@pytest.fixture(autouse=True)
+def fresh_memory_of_what_pays() -> Iterator[None]:
+    """Each test starts from the priors: what an earlier test's runs taught the process's
+    fallback store (codeheal.learning) is forgotten."""
+    forget()
+    yield
+    forget()
 
 
 @pytest.fixture

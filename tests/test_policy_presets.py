@@ -15,7 +15,7 @@ from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
 from codeheal.forms.project.form import ProjectForm
-from codeheal.policy import after_evaluation, informative, sampling_temperature
+from codeheal.policy import after_evaluation, failure_kind, informative, sampling_temperature
 from codeheal.settings.presets import PRESETS, SWITCHES
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
@@ -37,17 +37,17 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 
 @pytest.mark.default_policy
-def test_the_default_policy_is_resampling_with_lessons_where_there_is_no_fresh_sample():
+def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
     context = Context()
     policy = context.policy
-    assert policy.name == "resample"
-    assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (False, True, True, 1)
-    assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("always", 0, 0.0)
+    assert policy.name == "adaptive"
+    assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (True, True, True, 1)
+    assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("by_kind", 0, 0.15)
     assert (policy.show_failed_code, policy.stop_on_repeat, context.max_attempts) == (False, False, 3)
 
 
 @pytest.mark.default_policy
-def test_by_default_a_module_retry_is_a_fresh_sample_and_no_lesson_is_written():
+def test_by_default_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
     result = run(model)
     assert (result["status"], result["attempts"]) == ("passed", 3)
@@ -55,10 +55,61 @@ def test_by_default_a_module_retry_is_a_fresh_sample_and_no_lesson_is_written():
     assert result["reflections"] == []
 
 
+FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
+FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
+FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
+             "    return 'Fizz' if n % 3 == 0 else str(n)\n")
+
+
+@pytest.mark.default_policy
+def test_by_default_a_format_difference_is_shown_raw_to_the_first_retry():
+    model = ScriptedModel(messages=iter([fenced(FIZZ_BAD), fenced(FIZZ_GOOD)]))
+    result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS}, context=Context())
+    assert (result["status"], result["attempts"]) == ("passed", 2)
+    assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no lesson
+    assert FAILED_BEFORE in model.prompt(1) and "FizzBuzz" in model.prompt(1) and "'Fizz'" in model.prompt(1)
+
+
+@pytest.mark.default_policy
+def test_by_default_a_crash_is_shown_but_a_repair_of_a_repair_is_not_made():
+    divide = "def add(a, b):\n    return a / 0\n"
+    unknown = "def add(a, b):\n    return a + c\n"
+    model = ScriptedModel(messages=iter([fenced(CRASH), fenced(divide), fenced(unknown), fenced(GOOD_ADD)]))
+    result = run(model, max_attempts=4)
+    assert (result["status"], result["attempts"]) == ("passed", 4)
+    first = model.prompt(0)
+    assert FAILED_BEFORE in model.prompt(1)  # a crash in the code: shown
+    assert model.prompt(2) == first  # the repair failed again: a fresh sample
+    assert FAILED_BEFORE in model.prompt(3)  # the fresh sample's crash: shown again
+
+
+def test_a_failure_is_sorted_into_what_it_tells():
+    crash = {**wrong_value(), "exception": "ZeroDivisionError", "expected": None, "actual": None, "line": 2}
+    name = {**crash, "exception": "NameError", "message": "name 'x' is not defined"}
+    signature = {**crash, "exception": "TypeError", "message": "add() takes 2 positional arguments but 3 were given"}
+    assert failure_kind(feedback(wrong_value())) == "value"
+    assert failure_kind(feedback({**wrong_value(), "expected": "'FizzBuzz'", "actual": "'Fizz'"})) == "format"
+    assert failure_kind(feedback({**wrong_value(), "expected": "'a b'", "actual": "'A-B'"})) == "format"
+    assert failure_kind(feedback({**wrong_value(), "expected": "'abc'", "actual": "'xyz'"})) == "value"
+    assert failure_kind(feedback({**wrong_value(), "expected": "[1, 2]", "actual": "[1]"})) == "type"
+    assert failure_kind(feedback({**wrong_value(), "expected": "'5'", "actual": "5"})) == "type"
+    assert failure_kind(feedback({**wrong_value(), "expected": "5.0", "actual": "5"})) == "value"
+    assert failure_kind(feedback({**wrong_value(), "expected": None, "actual": None})) == "opaque"
+    assert failure_kind(feedback(crash)) == "crash"
+    assert failure_kind(feedback({**crash, "line": None})) == "opaque"
+    assert failure_kind(feedback(name)) == failure_kind(feedback(signature)) == "name"
+    assert failure_kind(feedback({**crash, "exception": "TypeError", "message": "unsupported operand"})) == "type"
+    assert failure_kind(feedback(wrong_value(), name)) == "name"  # the failure that tells most
+    assert failure_kind(feedback({**crash, "test": "<compile>", "exception": "SyntaxError"}, error="bad")) == "syntax"
+    assert failure_kind({**feedback(error="timed out after 10 s"), "timed_out": True}) == "timeout"
+    assert failure_kind(feedback(error="no code in reply: the reply had no Python code block")) == "no_code"
+
+
 def test_a_form_without_fresh_samples_reflects_under_resample_and_self_heal_but_not_raw_error():
     failed = {"feedback": feedback(wrong_value()), "attempts": 1, "history": [
-        {"summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}]}
+        {"attempt": 1, "summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}]}
     for policy, project, module in (("resample", "reflector", "actor"), ("self_heal", "reflector", "reflector"),
+                                    ("adaptive", "reflector", "actor"),
                                     ("raw_error", "actor", "actor"), ("sample_first", "actor", "actor")):
         context = Context(policy=Policy.preset(policy, fresh_attempts=0), max_attempts=3)
         assert after_evaluation(failed, context, ProjectForm().policy_for(context.policy)) == project, policy
@@ -197,3 +248,11 @@ def test_the_model_is_asked_for_each_retry_at_its_rising_temperature():
     assert (result["status"], result["attempts"]) == ("failed", 4)
     assert [r.get("temperature", 0) for r in server.requests] == [0.0, 0.7, 0.7, 0.85, 0.85, 1.0, 1.0]
     assert all(is_actor(r["messages"]) for r in server.requests)
+
+
+@pytest.mark.default_policy
+def test_by_default_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
+    model = ScriptedModel(messages=iter([fenced(CRASH)] * 4 + [fenced(GOOD_ADD)]))
+    result = run(model, max_attempts=5)
+    assert (result["status"], result["attempts"]) == ("passed", 5)
+    assert [FAILED_BEFORE in model.prompt(i) for i in range(5)] == [False, True, False, True, False]

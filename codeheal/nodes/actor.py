@@ -15,10 +15,11 @@ from codeheal.llm.factory import (
     is_local,
     token_counter,
 )
-from codeheal.policy import attempt_limit, completion_allowance, writes_fresh
+from codeheal.learning import chooser, run_store, settle
+from codeheal.policy import SHOWN_KINDS, attempt_limit, completion_allowance, writes_fresh
 from codeheal.progress import AttemptStarted, CandidatesWritten, emit
 from codeheal.prompting.model_call import NO_USAGE, total_usage
-from codeheal.state import State
+from codeheal.state import Route, State
 from codeheal.steps import ModelCall, Steps
 
 
@@ -32,9 +33,14 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         if screen:
             return screening(state, context, screen)
         retry = form.is_retry(state)
+        store = run_store()
+        settle(state, store, context.model)
+        attempt = (state.get("attempts") or 0) + 1
+        shows, asked = chooser(store, context.model, attempt, SHOWN_KINDS)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck).
-        fresh = retry and writes_fresh(state, form.policy_for(context.policy))
+        fresh = retry and writes_fresh(state, form.policy_for(context.policy), shows)
+        route = Route(attempt=attempt, kind=asked["kind"], action="fresh" if fresh else "shown") if asked else None
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         draws = form.draws(state, context, fresh=fresh, prefill=uses_prefill(context, llm), counter=counter)
         per_call = 1 if llm else completions_per_request(context)
@@ -61,7 +67,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             usages += [usage for _, usage in replies]
             candidates += [draw.candidate(reply) for reply, _ in replies]
         if not usages:
-            return {"candidates": [], "stop_reason": "budget"}
+            return {"candidates": [], "stop_reason": "budget", "route": None}
         generation = total_usage(usages)
         emit(CandidatesWritten(
             kind="candidates_written", attempt=(state.get("attempts") or 0) + 1, seconds=generation["seconds"],
@@ -71,6 +77,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             "candidates": candidates,
             "generation": generation,
             "fresh_start": fresh,
+            "route": route,
             "written": (state.get("written") or 0) + 1,
         }
 
@@ -84,7 +91,8 @@ def screening(state: State, context: Context, candidates: list[str]) -> dict:
                         max_attempts=attempt_limit({**state, "screened": True}, context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
-    return {"candidates": candidates, "generation": NO_USAGE, "fresh_start": False, "screened": True}
+    return {"candidates": candidates, "generation": NO_USAGE, "fresh_start": False, "route": None,
+            "screened": True}
 
 
 def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:

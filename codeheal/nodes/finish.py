@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from codeheal.context import current_context
 from codeheal.forms.choice import form_of
+from codeheal.learning import run_store, settle
 from codeheal.policy import best_attempt, final_status
 from codeheal.progress import RunStatus, emit
 from codeheal.sandboxes import sandbox_for
@@ -25,6 +26,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
         chosen = sandbox or sandbox_for(context)
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
+        settle(state, run_store(), context.model)  # the last routed retry's outcome
         form = form_of(state)
         status = final_status(state, form.policy_for(context.policy))
         attempts = state.get("attempts") or 0
@@ -36,6 +38,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             "sandbox_session": None,
             "starting_code": None,
             "entry_point": None,
+            "route": None,
         }
         update |= form.outcome(state, best, status)
         emit(RunStatus(kind="status", status=status, attempts=attempts))
