@@ -10,12 +10,12 @@ import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
 from scripted_openai import ScriptedServer, is_actor
 
-from codeheal import Context, build_graph
+from codeheal import Context, build_graph, learning
 from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
 from codeheal.forms.project.form import ProjectForm
-from codeheal.policy import after_evaluation, failure_kind, informative, sampling_temperature
+from codeheal.policy import SHOWN_KINDS, after_evaluation, failure_kind, informative, sampling_temperature
 from codeheal.settings.presets import PRESETS, SWITCHES
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
@@ -29,6 +29,20 @@ def run(model: ScriptedModel, **context) -> dict:
     return build_graph(llm=model).compile().invoke(TASK, context=Context(**context))
 
 
+def adaptive(model: ScriptedModel, **context) -> dict:
+    return run(model, policy="adaptive", **context)
+
+
+def taught_that_showing_a_crash_pays() -> None:
+    """The choice is sampled (codeheal.learning); a store that has seen showing a crash (a
+    TypeError, a NameError) pay 30 times, and a fresh sample after one never, makes it the
+    rule's test, not a draw's."""
+    for kind in SHOWN_KINDS:
+        for action, progressed in (("shown", True), ("fresh", False)):
+            for attempt in range(30):
+                learning.record(None, "local", {"attempt": attempt, "kind": kind, "action": action}, progressed)
+
+
 def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
     assert set(SWITCHES) == {f.name for f in fields(Policy)} - {"name"}
     for name, preset in PRESETS.items():
@@ -37,8 +51,27 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 
 @pytest.mark.default_policy
-def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
+def test_the_default_policy_is_resampling_with_lessons_where_there_is_no_fresh_sample():
     context = Context()
+    policy = context.policy
+    assert policy.name == "resample"
+    assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (False, True, True, 1)
+    assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("always", 0, 0.0)
+    assert (policy.show_failed_code, policy.stop_on_repeat, context.max_attempts) == (False, False, 3)
+
+
+@pytest.mark.default_policy
+def test_by_default_a_module_retry_is_a_fresh_sample_and_no_lesson_is_written():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
+    result = run(model)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+    assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
+    assert result["reflections"] == []
+
+
+@pytest.mark.default_policy
+def test_the_adaptive_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
+    context = Context(policy="adaptive")
     policy = context.policy
     assert policy.name == "adaptive"
     assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (True, True, True, 1)
@@ -47,9 +80,9 @@ def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_
 
 
 @pytest.mark.default_policy
-def test_by_default_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
+def test_adaptive_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
-    result = run(model)
+    result = adaptive(model)
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
     assert result["reflections"] == []
@@ -62,20 +95,21 @@ FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
 
 
 @pytest.mark.default_policy
-def test_by_default_a_format_difference_is_shown_raw_to_the_first_retry():
+def test_adaptive_a_format_difference_is_shown_raw_to_the_first_retry():
     model = ScriptedModel(messages=iter([fenced(FIZZ_BAD), fenced(FIZZ_GOOD)]))
-    result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS}, context=Context())
+    result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS}, context=Context(policy="adaptive"))
     assert (result["status"], result["attempts"]) == ("passed", 2)
     assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no lesson
     assert FAILED_BEFORE in model.prompt(1) and "FizzBuzz" in model.prompt(1) and "'Fizz'" in model.prompt(1)
 
 
 @pytest.mark.default_policy
-def test_by_default_a_crash_is_shown_but_a_repair_of_a_repair_is_not_made():
+def test_adaptive_a_crash_is_shown_but_a_repair_of_a_repair_is_not_made():
+    taught_that_showing_a_crash_pays()
     divide = "def add(a, b):\n    return a / 0\n"
     unknown = "def add(a, b):\n    return a + c\n"
     model = ScriptedModel(messages=iter([fenced(CRASH), fenced(divide), fenced(unknown), fenced(GOOD_ADD)]))
-    result = run(model, max_attempts=4)
+    result = adaptive(model, max_attempts=4)
     assert (result["status"], result["attempts"]) == ("passed", 4)
     first = model.prompt(0)
     assert FAILED_BEFORE in model.prompt(1)  # a crash in the code: shown
@@ -251,8 +285,9 @@ def test_the_model_is_asked_for_each_retry_at_its_rising_temperature():
 
 
 @pytest.mark.default_policy
-def test_by_default_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
+def test_adaptive_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
+    taught_that_showing_a_crash_pays()
     model = ScriptedModel(messages=iter([fenced(CRASH)] * 4 + [fenced(GOOD_ADD)]))
-    result = run(model, max_attempts=5)
+    result = adaptive(model, max_attempts=5)
     assert (result["status"], result["attempts"]) == ("passed", 5)
     assert [FAILED_BEFORE in model.prompt(i) for i in range(5)] == [False, True, False, True, False]
