@@ -99,7 +99,7 @@ def test_progress_shows_each_attempts_test_time_and_its_limit(calc: Path, capsys
     assert "attempt 1: failed, 2 of 3 passed (1 failed); tests ran " in err and f"sandbox, limit {AS_IS_TIMEOUT_S:g} s a run)" in err
     # attempt 2 tests a rewrite and line candidates at once: their summed sandbox time is said as such
     assert "attempt 2: passed, 3 of 3 checks; the best of " in err and " candidates, whose tests ran " in err
-    assert f" s in all (" in err and f"sandbox, limit {DEFAULT_TIMEOUT_S:g} s a run)" in err
+    assert " s in all (" in err and f"sandbox, limit {DEFAULT_TIMEOUT_S:g} s a run)" in err
 
 
 def test_a_slow_project_gets_three_times_its_own_test_time(calc: Path) -> None:
