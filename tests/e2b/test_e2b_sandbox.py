@@ -14,7 +14,7 @@ from codeheal import Context
 from codeheal.context import E2BSettings
 from codeheal.errors import ConfigError, SandboxAuthError, SandboxUnavailableError
 from codeheal.evaluation.feedback import strip_ansi
-from codeheal.evaluation.jobs import make_job
+from codeheal.evaluation.jobs import LAUNCH_MODULE, make_job
 from codeheal.forms.module.candidate import _from_run
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import RunResult
@@ -102,7 +102,7 @@ def test_closing_a_session_kills_the_sandboxes_of_its_running_jobs(api_env, fake
 
     async def close_midway() -> RunResult:
         task = asyncio.ensure_future(sandbox.arun(make_job(hang, TESTS, timeout_s=30, session="s4")))
-        while fake.running == 0 or not any(" -m pytest " in script for script, _ in fake.record.commands):
+        while fake.running == 0 or not any(f" -m {LAUNCH_MODULE} " in script for script, _ in fake.record.commands):
             await asyncio.sleep(0.05)
         await sandbox.aclose_session("s4")
         return await task
