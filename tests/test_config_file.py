@@ -80,7 +80,7 @@ def test_layers_defaults_environment_config_flags(tmp_path: Path, monkeypatch: p
     ("[tool.codeheal.fix]\nfresh-start = false\n", ("fresh-start does not apply to `codeheal fix` (project form): "
                                                     "the project form sets it itself")),
     ("[tool.codeheal]\nselect-samples = 3\n", "put it in [tool.codeheal.solve]"),
-    ("[tool.codeheal]\npolicy = 'greedy'\n", "policy must be one of 'one_shot', 'resample'"),
+    ("[tool.codeheal]\npolicy = 'greedy'\n", "policy must be one of 'adaptive', 'one_shot', 'resample'"),
     ("[tool.codeheal]\ntest = 'pytest'\n", "fix's own keys (test, task, target, python) go in [tool.codeheal.fix]"),
     ("[tool.codeheal]\nmax-attempts = 'many'\n", "max-attempts must be of type int, got 'many'"),
     ("[tool.codeheal]\nsandbox = 'docker'\n", "sandbox must be one of 'local', 'e2b', got 'docker'"),

@@ -23,7 +23,11 @@ def heal(sandbox: str, **context):
 
 
 def without_timings(result: dict) -> dict:
-    return {**result, "history": [{k: v for k, v in h.items() if k != "seconds"} for h in result["history"]]}
+    return {**result, "history": [{k: v for k, v in h.items() if k not in TIMINGS} for h in result["history"]]}
+
+
+TIMINGS = {"seconds", "sandbox_seconds", "prompt_seconds", "generation_seconds"}
+"""What differs between two runs of the same attempts: the wall-clock parts of its breakdown."""
 
 
 def test_graph_heals_through_e2b_exactly_as_locally(api_env, fake: FakeE2B):
