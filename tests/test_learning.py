@@ -43,7 +43,7 @@ class Learner(ScriptedModel):
 def first_retry_shown(store, name: str, fixes: bool) -> bool:
     model = Learner(messages=iter([]), fixes=fixes)
     graph = build_graph(llm=model).compile(store=store)
-    graph.invoke({"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(model=name, max_attempts=4))
+    graph.invoke({"task": "Add two numbers.", "tests": ADD_TESTS}, context=Context(model=name, policy="adaptive", max_attempts=4))
     return FAILED_BEFORE in model.prompt(1)
 
 
