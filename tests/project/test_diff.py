@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import InputError
-from codeheal.forms.project.diff import DirtyTreeError, unified_diff, whitespace_only_hunks, write_changes
+from codeheal.forms.project.diff import DirtyTreeError, unified_diff, write_changes
+from codeheal_bench.diffs import whitespace_only_hunks
 from codeheal.forms.project.snapshot import read_project
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"

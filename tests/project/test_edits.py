@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from codeheal_bench.diffs import whitespace_only_hunks
 
 from codeheal.errors import InputError
-from codeheal.forms.project.diff import unified_diff, whitespace_only_hunks
+from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import (
     FULL_FILE_MAX_BYTES, EditRejected, Target, apply_reply, parse_target, reply_blocks,
 )

@@ -18,7 +18,7 @@ from codeheal.cli import main
 from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
-from codeheal.forms.project.diff import whitespace_only_hunks
+from codeheal_bench.diffs import whitespace_only_hunks
 from codeheal.forms.project.job import project_job
 from codeheal.forms.project.prompts import FIX_SYSTEM
 from codeheal.forms.project.task import parse_test_command

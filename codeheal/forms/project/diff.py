@@ -88,33 +88,6 @@ def rooted(diff: str, prefix: str) -> str:
     return "".join(lines)
 
 
-def whitespace_only_hunks(diff: str) -> int:
-    """How many hunks of a unified diff change nothing but whitespace: their removed and
-    added lines are the same once all whitespace and blank lines are left out."""
-    count, lines = 0, iter(diff.splitlines())
-    for line in lines:
-        header = HUNK_HEADER.match(line)
-        if not header:
-            continue
-        old, new = int(header.group(1) or 1), int(header.group(2) or 1)
-        removed, added = [], []
-        while old or new:
-            body = next(lines, None)
-            if body is None:
-                break
-            if body.startswith("\\"):
-                continue  # "\ No newline at end of file"
-            kind, text = body[:1], "".join(body[1:].split())
-            if kind in " -":
-                old -= 1
-            if kind in " +":
-                new -= 1
-            if text and kind in "-+":
-                (removed if kind == "-" else added).append(text)
-        count += removed == added
-    return count
-
-
 def write_changes(
     project_dir: str | Path, changed: Mapping[str, str], *, originals: Mapping[str, str], force: bool = False
 ) -> list[Path]:
