@@ -18,7 +18,7 @@ from langgraph.types import StateSnapshot
 from rich.console import Console
 from rich.markup import escape
 
-from codeheal.checkpointers import checkpoint_path, open_checkpointer
+from codeheal.checkpointers import checkpoint_path, open_checkpointer, open_store
 from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
@@ -66,14 +66,16 @@ def run_with_progress(
     `file_settings` those of pyproject.toml's [tool.codeheal] (by flat name, context.SETTINGS): layered
     by context.resolve under the settings a continued run saved and over the environment;
     settings that do not apply to the run's form raise ConfigError. `checkpointer` is a
-    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir).
+    postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir);
+    the graph's store is opened beside it (checkpointers.open_store), so what a run learns of
+    what pays per model (codeheal.learning) reaches the next run.
 
     A new run starts at the graph's prepare, as every caller's does: bad input raises
     InputError before any model call, and the thread is left as it was (no checkpoint of
     the refused run)."""
     config = {"configurable": {"thread_id": thread_id}}
-    with open_checkpointer(checkpointer, must_exist=request is None) as saver:
-        graph = build_graph().compile(checkpointer=saver, name="codeheal")
+    with open_checkpointer(checkpointer, must_exist=request is None) as saver, open_store(checkpointer) as store:
+        graph = build_graph().compile(checkpointer=saver, store=store, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
         form = form_of(snapshot.values) if resuming else choose_form(request or {})

@@ -13,7 +13,7 @@ from langgraph.store.memory import InMemoryStore
 
 from codeheal import Context, build_graph
 from codeheal.checkpointers import open_checkpointer, open_store
-from codeheal.learning import NAMESPACE, choose, counts, prior, record
+from codeheal.learning import NAMESPACE, choose, counts, forget, prior, record
 from codeheal.policy import SHOWN_KINDS
 
 FAILED_BEFORE = "Your previous attempt failed these checks"
@@ -89,3 +89,22 @@ def test_what_pays_is_kept_in_a_sqlite_store_beside_the_checkpoints(tmp_path):
 @pytest.mark.policy("resample")
 def test_a_test_names_the_policy_it_runs():
     assert Context().policy.name == "resample"
+
+
+@pytest.mark.policy("adaptive")
+def test_a_second_cli_run_in_the_same_state_dir_sees_what_the_first_learned(tmp_path, capsys):
+    from scripted_openai import ADD_TASK, ScriptedServer, replies_in_order
+
+    from codeheal.cli import main
+
+    tests, path = tmp_path / "tests.py", tmp_path / "state" / "checkpoints.sqlite"
+    tests.write_text(ADD_TESTS)
+    solve = ["solve", ADD_TASK, "--tests", str(tests), "--model", "learner", "--checkpointer", str(path), "--json"]
+    outcomes = []
+    with ScriptedServer(replies_in_order([fenced(BAD_ADD), fenced(GOOD_ADD)] * 2, "")) as server:
+        for _ in range(2):
+            assert main([*solve, "--base-url", server.url]) == 0
+            forget()  # the process's own memory is no store: only the SQLite file carries what was learned
+            with open_store(path) as store:
+                outcomes.append(sum(sum(pair) for pair in store.get((*NAMESPACE, "learner"), "value").value.values()))
+    assert outcomes == [1, 2]
