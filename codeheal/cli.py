@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from codeheal.state import FormName, RunReport
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
-EVERYDAY = ("model", "base_url", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
+EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
 """A command's own everyday settings besides EVERYDAY."""
@@ -270,7 +270,7 @@ def _add_run_flags(parser: argparse.ArgumentParser, command: Command | None) -> 
     environment."""
     from codeheal.config_file import NO_FLAG, applies, run_flag
     from codeheal.context import CHOICES, SETTINGS
-    from codeheal.settings.values import kind
+    from codeheal.settings.values import is_sequence, kind
 
     group = parser.add_argument_group(
         "run settings (default: [tool.codeheal] in pyproject.toml, else $CODEHEAL_<SETTING>, else as shown)"
@@ -283,6 +283,8 @@ def _add_run_flags(parser: argparse.ArgumentParser, command: Command | None) -> 
         plain = kind(spec.hint)
         if plain is bool:
             action = group.add_argument(run_flag(name), action=argparse.BooleanOptionalAction, **options)
+        elif is_sequence(spec.hint):  # repeated: --then-model A --then-model B
+            action = group.add_argument(run_flag(name), action="append", metavar="NAME", **options)
         elif name in CHOICES:
             action = group.add_argument(run_flag(name), choices=CHOICES[name], **options)
         else:

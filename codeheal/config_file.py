@@ -32,7 +32,7 @@ from typing import Literal
 from codeheal.context import CHOICES, SETTINGS
 from codeheal.errors import ConfigError
 from codeheal.settings.checks import COMMANDS, NOT_FOR
-from codeheal.settings.values import kind
+from codeheal.settings.values import is_sequence, kind
 from codeheal.state import FormName
 
 Command = Literal["solve", "fix"]
@@ -42,6 +42,7 @@ RUN_FLAGS = {
     "max_attempts": "--max-attempts",
     "timeout_s": "--timeout",
     "e2b_lifetime_s": "--e2b-lifetime",
+    "then_models": "--then-model",  # given once per model
 }
 NO_FLAG = {"review_on_exhaustion"}
 FIX_KEYS = {"test": "test_command", "task": "task", "target": "target", "python": "python"}
@@ -147,6 +148,11 @@ def _meant(key: str, command: Command | None) -> str:
 
 def _checked(path: Path, where: str, key: str, value: object, name: str) -> object:
     plain = kind(SETTINGS[name].hint)
+    if is_sequence(SETTINGS[name].hint):  # a list, or one value
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ConfigError(f"{path}: [{where}] {key} must be a string or a list of strings, got {value!r}")
+        return values
     allowed = CHOICES.get(name)
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{path}: [{where}] {key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")

@@ -23,6 +23,7 @@ from codeheal.settings.checks import (
     check_form,
     check_values,
     contradictions,
+    model_name,
 )
 from codeheal.settings.presets import (
     DEFAULT_POLICY,
@@ -37,7 +38,7 @@ from codeheal.state import FormName
 
 __all__ = [
     "SETTINGS", "Context", "E2BSettings", "ModuleSettings", "Policy", "PolicyName", "ProjectSettings",
-    "Resolved", "current_context", "resolve", "resolve_context", "settings_of",
+    "Resolved", "current_context", "model_name", "resolve", "resolve_context", "settings_of",
 ]
 
 SandboxKind = Literal["local", "e2b"]
@@ -75,6 +76,17 @@ class Context:
         unset=True,
     )
     base_url: str | None = setting(None, "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1.", unset=True)
+    then_models: tuple[str, ...] = setting(
+        (),
+        "The model ladder: models that take over, in order, when the run is stuck on the one "
+        "before it. Each is a model name (served at base_url, or an embedded one), or NAME@URL "
+        "for one served at another OpenAI-compatible endpoint. The run's max_attempts are shared "
+        "out: each model writes an equal share (the earlier ones one more while a remainder is "
+        "left; the last one every attempt left) and hands over sooner when it is stuck. The next "
+        "model continues with the run's memory: its first attempt is shown the last failure and "
+        "the lessons, whatever the policy. Each attempt records the model that wrote it.",
+        unset=True,
+    )
     prefill: Literal["auto", "on", "off"] = setting(
         "auto",
         "Start the model's reply for it: the code fence, and the task's function stub when it "
@@ -221,6 +233,8 @@ def settings_of(context: Context) -> dict[str, object]:
 def _field_value_of(context: Context, spec: Spec) -> object:
     if spec.group is None:
         value = getattr(context, spec.attr)
+        if isinstance(value, tuple):
+            return list(value)  # as JSON reads it back: a record compares equal to it
         return value.name if isinstance(value, Policy) else value
     return getattr(getattr(context, spec.group), spec.attr)
 
@@ -347,6 +361,8 @@ def _field_value(values: Mapping[str, object], field: str) -> object:
         return Policy(**{"name": values["policy"], **{k: values[k] for k in SWITCHES}})
     if field in GROUPS:
         return GROUPS[field](**_group(values, field))
+    if field == "then_models":  # given as a list by the flags, a config file and a saved run
+        return tuple(values[field])
     return values[field]
 
 

@@ -93,17 +93,18 @@ def progressed(history: list[Attempt]) -> bool:
     return bool(last.get("passed")) or last["passed_count"] > before["passed_count"]
 
 
-def settle(state: State, store: BaseStore | None, model: str) -> None:
-    """Count the outcome of the run's latest routed retry (State.route), once it is evaluated."""
+def settle(state: State, store: BaseStore | None) -> None:
+    """Count the outcome of the run's latest routed retry (State.route), once it is evaluated,
+    for the model that wrote it."""
     route, history = state.get("route"), state.get("history") or []
     if route and len(history) >= 2 and history[-1]["attempt"] == route["attempt"]:
-        record(store, model, route, progressed(history))
+        record(store, route["model"], route, progressed(history))
 
 
 def chooser(store: BaseStore | None, model: str, attempt: int,
             shown_kinds: frozenset[str]) -> tuple[Callable[[str], bool], dict[str, str]]:
     """The choice policy.writes_fresh asks for a kind of failure (show it?), by Thompson
-    sampling over what this model's store holds, seeded by model, kind, attempt and counts; and
+    sampling over what the store holds for `model`, the one that writes the retry, seeded by model, kind, attempt and counts; and
     the record it fills with the kind it was asked about (empty when it was not asked)."""
     asked: dict[str, str] = {}
 

@@ -5,11 +5,12 @@ job; these rules decide the run."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from codeheal.context import Context, Policy
+from codeheal.context import Context, Policy, model_name
 from codeheal.state import Attempt, CheckFailure, Feedback, State, Status
 
 FailureKind = Literal["no_code", "syntax", "timeout", "crash", "name", "type", "format", "value", "opaque"]
@@ -210,20 +211,87 @@ def shows_by_kind(state: State, shows: Callable[[FailureKind], bool] | None = No
 
 
 def needs_fresh_start(state: State, rules: Policy) -> bool:
-    """Two attempts in a row failed the same way: the next attempt starts over from the
-    first attempt's prompt (when the policy, as the run's form adjusts it, allows fresh starts)."""
-    history = state.get("history") or []
+    """Two attempts in a row of the same model failed the same way: the next attempt starts
+    over from the first attempt's prompt (when the policy, as the run's form adjusts it,
+    allows fresh starts)."""
+    history = _turn(state.get("history") or [])
     return _fresh_starts_on(rules) and _repeats_previous(history) and not history[-1].get("fresh_start", False)
 
 
 def is_stuck(state: State, rules: Policy) -> bool:
-    """A fresh start after two equal failures failed the same way as they did. With
-    stop_on_repeat (always in a form that cannot sample fresh, Form.policy_for), a run is also
-    stuck when an attempt's candidates were all tried before: sampling again found nothing new."""
-    history = state.get("history") or []
+    """The latest model's turn (all the run, without a model ladder) is stuck: a fresh start
+    after two equal failures failed the same way as they did. With stop_on_repeat (always in
+    a form that cannot sample fresh, Form.policy_for), also when an attempt's candidates were
+    all tried before: sampling again found nothing new."""
+    history = _turn(state.get("history") or [])
     if rules.stop_on_repeat and history and history[-1].get("repeat"):
         return True
     return _fresh_starts_on(rules) and _restart_repeated(history)
+
+
+def _turn(history: list[Attempt]) -> list[Attempt]:
+    """The attempts of the latest model's turn: those after the last attempt another model
+    wrote (attempts no model wrote, the given code or the screen, belong to the turn they are in)."""
+    models = [attempt.get("model") for attempt in history]
+    latest = next((model for model in reversed(models) if model), None)
+    return history[max((i + 1 for i, model in enumerate(models) if model and model != latest), default=0):]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Which model of the ladder (Context.model, then Context.then_models) writes the next
+    attempt, and the lesson before it."""
+
+    index: int
+    model: str
+    """Its name: the one its attempts record, and learning.py counts what pays for."""
+    handover: Literal["stuck", "turn used"] | None
+    """Set when the next attempt is its first, after the model before it was stuck or wrote its
+    share of the attempts: the handover is shown the last failure and the lessons."""
+    previous: str | None
+    """With a handover: the model that handed over."""
+
+
+def ladder(context: Context) -> tuple[str, ...]:
+    """The models a run climbs, in order: Context.model, then each of Context.then_models."""
+    return (context.model, *context.then_models)
+
+
+def shares(context: Context) -> tuple[int, ...]:
+    """How many attempts each model of the ladder writes before the next takes over:
+    max_attempts shared out, the earlier models one more each while a remainder is left. (The
+    last model writes every attempt left: those a model stuck early did not use, and those a
+    reviewer grants.)"""
+    share, left = divmod(context.max_attempts, len(ladder(context)))
+    return tuple(share + (i < left) for i in range(len(ladder(context))))
+
+
+def turn(state: State, context: Context, rules: Policy) -> Turn:
+    """Which model writes the next attempt: the one that wrote the latest attempt (the first
+    before any did), or the next on the ladder once it has written its share (`shares`) or
+    is stuck on its turn (is_stuck; `rules`: the run's policy as its form adjusts it)."""
+    entries = ladder(context)
+    names = [model_name(entry) for entry in entries]
+    written = [attempt["model"] for attempt in state.get("history") or [] if attempt.get("model")]
+    index = names.index(written[-1]) if written and written[-1] in names else 0
+    handover: Literal["stuck", "turn used"] | None = None
+    if written and index + 1 < len(entries):
+        if written.count(names[index]) >= shares(context)[index]:
+            index, handover = index + 1, "turn used"
+        elif is_stuck(state, rules):
+            index, handover = index + 1, "stuck"
+    return Turn(index=index, model=names[index], handover=handover, previous=names[index - 1] if handover else None)
+
+
+def model_context(context: Context, model: str | None) -> Context:
+    """The Context a model of the ladder is called with: the run's, with that model and its
+    endpoint (NAME@URL, else the run's base_url); the run's own for its first model, and for
+    a model the ladder does not name."""
+    entry = next((e for e in context.then_models if model_name(e) == model), None)
+    if entry is None:
+        return context
+    url = entry.partition("@")[2]
+    return dataclasses.replace(context, model=model_name(entry), base_url=url or context.base_url, then_models=())
 
 
 def _fresh_starts_on(rules: Policy) -> bool:
@@ -245,9 +313,10 @@ def _repeats_previous(history: list[Attempt]) -> bool:
 
 
 def after_evaluation(state: State, context: Context, rules: Policy, *, screens: bool = False) -> AfterEvaluation:
-    """Passed: finish, or first choose by generated checks when the tests are weak. Stuck,
-    or attempts used up: finish (or human review when the Context asks for it). Two equal
-    failures in a row: a fresh start. Otherwise try again, through the reflector when the
+    """Passed: finish, or first choose by generated checks when the tests are weak. Attempts
+    used up: finish (or human review when the Context asks for it). Stuck: the next model of
+    the ladder takes over (`turn`: it is shown the failure), else finish. Two equal failures
+    in a row: a fresh start. Otherwise try again, through the reflector when the
     policy (`rules`, as the run's form adjusts it) reflects and the next attempt is shown the
     failure (see writes_fresh), unless it `screens` candidates written without a model
     (Form.screens_next): no lesson first."""
@@ -256,9 +325,10 @@ def after_evaluation(state: State, context: Context, rules: Policy, *, screens: 
         return "selector" if wants_selection(state, context) else "finish"
     if (state.get("attempts") or 0) >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
-    if is_stuck(state, rules):
+    handover = turn(state, context, rules).handover is not None
+    if is_stuck(state, rules) and not handover:
         return "finish"
-    if screens or writes_fresh(state, rules):
+    if screens or (not handover and writes_fresh(state, rules)):
         return "actor"  # neither a screen nor a fresh sample reads a lesson
     return "reflector" if reflects(rules) else "actor"
 

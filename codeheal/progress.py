@@ -3,12 +3,15 @@ of progress (the CLI narrates from them too).
 
 Read them with ``graph.stream(inp, stream_mode=["updates", "custom"])`` (each custom chunk is
 one event below) or through the LangGraph server's stream with ``stream_mode="custom"``.
-Every event is a plain dict whose ``kind`` key says which of the seven shapes it has:
+Every event is a plain dict whose ``kind`` key says which of the eight shapes it has:
 
 - ``run_started``: the run's input was accepted; ``first`` says what happens first: the
   ``"model"`` writes code, the ``"starting_code"`` is tested, or the ``"project"`` (of
   ``files`` files) is tested as it is; ``left_out`` (project form) names what its copy left
   out and why (secrets, what git ignores, binary files).
+- ``model_switched``: ``attempt`` is the first the next model of the ladder
+  (Context.then_models), ``model``, writes, because the one before it, ``previous``, was
+  ``stuck`` or had written its share of the attempts (``after``: "stuck" or "turn used").
 - ``attempt_started``: ``attempt`` (1-based) of ``max_attempts`` is being written.
 - ``candidates_written``: the actor wrote ``attempt``'s candidates in ``seconds``, using
   ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them). With
@@ -46,6 +49,14 @@ class RunStarted(TypedDict):
 class ChangeToWrite(TypedDict):
     kind: Literal["change_to_write"]
     diff: str
+
+
+class ModelSwitched(TypedDict):
+    kind: Literal["model_switched"]
+    attempt: int
+    model: str
+    previous: str
+    after: Literal["stuck", "turn used"]
 
 
 class AttemptStarted(TypedDict):
@@ -91,7 +102,7 @@ class RunStatus(TypedDict):
     attempts: int
 
 
-ProgressEvent = RunStarted | ChangeToWrite | AttemptStarted | CandidatesWritten | AttemptTested | ReflectionWritten | RunStatus
+ProgressEvent = RunStarted | ChangeToWrite | ModelSwitched | AttemptStarted | CandidatesWritten | AttemptTested | ReflectionWritten | RunStatus
 
 
 def emit(event: ProgressEvent) -> None:

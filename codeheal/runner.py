@@ -24,7 +24,7 @@ from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.interrupts import WRITING
 from codeheal.loop.builder import build_graph
-from codeheal.policy import reflects
+from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, RunReport, RunTotals
 from codeheal.transcript import Transcript
@@ -83,7 +83,8 @@ def run_with_progress(
                            form=form.name)
         context = resolved.context
         config["metadata"] = {CONTEXT_KEY: json.dumps(resolved.explicit)}
-        console.print(f"[dim]thread {thread_id} · model {context.model} · sandbox {context.sandbox} · "
+        models = ", then ".join(ladder(context))
+        console.print(f"[dim]thread {thread_id} · model {escape(models)} · sandbox {context.sandbox} · "
                       f"up to {context.max_attempts} attempts[/dim]")
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console, form) if verbose else None
@@ -112,13 +113,14 @@ def run_with_progress(
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     totals = narrator.totals(values, calls.count)
-    console.print(f"[dim]{totals_line(totals)}[/dim]")
+    console.print(f"[dim]{totals_line(totals)}[/dim]", soft_wrap=True)  # one line, however long
     return RunReport(**{key: values[key] for key in keys}, totals=totals)
 
 
 def totals_line(totals: RunTotals) -> str:
     """The run's last progress line: time, model calls, tokens, and what healed it."""
-    healed = {"model": "; healed by the model", "screen": "; healed by the screen of one-line mutations (no model call)",
+    model = f" {totals['healed_by_model']}" if totals["healed_by_model"] else ""
+    healed = {"model": f"; healed by the model{model}", "screen": "; healed by the screen of one-line mutations (no model call)",
               "nothing": "; nothing to heal"}.get(totals["healed_by"] or "", "")
     return (f"{totals['seconds']:.1f} s, {totals['model_calls']} model call(s), {totals['prompt_tokens']} prompt + "
             f"{totals['completion_tokens']} completion tokens{healed}")
@@ -281,6 +283,7 @@ class _Narrator:
             model_calls=model_calls,
             seconds=round(time.perf_counter() - self.started, 2),
             healed_by=healed_by,
+            healed_by_model=history[-1].get("model") if healed_by == "model" else None,
         )
 
     def resume(self, values: dict) -> None:
@@ -309,6 +312,11 @@ class _Narrator:
                 more = len(event["left_out"]) - LEFT_OUT_SHOWN
                 self.console.print(f"[dim]left out of the project's copy: {escape(shown)}"
                                    f"{f'; and {more} more' if more > 0 else ''}[/dim]")
+        elif event["kind"] == "model_switched":
+            why = "was stuck" if event["after"] == "stuck" else "wrote its share of the attempts"
+            self.console.print(f"attempt {event['attempt']}: switching to {escape(event['model'])} "
+                               f"({escape(event['previous'])} {why})")
+            self._running(f"{event['model']} writing code")
         elif event["kind"] == "attempt_started":
             self.max_attempts = event["max_attempts"]  # one more once the screen runs
         elif event["kind"] == "change_to_write":

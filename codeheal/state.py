@@ -155,6 +155,8 @@ class Route(TypedDict):
     attempt: int
     kind: str
     action: Action
+    model: str
+    """The model the choice was made for, which wrote the retry."""
 
 
 class Attempt(TypedDict):
@@ -162,6 +164,9 @@ class Attempt(TypedDict):
 
     attempt: int
     code: str
+    model: NotRequired[str]
+    """The model that wrote it (Context.model, or one of then_models); absent when no model
+    did: the given code, the project as it is, the screen's mutants."""
     candidates_tested: NotRequired[int]
     """How many new candidates were tested for this attempt (testing stops at the first
     that passes); `code` is the best of them."""
@@ -305,6 +310,9 @@ class RunTotals(TypedDict):
     healed_by: Literal["model", "screen", "nothing"] | None
     """What wrote the passing code: the model, the screen of one-line mutations (no model
     call), or nothing (the project or the given code passed as it was); None when not healed."""
+    healed_by_model: str | None
+    """Which model wrote the passing code (Context.model, or one of then_models, the ladder);
+    None unless healed_by is "model"."""
 
 
 class RunReport(OutputState):
@@ -334,6 +342,8 @@ class RunScratch(TypedDict, total=False):
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool
     """The latest candidates were written from the first attempt's prompt."""
+    model: str | None
+    """The model that wrote the latest candidates (None: no model did)."""
     route: Route | None
     """How the latest retry was routed by kind (feedback_when "by_kind"), not yet counted."""
     written: int

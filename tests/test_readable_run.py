@@ -28,12 +28,14 @@ def test_the_last_line_and_the_json_give_tokens_calls_seconds_and_what_healed(tm
     assert code == 0, err
     totals = json.loads(out)["totals"]
     # attempt 1, its reflection, attempt 2: three requests of 10 prompt + 5 completion tokens
-    assert {k: totals[k] for k in ("prompt_tokens", "completion_tokens", "model_calls", "healed_by")} == {
-        "prompt_tokens": 30, "completion_tokens": 15, "model_calls": 3, "healed_by": "model"}
+    assert {k: totals[k] for k in ("prompt_tokens", "completion_tokens", "model_calls", "healed_by",
+                                   "healed_by_model")} == {
+        "prompt_tokens": 30, "completion_tokens": 15, "model_calls": 3, "healed_by": "model",
+        "healed_by_model": "scripted"}
     assert 0 < totals["seconds"] < 120
     last = err.strip().splitlines()[-1]
     assert last == (f"{totals['seconds']:.1f} s, 3 model call(s), 30 prompt + 15 completion tokens; "
-                    "healed by the model")
+                    "healed by the model scripted")
 
 
 def test_given_code_that_passes_needed_nothing(tmp_path: Path, capsys) -> None:
@@ -44,7 +46,7 @@ def test_given_code_that_passes_needed_nothing(tmp_path: Path, capsys) -> None:
     out, err = capsys.readouterr()
     assert code == 0, err
     totals = json.loads(out)["totals"]
-    assert totals["healed_by"] == "nothing" and totals["model_calls"] == 0
+    assert totals["healed_by"] == "nothing" and totals["healed_by_model"] is None and totals["model_calls"] == 0
     assert err.strip().splitlines()[-1].endswith("0 model call(s), 0 prompt + 0 completion tokens; nothing to heal")
 
 

@@ -100,6 +100,8 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         **form_of(state).attempt_fields(best),
     )
     record["repeat"] = repeat
+    if state.get("model"):
+        record["model"] = state["model"]
     if selection is not None:
         record["selection"] = selection
         record["summary"] += (

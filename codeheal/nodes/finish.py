@@ -26,7 +26,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
         chosen = sandbox or sandbox_for(context)
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
-        settle(state, run_store(), context.model)  # the last routed retry's outcome
+        settle(state, run_store())  # the last routed retry's outcome
         form = form_of(state)
         status = final_status(state, form.policy_for(context.policy))
         attempts = state.get("attempts") or 0

@@ -32,6 +32,7 @@ def prepare(state: State) -> dict:
         "probes": None,
         "generation": NO_USAGE,
         "fresh_start": False,
+        "model": None,
         "written": 0,
         "screened": False,
         "stop_reason": None,

@@ -12,7 +12,7 @@ from codeheal.fences import FENCE
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
-from codeheal.policy import completion_allowance
+from codeheal.policy import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged
 from codeheal.state import State
@@ -30,10 +30,13 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 
     def reflector(state: State) -> Steps[dict]:
         context = current_context()
-        model = llm or chat_model(context, context.policy.temperature, LESSON_MAX_TOKENS)
+        form = form_of(state)
+        # The lesson is the next attempt's model's: on a handover, the model taking over writes it.
+        writer = model_context(context, turn(state, context, form.policy_for(context.policy)).model)
+        model = llm or chat_model(writer, context.policy.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state["history"]
         counter = token_counter(model)
-        messages = form_of(state).reflector_prompt(state, context, LESSON_MAX_TOKENS, counter)
+        messages = form.reflector_prompt(state, writer, LESSON_MAX_TOKENS, counter)
         allowance = completion_allowance(
             state, context, prompt_tokens=counter.prompt_tokens(messages), requests=1, samples=1,
             wanted=LESSON_MAX_TOKENS,

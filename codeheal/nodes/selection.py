@@ -22,7 +22,7 @@ from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
-from codeheal.policy import attempt_limit, completion_allowance
+from codeheal.policy import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, total_usage
@@ -42,7 +42,8 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
     the model named in the run's Context."""
 
     def selector(state: State) -> Steps[dict]:
-        context = current_context()
+        # The model that wrote the passing attempt draws the candidates to choose from.
+        context = model_context(current_context(), state.get("model"))
         entry_point = state.get("probe_function")
         assert entry_point, "policy.wants_selection checks it"
         prefill = uses_prefill(context, llm)

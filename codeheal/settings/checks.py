@@ -60,6 +60,30 @@ def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[objec
         raise ConfigError(f"context_size must be an integer >= 0 tokens, got {values['context_size']!r}")
     if "model" in values and not values["model"]:
         raise ConfigError("model must not be empty")
+    if "then_models" in values:
+        check_ladder(values["then_models"], values.get("model"))
+
+
+def check_ladder(then_models: object, model: object) -> None:
+    """Raise ConfigError unless `then_models` names models, each once and none of them `model`
+    (the run's first), each a name or NAME@URL with an http(s) URL."""
+    if not isinstance(then_models, tuple | list) or not all(isinstance(m, str) and m.strip() for m in then_models):
+        raise ConfigError(f"then_models must be model names, got {then_models!r}")
+    names = [model_name(entry) for entry in then_models]
+    for entry, name in zip(then_models, names, strict=True):
+        url = entry.partition("@")[2]
+        if not name or ("@" in entry and not url.startswith(("http://", "https://"))):
+            raise ConfigError(f"then_models: {entry!r} is not NAME or NAME@URL with an http(s) URL, "
+                              "e.g. gpt-4o-mini@https://api.openai.com/v1")
+    repeated = sorted({n for n in names if names.count(n) > 1 or n == model})
+    if repeated:
+        raise ConfigError(f"then_models names {', '.join(repeated)} twice (the run's model is the ladder's "
+                          "first): name each model once")
+
+
+def model_name(entry: str) -> str:
+    """A ladder entry's model name: NAME of NAME@URL."""
+    return entry.partition("@")[0].strip()
 
 
 def where(name: str, values: Mapping[str, object], sources: Mapping[str, str]) -> str:
@@ -84,6 +108,12 @@ def contradictions(values: Mapping[str, object], sources: Mapping[str, str]) -> 
         raise ConfigError(
             f"{where('max_attempts', values, sources)} contradicts {where('policy', values, sources)}, which makes "
             "one attempt: name another policy (resample, raw_error, self_heal, sample_first) or drop max_attempts"
+        )
+    if 1 + len(values["then_models"]) > values["max_attempts"]:
+        raise ConfigError(
+            f"{where('then_models', values, sources)} contradicts {where('max_attempts', values, sources)}: "
+            "the attempts are shared out among the run's model and each model it names, one at least "
+            "each; raise max_attempts or name fewer models"
         )
     if not values["feedback"]:
         for name in FEEDBACK_SWITCHES:

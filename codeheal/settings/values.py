@@ -36,6 +36,11 @@ def choices(hint: object) -> tuple[object, ...] | None:
     return get_args(hint) if get_origin(hint) is Literal else None
 
 
+def is_sequence(hint: object) -> bool:
+    """Whether an annotation is a tuple of values (a setting given several times, e.g. then_models)."""
+    return get_origin(hint) is tuple
+
+
 def kind(hint: object) -> type:
     """The plain type of an annotation: the first of bool, int and float it names, else str."""
     kinds = get_args(hint) or (hint,)
@@ -49,9 +54,12 @@ def optional(hint: object) -> bool:
 
 def from_text(name: str, hint: object, text: str, where: str) -> object:
     """A setting's value read from text (`where` names the source in an error): a bool from
-    true/false, yes/no, on/off or 1/0; "none" for a setting that may be None."""
+    true/false, yes/no, on/off or 1/0; "none" for a setting that may be None; a tuple's
+    values separated by commas."""
     if optional(hint) and text.strip().lower() == "none":
         return None
+    if is_sequence(hint):
+        return tuple(part.strip() for part in text.split(",") if part.strip())
     plain = kind(hint)
     try:
         return _BOOLEANS[text.strip().lower()] if plain is bool else plain(text)
