@@ -233,8 +233,6 @@ def settings_of(context: Context) -> dict[str, object]:
 def _field_value_of(context: Context, spec: Spec) -> object:
     if spec.group is None:
         value = getattr(context, spec.attr)
-        if isinstance(value, tuple):
-            return list(value)  # as JSON reads it back: a record compares equal to it
         return value.name if isinstance(value, Policy) else value
     return getattr(getattr(context, spec.group), spec.attr)
 

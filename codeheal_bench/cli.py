@@ -38,7 +38,7 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="codeheal-bench", description=__doc__.split("\n\n")[0])
     benchmarks = top.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
     humaneval = benchmarks.add_parser(
-        "humaneval", help="HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first)",
+        "humaneval", help="HumanEval: the policy presets (one_shot, resample, raw_error, self_heal, sample_first, adaptive)",
         description="Run the 164 HumanEval problems (or a slice) under each policy preset "
         "(Context.policy) with the library's other default settings. The prompt's examples are the visible tests "
         "that drive the loop; the official check only scores the final code. Per-problem results are appended to "

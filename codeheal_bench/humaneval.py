@@ -8,6 +8,9 @@ and token budget. A condition is a preset, run exactly as a user who names it ge
 - self_heal: failure, reflections, fresh start when stuck.
 - sample_first: fresh samples first, two per retry at rising temperature, a failure shown
   only when it is informative, stop on a repeat.
+- adaptive: each retry routed by its failure's kind, shown it or a fresh sample as what pays
+  for the model says (codeheal/learning.py). What it learns is kept in OUT/what_pays.sqlite
+  (LangGraph's store), so a resumed run goes on from it.
 
 Visible tests (the prompt's own examples) drive the loop; HumanEval's `check` only scores the
 final code. Every setting but the preset's own is the library's default (what a user gets).
@@ -29,6 +32,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import LLMResult
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.sqlite import SqliteStore
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
@@ -59,6 +63,9 @@ from codeheal_bench.records import Records
 from codeheal_bench.report import write_report
 
 RECORDS_FILE = "humaneval.jsonl"
+STORE_FILE = "what_pays.sqlite"
+"""The graph's store in the results directory: what the adaptive condition learned, per model
+and kind of failure; a resumed run opens it again."""
 SLOTS_ENV = "CODEHEAL_LOCAL_SLOTS"
 """The embedded server's parallel slots (codeheal's own setting, docs/models.md): K problems at
 once want K slots; the bench reads it for the report and never sets it."""
@@ -157,12 +164,14 @@ async def _run_all(
     records: Records[ProblemRecord], console: Console,
 ) -> None:
     _warm_up(config)
-    graph = build_graph().compile(name="codeheal")
     verdicts: dict[tuple[str, str], HiddenVerdict] = {}
-    with Progress(
+    config.out_dir.mkdir(parents=True, exist_ok=True)
+    with SqliteStore.from_conn_string(str(config.out_dir / STORE_FILE)) as store, Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console,
     ) as progress:
+        store.setup()
+        graph = build_graph().compile(store=store, name="codeheal")
         for condition in conditions:
             done = [p for p in problems if (condition, p.task_id) in records]
             bar = progress.add_task(_describe(condition, records, done), total=len(problems), completed=len(done))

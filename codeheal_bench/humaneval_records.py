@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-Condition = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
+Condition = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive"]
 """A benchmark condition is a policy preset (Context.policy): what a user runs by naming it."""
-CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal", "sample_first")
+CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive")
 AttemptKind = Literal["passed", "failed", "no_code", "syntax", "timeout", "crash"]
 
 

@@ -30,7 +30,8 @@ class Records(Generic[R]):
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            wanted, written = settings_of(record), record.get("context", {})
+            # As JSON writes them (a tuple becomes a list), the settings the record would have now.
+            wanted, written = json.loads(json.dumps(settings_of(record))), record.get("context", {})
             if written != wanted:
                 raise ConfigError(f"{path} line {number} ({_name(record)}) was written with other settings: "
                                   f"{_differences(written, wanted)}; pass --out with another directory, or "

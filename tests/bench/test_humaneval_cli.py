@@ -43,7 +43,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         assert set(summary) == {"problems", "model", "max_attempts", "conditions"}
         assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
         conditions = summary["conditions"]
-        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first"]
+        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive"]
         for result in conditions.values():
             assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens", "prompt_tokens",
                     "completion_tokens", "slices", "hidden_pass_rate_by_budget"} <= set(result)
@@ -53,14 +53,14 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         # with a second sample (resample) or from the visible doctest.
         assert conditions["one_shot"]["passed"] == 4
         assert conditions["one_shot"]["hidden_pass_rate_by_attempt"] == [0.8]
-        for healing in ("resample", "raw_error", "self_heal", "sample_first"):
+        for healing in ("resample", "raw_error", "self_heal", "sample_first", "adaptive"):
             assert conditions[healing]["passed"] == 5
             assert conditions[healing]["mean_attempts"] == 1.2
             assert conditions[healing]["hidden_pass_rate_by_attempt"] == [0.8, 1.0, 1.0]
             assert conditions[healing]["first_attempt_shared"] == 5
 
         records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
-        assert len(records) == 25
+        assert len(records) == 30
         assert all(r["context"]["max_attempts"] == (1 if r["condition"] == "one_shot" else 3) for r in records)
         healed = next(r for r in records if r["condition"] == "self_heal" and r["task_id"] == "HumanEval/2")
         assert [a["kind"] for a in healed["attempt_log"]] == ["failed", "passed"]
@@ -71,8 +71,8 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         assert resampled["reflections"] == [] and resampled["status"] == "passed"
         # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 one retry sample each
         # (the library's default) in resample and raw_error, a reflection and a retry in
-        # self_heal, and two fresh samples in sample_first.
-        assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2
+        # self_heal, two fresh samples in sample_first, and one retry in adaptive (no lesson).
+        assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2 + 1
         assert healed["attempt_log"][1]["candidates_tested"] == 1
         sampled = next(r for r in records if r["condition"] == "sample_first" and r["task_id"] == "HumanEval/2")
         assert sampled["context"]["policy"] == "sample_first" and sampled["context"]["retry_samples"] == 2
@@ -92,7 +92,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
         # A rerun resumes: everything is recorded, so no model call and no new record.
         assert main(argv) == 0
         assert len(fake.requests) == calls_first_run
-        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 25
+        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 30
     assert capsys.readouterr().out.strip().endswith("humaneval.json")
 
 
@@ -119,3 +119,29 @@ def test_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
     assert summary["conditions"]["resample"]["slices"]["report"]["problems"] == 0
     report = (tmp_path / "humaneval.md").read_text()
     assert "The tuning slice (2 problems)" in report and "The report slice" not in report
+
+
+def test_the_adaptive_condition_keeps_what_it_learned_in_the_run_dir_and_a_resumed_run_goes_on(tmp_path):
+    from langgraph.store.sqlite import SqliteStore
+
+    from codeheal.learning import NAMESPACE, forget
+
+    wrong = {"HumanEval/1": "def separate_paren_groups(paren_string: str) -> list:\n    return []\n",
+             "HumanEval/2": WRONG_TRUNCATE}
+    script = canonical_solutions(load_problems(3), wrong_first=wrong)
+
+    def outcomes() -> float:
+        with SqliteStore.from_conn_string(str(tmp_path / "what_pays.sqlite")) as store:
+            items = store.search((*NAMESPACE, "fake-coder"))
+            return sum(sum(pair) for item in items for pair in item.value.values())
+
+    with ScriptedServer(script) as fake:
+        for limit, learned in (("2", 1), ("3", 2)):  # the second run resumes the first
+            argv = ["humaneval", "--limit", limit, "--conditions", "adaptive", "--model", "fake-coder",
+                    "--base-url", fake.url, "--out", str(tmp_path)]
+            assert main(argv) == 0
+            forget()  # the process's own memory is no store: the run dir's file carries it
+            assert outcomes() == learned
+    summary = json.loads((tmp_path / "humaneval.json").read_text())
+    assert list(summary["conditions"]) == ["one_shot", "adaptive"]
+    assert summary["conditions"]["adaptive"]["passed"] == 3
