@@ -136,3 +136,34 @@ def test_the_ladder_is_a_repeated_flag_a_config_key_and_an_environment_variable(
 def test_a_ladder_that_cannot_run_is_refused(settings: dict, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve(settings)
+
+
+SHOP = Path(__file__).parent / "project" / "fixtures" / "shop"
+REPAIR = ('```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int:\n'
+          '    """Percent off for buying `quantity` of one item."""\n'
+          "    for threshold, percent in DISCOUNT_TIERS:\n"
+          "        if {condition}:\n            return percent\n    return 0\n```\n")
+
+
+def repairs(code: str, lesson: str):
+    from codeheal.forms.project.prompts import FIX_SYSTEM
+
+    return lambda body: code if body["messages"][0]["content"] == FIX_SYSTEM else lesson
+
+
+def test_in_the_project_form_a_model_that_finds_nothing_new_hands_over(tmp_path: Path) -> None:
+    import shutil
+
+    shutil.copytree(SHOP, tmp_path / "shop")
+    wrong, fixed = REPAIR.format(condition="quantity > threshold - 0"), REPAIR.format(condition="quantity >= threshold")
+    with (ScriptedServer(repairs(wrong, "Small's lesson.")) as small,
+          ScriptedServer(repairs(fixed, "Big's lesson.")) as big):
+        context = resolve({"model": "small", "base_url": small.url, "then_models": [f"big@{big.url}"],
+                           "max_attempts": 6, "mutants": 0}).context
+        result = build_graph().compile().invoke(
+            {"project": str(tmp_path / "shop"), "test_command": "python -m pytest -q"}, context=context)
+    # attempt 1 tests the project as it is; small's second repair finds nothing new: stuck
+    assert [a.get("model") for a in result["history"]] == [None, "small", "small", "big"]
+    assert result["status"] == "passed" and result["history"][2]["repeat"]
+    handover = "\n".join(str(m["content"]) for m in big.requests[-1]["messages"])
+    assert "Small's lesson." in handover and "Big's lesson." in handover
