@@ -84,7 +84,8 @@ def open_checkpointer(
 def open_store(target: str | Path | None = None) -> Iterator[BaseStore]:
     """The LangGraph store beside the checkpoints of `target` (the same SQLite file or
     Postgres database): where codeheal.learning keeps what pays per model across runs. Pass it
-    to `graph.compile(store=...)` with the checkpointer."""
+    to `graph.compile(store=...)` with the checkpointer; open it after the checkpointer (which
+    checks the file before any connection holds it)."""
     target = resolve_target(target)
     if is_postgres(target):
         try:
@@ -101,7 +102,11 @@ def open_store(target: str | Path | None = None) -> Iterator[BaseStore]:
         return
     from langgraph.store.sqlite import SqliteStore
 
-    path = _checked_sqlite_path(target, must_exist=False)
+    # Opened beside a checkpointer, whose connection holds the file's locks: reading the header
+    # through a file of our own would drop them (closing any descriptor of a file drops the
+    # process's POSIX locks on it), and another process could then take the WAL away. SQLite
+    # itself refuses a file that is no database.
+    path = _checked_sqlite_path(target, must_exist=False, read_header=False)
     with _sqlite_errors(path), SqliteStore.from_conn_string(str(path)) as store:
         store.setup()
         yield store
@@ -126,7 +131,7 @@ async def open_async_checkpointer(
             yield saver
 
 
-def _checked_sqlite_path(target: str, must_exist: bool) -> Path:
+def _checked_sqlite_path(target: str, must_exist: bool, *, read_header: bool = True) -> Path:
     path = Path(target).expanduser()
     if not path.exists():
         if must_exist:
@@ -139,6 +144,8 @@ def _checked_sqlite_path(target: str, must_exist: bool) -> Path:
         return path
     if path.is_dir():
         raise CheckpointError(f"{path} is a directory, not a checkpoint database: name a file")
+    if not read_header:
+        return path
     with path.open("rb") as handle:
         header = handle.read(len(SQLITE_HEADER))
     if header and header != SQLITE_HEADER:

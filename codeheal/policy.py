@@ -242,7 +242,6 @@ class Turn:
     """Which model of the ladder (Context.model, then Context.then_models) writes the next
     attempt, and the lesson before it."""
 
-    index: int
     model: str
     """Its name: the one its attempts record, and learning.py counts what pays for."""
     handover: Literal["stuck", "turn used"] | None
@@ -280,7 +279,7 @@ def turn(state: State, context: Context, rules: Policy) -> Turn:
             index, handover = index + 1, "turn used"
         elif is_stuck(state, rules):
             index, handover = index + 1, "stuck"
-    return Turn(index=index, model=names[index], handover=handover, previous=names[index - 1] if handover else None)
+    return Turn(model=names[index], handover=handover, previous=names[index - 1] if handover else None)
 
 
 def model_context(context: Context, model: str | None) -> Context:
