@@ -291,3 +291,27 @@ def test_adaptive_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
     result = adaptive(model, max_attempts=5)
     assert (result["status"], result["attempts"]) == ("passed", 5)
     assert [FAILED_BEFORE in model.prompt(i) for i in range(5)] == [False, True, False, True, False]
+
+
+def test_adaptive_never_repairs_a_repair_whatever_the_counts_say():
+    """Debugging decays within 2-3 attempts: under adaptive a failed repair is followed by a
+    fresh sample even when what pays (`shows`) says show every kind, a repair follows only a
+    fresh sample or attempt 1, so no repair of a repair is ever made."""
+    from codeheal.policy import writes_fresh
+
+    rules = Policy.preset("adaptive")
+    crash = feedback({**wrong_value(), "exception": "ZeroDivisionError", "expected": None, "actual": None, "line": 2})
+
+    def after(*fresh_starts: bool) -> dict:
+        history = [{"attempt": n, "code": "", "summary": f"failed {n}", "passed_count": 0, "total": 3,
+                    "reflection": None, "tokens": 0, "seconds": 0.0, "fresh_start": fresh}
+                   for n, fresh in enumerate(fresh_starts, start=1)]
+        return {"attempts": len(history), "history": history, "feedback": crash}
+
+    def always(kind: str) -> bool:
+        return True
+
+    assert not writes_fresh(after(False), rules, always)  # attempt 1 failed: repaired
+    assert writes_fresh(after(False, False), rules, always)  # the repair failed: a fresh sample
+    assert not writes_fresh(after(False, False, True), rules, always)  # the fresh one may be repaired
+    assert writes_fresh(after(False, False, True, False), rules, always)
