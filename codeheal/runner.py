@@ -27,6 +27,7 @@ from codeheal.loop.builder import build_graph
 from codeheal.policy import reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, RunReport, RunTotals
+from codeheal.threads import is_unfinished
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -221,7 +222,7 @@ def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
 
 def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
     """Whether to continue the thread's last run instead of starting a new one."""
-    unfinished = bool(snapshot.next)
+    unfinished = is_unfinished(snapshot)
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "
