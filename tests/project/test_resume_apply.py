@@ -84,11 +84,12 @@ def test_resume_apply_refuses_a_dirty_file_and_keeps_the_change_for_a_later_resu
     assert "if quantity >= threshold:" in pricing.read_text() and pricing.read_text().endswith("# work in progress\n")
 
 
-def test_resume_apply_force_writes_over_uncommitted_changes(shop: Path, tmp_path: Path, capsys) -> None:
+def test_resume_apply_force_writes_over_uncommitted_changes_even_after_a_refusal(shop: Path, tmp_path: Path, capsys) -> None:
     db = tmp_path / "c.sqlite"
     pricing = shop / "shop" / "pricing.py"
     pricing.write_text(pricing.read_text() + "\n# work in progress\n")
     cut_short_fix(capsys, shop, db)
+    assert resume(capsys, db, "--apply")[0] == EXIT_BAD_INPUT  # refused: the change waits on the thread
     code, _, err = resume(capsys, db, "--apply", "--force")
     assert code == 0, err
     assert "if quantity >= threshold:" in pricing.read_text() and pricing.read_text().endswith("# work in progress\n")
