@@ -35,6 +35,12 @@ def test_a_block_without_a_path_and_a_plain_import_are_replaced_too() -> None:
     assert edit.files["pkg/use.py"] == USE.replace("import jsn\n", "import json\n")
 
 
+def test_a_misspelled_module_is_replaced_by_an_import_of_the_same_names() -> None:
+    files = {**FILES, "pkg/use.py": USE.replace("from pkg.mod import NAEM", "from pkg.mdo import NAME")}
+    edit = apply_reply(files, "```python\nfrom pkg.mod import NAME, greet\n```", hints=AT_IMPORT)
+    assert edit.files["pkg/use.py"] == files["pkg/use.py"].replace("pkg.mdo", "pkg.mod")
+
+
 def test_the_import_is_replaced_beside_a_corrected_function() -> None:
     reply = ("```python\n# pkg/use.py\nfrom pkg.mod import NAME, greet\n\n\n"
              "def welcome() -> str:\n    return greet(NAME).strip()\n```")

@@ -16,7 +16,8 @@ Policy, for a reply that does more than replace definitions:
   rebind a name the module defines is refused;
 - a one-line import at the top level of a module, where the failing traceback points (an
   import error: a misspelled name or module), is replaced by the reply's import of the same
-  kind (`from` the same module, or a plain `import`), alone or beside definitions;
+  kind (`from` the same module or of the same names, or a plain `import`), alone or beside
+  definitions;
 - a method re-indented or without its class is found by its name when that is unique;
   decorators the reply leaves off are kept from the original (models drop them); a
   replacement that evaluates anything new when defined (a decorator, default value or
@@ -560,19 +561,23 @@ def _top_level_at(module: cst.Module, line: int) -> cst.BaseStatement | None:
 
 
 def _same_kind(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine) -> bool:
-    """Whether `new` can replace the failing import `old`: both plain imports, or both import
-    from the same module (`from pkg.mod import NAEM` becomes `from pkg.mod import NAME`)."""
+    """Whether `new` can replace the failing import `old`: both plain imports, or both `from`
+    imports of the same module (`from pkg.mod import NAEM` becomes `from pkg.mod import NAME`)
+    or of the same names (`from pkg.mdo import NAME` becomes `from pkg.mod import NAME`)."""
     if len(old.body) != 1 or len(new.body) != 1:
         return False
     before, after = old.body[0], new.body[0]
     if isinstance(before, cst.Import) and isinstance(after, cst.Import):
         return True
     if isinstance(before, cst.ImportFrom) and isinstance(after, cst.ImportFrom):
-        code = cst.Module(body=[]).code_for_node
-        same_module = (before.module is None) == (after.module is None) and (
-            before.module is None or code(before.module) == code(after.module))  # type: ignore[arg-type]
-        return same_module and len(before.relative) == len(after.relative)
+        return _source(before) == _source(after) or _import_names(old) == _import_names(new)
     return False
+
+
+def _source(statement: cst.ImportFrom) -> str:
+    """The module a `from` import reads, as written (`.`s included)."""
+    module = cst.Module(body=[]).code_for_node(statement.module) if statement.module else ""
+    return "." * len(statement.relative) + module
 
 
 def _check_rebinding(module: cst.Module, old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, file: str) -> None:
