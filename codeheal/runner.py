@@ -14,7 +14,7 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
-from langgraph.types import StateSnapshot
+from langgraph.types import Command, StateSnapshot
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,6 +27,7 @@ from codeheal.loop.builder import build_graph
 from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.state import InputState, RunReport, RunTotals
+from codeheal.threads import is_unfinished
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -56,6 +57,8 @@ def run_with_progress(
     file_settings: Mapping[str, object] | None = None,
     checkpointer: str | None = None,
     verbose: bool = False,
+    apply: bool = False,
+    force: bool = False,
 ) -> RunReport:
     """Run one task on a thread, checkpointing every step, and narrate it on `console`
     (`verbose`: also every prompt, reply and attempt's diff).
@@ -69,6 +72,8 @@ def run_with_progress(
     postgresql:// URL or a SQLite path (default: $CODEHEAL_CHECKPOINTER, else the user data dir);
     the graph's store is opened beside it (checkpointers.open_store), so what a run learns of
     what pays per model (codeheal.learning) reaches the next run.
+    `apply` (with `request` None, a fix thread): the continued run writes its change as `fix
+    --apply` does, over uncommitted changes with `force`; InputError for a solve thread.
 
     A new run starts at the graph's prepare, as every caller's does: bad input raises
     InputError before any model call, and the thread is left as it was (no checkpoint of
@@ -79,6 +84,8 @@ def run_with_progress(
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
         form = form_of(snapshot.values) if resuming else choose_form(request or {})
+        if apply and form.name != "project":
+            raise InputError(f"thread {thread_id} is a solve run: --apply writes the change of a fix run")
         resolved = resolve(settings, config=file_settings, saved=saved_settings(snapshot) if resuming else None,
                            form=form.name)
         context = resolved.context
@@ -95,7 +102,9 @@ def run_with_progress(
             if resuming:
                 narrator.resume(snapshot.values)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
-            stream = graph.stream(None if resuming else request, config, context=context,
+            # Command(update=...) sets them on the state with no step of its own: the run goes on at its step.
+            writing = Command(update={"apply": True, "force": force}) if apply else None
+            stream = graph.stream(writing if resuming else request, config, context=context,
                                   stream_mode=modes, durability="sync")
             try:
                 for mode, payload in _abandonable(stream, thread_id):
@@ -217,7 +226,7 @@ def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
 
 def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
     """Whether to continue the thread's last run instead of starting a new one."""
-    unfinished = bool(snapshot.next)
+    unfinished = is_unfinished(snapshot)
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "

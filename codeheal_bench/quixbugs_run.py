@@ -19,15 +19,14 @@ from typing import NotRequired, TypedDict
 
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
-from rich.markup import escape
 
 from codeheal import Breakdown, Context, best_attempt, breakdown, build_graph, lasting_name, settings_of
-from codeheal.errors import CodehealError, ConfigError, PromptTooLargeError
+from codeheal.errors import ConfigError, PromptTooLargeError
 
 from codeheal_bench.config import ProjectConfig
 from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
 from codeheal_bench.quixbugs import QuixProblem, load_quixbugs
-from codeheal_bench.records import Records
+from codeheal_bench.records import Records, record_each
 from codeheal_bench.report import Report, summed_breakdowns, time_line, write_report
 
 RECORDS_FILE = "quixbugs.jsonl"
@@ -88,25 +87,25 @@ def run_quixbugs(config: QuixConfig, console: Console) -> dict:
     records: Records[QuixRecord] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
                                            settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
-    for problem in problems:
-        if problem.name in records:
-            continue
-        console.print(f"[dim]{problem.name} ...[/dim]")
-        try:
-            with tempfile.TemporaryDirectory(prefix=f"quixbugs-{problem.name}-") as folder:
-                record = run_program(graph, problem, context, Path(folder))
-        except PromptTooLargeError as exc:
-            record = _not_run(problem, context, f"{type(exc).__name__}: {exc}")
-        except CodehealError as exc:
-            # Infrastructure, not a result: left unrecorded, so a rerun retries it.
-            console.print(f"[yellow]{problem.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
-            continue
-        records.add(record)
-        mark = "[green]healed[/green]" if record["healed"] else "[red]not healed[/red]"
-        console.print(f"{problem.name}: {mark}, {record['changed_lines']} changed lines, "
-                      f"{record['attempts']} attempts, {record['seconds']:.0f} s")
+    record_each(problems, records, name=lambda p: p.name, heal=lambda p: heal_program(graph, p, context),
+                outcome=_outcome, console=console)
     chosen = [records[p.name] for p in problems if p.name in records]
     return write_report(config.out_dir, quixbugs_report(chosen, context))
+
+
+def heal_program(graph: CompiledStateGraph, problem: QuixProblem, context: Context) -> QuixRecord:
+    """Heal the program in a temporary folder of its own; a prompt too large for the model is
+    recorded as not run (a result: the program does not fit), not retried."""
+    try:
+        with tempfile.TemporaryDirectory(prefix=f"quixbugs-{problem.name}-") as folder:
+            return run_program(graph, problem, context, Path(folder))
+    except PromptTooLargeError as exc:
+        return _not_run(problem, context, f"{type(exc).__name__}: {exc}")
+
+
+def _outcome(record: QuixRecord) -> str:
+    mark = "[green]healed[/green]" if record["healed"] else "[red]not healed[/red]"
+    return f"{mark}, {record['changed_lines']} changed lines, {record['attempts']} attempts, {record['seconds']:.0f} s"
 
 
 def run_program(graph: CompiledStateGraph, problem: QuixProblem, context: Context, project: Path) -> QuixRecord:

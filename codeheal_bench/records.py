@@ -4,13 +4,17 @@ interrupted run resumes where it stopped. Every benchmark keeps its records in o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from codeheal.errors import ConfigError
+from rich.console import Console
+from rich.markup import escape
+
+from codeheal.errors import CodehealError, ConfigError
 
 R = TypeVar("R", bound=Mapping[str, Any])
+T = TypeVar("T")
 
 
 class Records(Generic[R]):
@@ -61,6 +65,27 @@ class Records(Generic[R]):
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
             out.flush()
+
+
+def record_each(
+    items: Sequence[T], records: Records[R], *, name: Callable[[T], str], heal: Callable[[T], R],
+    outcome: Callable[[R], str], console: Console,
+) -> None:
+    """Heal each item whose name has no record yet, one after another, adding each record as it
+    finishes and printing its `outcome`. An infrastructure error (CodehealError) is not a
+    result: the item is left unrecorded, so a rerun retries it."""
+    for item in items:
+        key = name(item)
+        if key in records:
+            continue
+        console.print(f"[dim]{key} ...[/dim]")
+        try:
+            record = heal(item)
+        except CodehealError as exc:
+            console.print(f"[yellow]{key}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
+            continue
+        records.add(record)
+        console.print(f"{key}: {outcome(record)}")
 
 
 def _name(record: Mapping[str, Any]) -> str:

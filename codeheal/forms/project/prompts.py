@@ -15,9 +15,9 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
-from codeheal.forms.project.edits import Target
+from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.model_window import window_tokens
-from codeheal.forms.project.repair_context import repair_context
+from codeheal.forms.project.repair_context import is_test_file, repair_context
 from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
@@ -148,12 +148,34 @@ def fix_actor_messages(
     if last_feedback is not None:
         outcome = _cut(format_feedback(last_feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
-    tail.append(
-        "Reply with the corrected function(s) in one ```python block whose first line is the "
-        "file's path (`# path/to/file.py`)."
-    )
+    failing = failing_imports(failures, files)
+    if failing:
+        path, line, code = failing[0]
+        tail.append(
+            f"The failure is raised by the import at {path} line {line} (`{code}`): reply with the corrected "
+            "import line, and any function(s) to correct, in one ```python block whose first line is the "
+            "file's path (`# path/to/file.py`)."
+        )
+    else:
+        tail.append(
+            "Reply with the corrected function(s) in one ```python block whose first line is the "
+            "file's path (`# path/to/file.py`)."
+        )
     head = [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
     return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens, counter, suspicious)
+
+
+def failing_imports(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[tuple[str, int, str]]:
+    """The one-line top-level imports of project modules (not tests) that the failures' tracebacks
+    pass through, innermost first, as (path, line, the import): an import error a reply may fix
+    by sending the import corrected (edits.py)."""
+    found = []
+    for failure in failures:
+        for frame in reversed(failure["frames"]):
+            path = frame["file"]
+            if path in files and not is_test_file(path) and (code := import_at(files[path], frame["line"])):
+                found.append((path, frame["line"], code))
+    return list(dict.fromkeys(found))
 
 
 def fix_reflector_messages(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from typing_extensions import (
+    NotRequired,
     TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
 )
 
@@ -37,6 +38,8 @@ class Place(TypedDict):
 
     file: str
     function: str
+    line: NotRequired[int]
+    """A traceback frame's line (none for the --target)."""
 
 
 class PrimaryFunction(TypedDict):
@@ -141,7 +144,7 @@ def scoped(run: ProjectRun) -> ProjectRun:
     scope = repair_scope(failures, files, targets=targets)
     primary = primary_function(failures, files, targets=targets)
     frames = [
-        Place(file=frame["file"], function=frame["function"])
+        Place(file=frame["file"], function=frame["function"], line=frame["line"])
         for failure in failures
         for frame in reversed(failure["frames"])
         if not is_test_file(frame["file"])
@@ -171,7 +174,7 @@ def hints_of(run: ProjectRun) -> list[Target]:
     scope = run["scope"]
     if scope is None:
         return targets_of(run)
-    return [Target(place["file"], place["function"]) for place in scope["hints"]]
+    return [Target(place["file"], place["function"], place.get("line")) for place in scope["hints"]]
 
 
 def refusal(scope: RepairScope | None, changed: Sequence[ChangedDefinition]) -> str | None:
