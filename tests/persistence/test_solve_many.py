@@ -4,7 +4,6 @@ sandbox processes, without one run blocking another."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 from langgraph.checkpoint.memory import InMemorySaver
 from scripted_openai import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer
@@ -41,12 +40,10 @@ def test_five_runs_share_one_loop_and_all_finish() -> None:
     ended: list[tuple[int, int]] = []
     with ScriptedServer(delay=lambda body: MODEL_SECONDS) as server:
         context = Context(model="scripted", base_url=server.url)
-        started = time.perf_counter()
         items, worst_gap = asyncio.run(with_heartbeat(solve_many(
             [REQUEST] * 5, concurrency=5, context=context, checkpointer=InMemorySaver(),
             on_progress=lambda item, done, total: ended.append((done, total)),
         )))
-        wall = time.perf_counter() - started
 
     assert [item.index for item in items] == [0, 1, 2, 3, 4]
     assert len({item.thread_id for item in items}) == 5
@@ -54,8 +51,9 @@ def test_five_runs_share_one_loop_and_all_finish() -> None:
         assert item.error is None
         assert (item.result["status"], item.result["attempts"], item.result["reflections"]) == ("passed", 2, [LESSON])
     assert ended == [(1, 5), (2, 5), (3, 5), (4, 5), (5, 5)]
-    assert server.max_in_flight == 5  # all five waited on the model at the same time
-    assert wall < 5 * 3 * MODEL_SECONDS / 2  # one after another, the model alone takes 15 s
+    # all five waited on the model at the same time (what a wall-clock bound showed, without
+    # depending on the machine's load)
+    assert server.max_in_flight == 5
     assert worst_gap < 0.8 * MODEL_SECONDS  # neither a model call nor a test run blocked the loop
 
 
