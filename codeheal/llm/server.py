@@ -245,6 +245,12 @@ def server_params(path: Path, name: str, settings: ServerSettings, draft_path: P
     params.cpuparams_batch.n_threads = settings.threads
     params.use_jinja = True
     params.verbosity = 0
+    # Both cost start-up time and change nothing here: fitting probes device memory to shrink
+    # the context (ours is set above, on CPU), warm-up runs an empty batch before the first
+    # request. Measured on 2 cores: the 1.5B model ready in 2.4 s instead of 3.8-4.5 s, its
+    # first request no slower.
+    params.fit_params = False
+    params.warmup = False
     return params
 
 

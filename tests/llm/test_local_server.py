@@ -99,6 +99,7 @@ def test_the_server_params_carry_the_draft_model_alone_or_with_ngram_drafting(tm
     main, draft = tmp_path / "main.gguf", tmp_path / "draft.gguf"
     plain = server_params(main, "m", ServerSettings(threads=2, slots=1))
     assert _types(plain) == ["NGRAM_MOD"] and plain.speculative.draft.mparams.path == ""
+    assert not plain.fit_params and not plain.warmup  # start-up work that changes nothing on CPU
     assert _types(server_params(main, "m", ServerSettings(threads=2, slots=1, speculative="NONE"))) == ["NONE"]
     alone = server_params(main, "m", ServerSettings(threads=3, slots=1, speculative="NONE", draft="local-0.5b",
                                                      draft_max=4), draft)
