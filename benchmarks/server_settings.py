@@ -159,7 +159,7 @@ def main() -> None:
             del running  # the server stops when released
         load_after = os.getloadavg()[0]
         section.setdefault("rows", {})[name] = {
-            "settings": asdict(settings), "load_average_1m": round(load, 2),
+            "settings": asdict(settings), "problems": len(tuning), "load_average_1m": round(load, 2),
             "load_average_1m_after": round(load_after, 2), "start_s": round(ready_s, 2), **measured,
         }
         print(name, json.dumps(measured), flush=True)
