@@ -8,10 +8,14 @@ codeheal's own workloads on the first 8 HumanEval problems of the tuning slice (
   decoding from the prompt could copy), at the retry temperature;
 - `two_samples`: two retry samples, as one request with n=2 where the server has 2 slots, else
   two requests one after another.
-It records wall seconds per request and llama.cpp's own prompt and generation speeds, and
-writes benchmarks/results/server_settings.json. Run it on a quiet machine.
+It records wall seconds per request, llama.cpp's own prompt and generation speeds and, where a
+row drafts, the share of drafted tokens the served model accepted, and writes
+benchmarks/results/server_settings.json: the 0.5B model's rows at its top level (the table
+docs/models.md renders), another model's (`--model local-1.5b`) under `models`. Run it on a
+quiet machine.
 
-    .venv/bin/python benchmarks/server_settings.py [--problems 8]
+    .venv/bin/python benchmarks/server_settings.py [--problems 8] [--model local-1.5b]
+        [--rows baseline,spec_ngram_mod,draft_n8] [--workloads first,retry]
 """
 
 from __future__ import annotations
@@ -29,10 +33,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.forms.module.prompts import actor_messages
-from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.llm.server import ServerSettings, start
-from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
-
+from codeheal.llm.weights import LOCAL_MODELS, ensure_model
+from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems
 
@@ -47,7 +50,14 @@ ROWS = {
     "slots_2": replace(DEFAULT, slots=2),
     "spec_ngram_simple": replace(DEFAULT, speculative="NGRAM_SIMPLE"),
     "spec_ngram_mod": replace(DEFAULT, speculative="NGRAM_MOD"),
+    "draft_n4": replace(DEFAULT, draft="local-0.5b", draft_max=4),
+    "draft_n8": replace(DEFAULT, draft="local-0.5b", draft_max=8),
+    "draft_n16": replace(DEFAULT, draft="local-0.5b", draft_max=16),
+    "draft_n8_ngram_mod": replace(DEFAULT, draft="local-0.5b", draft_max=8, speculative="NGRAM_MOD"),
 }
+"""The draft rows draft with the 0.5B model (pointless when it is also the served model)."""
+RENDERED_MODEL = "local-0.5b"
+WORKLOADS = ("first", "retry", "two_samples")
 
 
 def wire(messages: list[BaseMessage]) -> list[dict]:
@@ -67,19 +77,23 @@ def ask(base_url: str, model: str, messages: list[BaseMessage], temperature: flo
     return reply
 
 
-def workloads(problems: list, base_url: str, model: str, slots: int) -> dict:
-    rows: dict[str, list[dict]] = {"first": [], "retry": [], "two_samples": []}
+def workloads(problems: list, base_url: str, model: str, slots: int, wanted: tuple[str, ...] = WORKLOADS) -> dict:
+    rows: dict[str, list[dict]] = {name: [] for name in wanted}
     for problem in problems:
         task = task_text(problem)
         first = actor_messages(task=task, tests=problem.visible_tests, entry_point=problem.entry_point,
                                reflections=[], last_code=None, last_feedback=None, prefill=True)
         reply = ask(base_url, model, first, 0.0)
         answer = reply["choices"][0]["message"]["content"].removeprefix("```python\n")
-        rows["first"].append(_row(reply))
+        if "first" in rows:
+            rows["first"].append(_row(reply))
         failure = attempt_feedback(error="1 check failed: the answer was wrong")
         retry = actor_messages(task=task, tests=problem.visible_tests, entry_point=problem.entry_point,
                                reflections=[], last_code=answer, last_feedback=failure, prefill=True)
-        rows["retry"].append(_row(ask(base_url, model, retry, 0.7)))
+        if "retry" in rows:
+            rows["retry"].append(_row(ask(base_url, model, retry, 0.7)))
+        if "two_samples" not in rows:
+            continue
         if slots >= 2:
             rows["two_samples"].append(_row(ask(base_url, model, retry, 0.7, n=2)))
         else:
@@ -98,6 +112,8 @@ def _row(reply: dict) -> dict:
         "completion_tokens": reply["usage"]["completion_tokens"],
         "prompt_per_s": timings.get("prompt_per_second"),
         "generation_per_s": timings.get("predicted_per_second"),
+        "drafted": timings.get("draft_n", 0),
+        "accepted": timings.get("draft_n_accepted", 0),
     }
 
 
@@ -106,6 +122,7 @@ def _summary(values: list[dict]) -> dict:
         found = [v[key] for v in values if v.get(key) is not None]
         return round(statistics.median(found), 2) if found else None
 
+    drafted = sum(v.get("drafted", 0) for v in values)
     return {
         "requests": len(values),
         "median_wall_s": median("wall_s"),
@@ -113,28 +130,40 @@ def _summary(values: list[dict]) -> dict:
         "completion_tokens": sum(v["completion_tokens"] for v in values),
         "median_prompt_per_s": median("prompt_per_s"),
         "median_generation_per_s": median("generation_per_s"),
+        **({"drafted": drafted, "accepted": round(sum(v["accepted"] for v in values) / drafted, 3)} if drafted else {}),
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", type=int, default=8)
+    parser.add_argument("--model", default=RENDERED_MODEL, choices=[m for m in LOCAL_MODELS if m != "local"])
     parser.add_argument("--rows", default=",".join(ROWS))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
     args = parser.parse_args()
+    wanted = tuple(args.workloads.split(","))
     tuning = [p for p in load_problems(None) if int(p.task_id.split("/")[1]) % 2 == 0][: args.problems]
-    path = ensure_model(spec=QWEN_CODER_0_5B)
+    spec = LOCAL_MODELS[args.model]
+    path = ensure_model(spec=spec)
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"rows": {}}
+    section = results if args.model == RENDERED_MODEL else results.setdefault("models", {}).setdefault(args.model, {})
     for name in args.rows.split(","):
         settings = ROWS[name]
         load = os.getloadavg()[0]
-        running = start(path, QWEN_CODER_0_5B.name, settings)
+        started = time.perf_counter()
+        running = start(path, spec.name, settings)
+        ready_s = time.perf_counter() - started
         try:
-            measured = workloads(tuning, running.endpoint.base_url, running.endpoint.model_name, settings.slots)
+            measured = workloads(tuning, running.endpoint.base_url, running.endpoint.model_name, settings.slots, wanted)
         finally:
             del running  # the server stops when released
-        results["rows"][name] = {"settings": asdict(settings), "load_average_1m": round(load, 2), **measured}
+        load_after = os.getloadavg()[0]
+        section.setdefault("rows", {})[name] = {
+            "settings": asdict(settings), "problems": len(tuning), "load_average_1m": round(load, 2),
+            "load_average_1m_after": round(load_after, 2), "start_s": round(ready_s, 2), **measured,
+        }
         print(name, json.dumps(measured), flush=True)
-        results.update(problems=len(tuning), cpus=CORES, model=QWEN_CODER_0_5B.filename)
+        section.update(problems=len(tuning), cpus=CORES, model=spec.filename)
         RESULTS.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
 
 

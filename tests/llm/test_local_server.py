@@ -13,11 +13,16 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import ConfigError, ModelError
+from codeheal.llm import server
 from codeheal.llm.server import (
+    ServerSettings,
     ensure_server,
+    local_draft,
+    local_draft_max,
     local_slots,
     local_speculative,
     local_threads,
+    server_params,
     server_stats,
 )
 
@@ -69,6 +74,57 @@ def test_speculative_decoding_defaults_to_prompt_lookup_and_refuses_unknown_or_d
             local_speculative()
 
 
+def test_a_draft_model_is_off_by_default_and_must_be_an_embedded_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CODEHEAL_LOCAL_DRAFT", raising=False)
+    monkeypatch.delenv("CODEHEAL_LOCAL_DRAFT_MAX", raising=False)
+    assert (local_draft(), local_draft_max()) == (None, 8)
+    monkeypatch.setenv("CODEHEAL_LOCAL_DRAFT", "none")
+    assert local_draft() is None
+    monkeypatch.setenv("CODEHEAL_LOCAL_DRAFT", "local-0.5b")
+    monkeypatch.setenv("CODEHEAL_LOCAL_DRAFT_MAX", "16")
+    assert (local_draft(), local_draft_max()) == ("local-0.5b", 16)
+    monkeypatch.setenv("CODEHEAL_LOCAL_DRAFT", "tiny.gguf")
+    with pytest.raises(ConfigError, match="CODEHEAL_LOCAL_DRAFT=.*local-0.5b"):
+        local_draft()
+    monkeypatch.setenv("CODEHEAL_LOCAL_DRAFT_MAX", "0")
+    with pytest.raises(ConfigError, match="CODEHEAL_LOCAL_DRAFT_MAX"):
+        local_draft_max()
+
+
+def _types(params: object) -> list[str]:
+    return [kind.name.removeprefix("COMMON_SPECULATIVE_TYPE_") for kind in params.speculative.types]
+
+
+def test_the_server_params_carry_the_draft_model_alone_or_with_ngram_drafting(tmp_path: Path) -> None:
+    main, draft = tmp_path / "main.gguf", tmp_path / "draft.gguf"
+    plain = server_params(main, "m", ServerSettings(threads=2, slots=1))
+    assert _types(plain) == ["NGRAM_MOD"] and plain.speculative.draft.mparams.path == ""
+    assert not plain.fit_params and not plain.warmup  # start-up work that changes nothing on CPU
+    assert _types(server_params(main, "m", ServerSettings(threads=2, slots=1, speculative="NONE"))) == ["NONE"]
+    alone = server_params(main, "m", ServerSettings(threads=3, slots=1, speculative="NONE", draft="local-0.5b",
+                                                     draft_max=4), draft)
+    assert _types(alone) == ["DRAFT_SIMPLE"]
+    assert (alone.model.path, alone.speculative.draft.mparams.path) == (str(main), str(draft))
+    assert alone.speculative.draft.n_max == 4
+    assert alone.speculative.draft.cpuparams.n_threads == alone.speculative.draft.cpuparams_batch.n_threads == 3
+    both = server_params(main, "m", ServerSettings(threads=2, slots=1, draft="local-0.5b"), draft)
+    assert _types(both) == ["DRAFT_SIMPLE", "NGRAM_MOD"] and both.speculative.draft.n_max == 8
+
+
+def test_a_draft_model_that_is_not_installed_is_a_config_error_naming_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def not_installed(**_: object) -> Path:
+        raise ModelError("the qwen2.5-coder-0.5b model is not installed: run `codeheal model --get local-0.5b`")
+
+    monkeypatch.setattr(server, "ensure_model", not_installed)
+    before = server_stats()
+    settings = ServerSettings(threads=1, slots=1, draft="local-0.5b")
+    with pytest.raises(ConfigError, match="draft model local-0.5b.*codeheal model --get local-0.5b"):
+        server.start(tmp_path / "main.gguf", "m", settings)
+    assert server_stats() == before
+
+
 @pytest.mark.parametrize(("name", "read"), SETTINGS)
 def test_settings_follow_the_environment(
     monkeypatch: pytest.MonkeyPatch, name: str, read: Callable[[], int]
@@ -97,7 +153,7 @@ def test_one_server_is_started_and_reused_across_two_graph_runs() -> None:
     # cleanly (the server stops at exit) with llama.cpp's logging kept off stderr. Plumbing,
     # so the small model runs it.
     done = subprocess.run(
-        [sys.executable, "-c", TWO_RUNS], capture_output=True, text=True, timeout=280
+        [sys.executable, "-c", TWO_RUNS], check=False, capture_output=True, text=True, timeout=280
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
