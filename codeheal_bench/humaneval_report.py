@@ -4,15 +4,23 @@ its failure analysis, and the plots of hidden pass rate against attempt index an
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from codeheal_bench.humaneval_records import Condition, ProblemRecord
+from codeheal_bench.price import PRICE_LIST, attempt_price, attempt_seconds
 from codeheal_bench.problems import Problem, slice_of
 from codeheal_bench.report import Report
 
 NAME = "humaneval"
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
 """Token budgets per problem at which the pass-rate-against-tokens curves are read."""
+SECOND_BUDGETS = (5, 10, 20, 30, 60, 120)
+"""Wall-second budgets per problem (model and sandbox seconds, prompt cache included): cost on
+the embedded model as a user waits for it."""
+PRICE_BUDGETS = (0.0001, 0.0002, 0.0005, 0.001)
+"""USD budgets per problem at PRICE_LIST: cost on an API as a user pays for it."""
 OWN_ASSERT = "the tests could not be loaded: AssertionError"
 """The model put its own top-level asserts into the module and one failed on import."""
 
@@ -56,6 +64,10 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
         "completion_tokens": sum(r.get("completion_tokens", 0) for r in rows),
         "median_completion_tokens_per_attempt": completions[len(completions) // 2] if completions else 0,
         "hidden_pass_rate_by_budget": {str(b): pass_rate_within(rows, b, problems) for b in BUDGETS},
+        "hidden_pass_rate_by_seconds": {str(b): pass_rate_within(rows, b, problems, attempt_seconds)
+                                        for b in SECOND_BUDGETS},
+        "price_usd": round(sum(attempt_price(a) for r in rows for a in _own_attempts(r)), 6),
+        "hidden_pass_rate_by_price": {str(b): pass_rate_within(rows, b, problems, attempt_price) for b in PRICE_BUDGETS},
         "mean_attempts": round(sum(r["attempts"] for r in rows) / len(rows), 3) if rows else 0.0,
         "wall_s": round(wall, 1),
         "tokens": sum(r["tokens"] for r in rows),
@@ -83,17 +95,30 @@ def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
         "visible_passed_hidden_failed": sum(r["status"] == "passed" and not r["hidden_passed"] for r in chosen),
         "tokens": sum(r["tokens"] for r in chosen),
         "hidden_pass_rate_by_budget": {str(b): pass_rate_within(chosen, b, len(chosen)) for b in BUDGETS},
+        "hidden_pass_rate_by_seconds": {str(b): pass_rate_within(chosen, b, len(chosen), attempt_seconds)
+                                        for b in SECOND_BUDGETS},
     }
 
 
-def pass_rate_within(rows: list[ProblemRecord], budget: int, problems: int) -> float:
-    """Hidden pass rate had each run stopped before its tokens went over `budget`: the
-    code it would have returned after its last attempt that fit (nothing if none did)."""
+def _tokens(attempt: Mapping[str, Any]) -> float:
+    return attempt["tokens"]
+
+
+def _own_attempts(record: ProblemRecord) -> list:
+    """The attempts a condition paid for itself (a shared attempt 1 is one_shot's call)."""
+    return record["attempt_log"][1:] if record["first_attempt"] == "shared" else record["attempt_log"]
+
+
+def pass_rate_within(rows: list[ProblemRecord], budget: float, problems: int,
+                     cost: Callable[[Mapping[str, Any]], float] = _tokens) -> float:
+    """Hidden pass rate had each run stopped before its `cost` (tokens unless told: wall
+    seconds, price) went over `budget`: the code it would have returned after its last attempt
+    that fit (nothing if none did)."""
     passed = 0
     for r in rows:
-        spent, fitting = 0, 0
+        spent, fitting = 0.0, 0
         for attempt in r["attempt_log"]:
-            spent += attempt["tokens"]
+            spent += cost(attempt)
             if spent > budget:
                 break
             fitting += 1
@@ -216,7 +241,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     ]
     for name, c in conditions.items():
         lines.append(f"| {name} | " + " | ".join(f"{c['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in BUDGETS) + " |")
-    lines += ["", *headline(conditions, analysis), "", *slice_tables(conditions)]
+    lines += ["", *cost_tables(conditions), "", *headline(conditions, analysis), "", *slice_tables(conditions)]
     cap = max(len(c["hidden_pass_rate_by_attempt"]) for c in conditions.values())
     lines += [
         "",
@@ -250,13 +275,36 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     return "\n".join(lines) + "\n"
 
 
+def cost_tables(conditions: dict[str, dict]) -> list[str]:
+    """Hidden pass rate at equal wall seconds per problem (the embedded model's seconds, its
+    prompt cache included) and at equal price per problem (PRICE_LIST), with the total price."""
+    lines = [
+        "Hidden pass rate at equal wall time per problem (model and sandbox seconds; attempt 1 "
+        "counts for every condition), and at equal price per problem at "
+        f"{PRICE_LIST['name']} prices (${PRICE_LIST['input']}/M input, ${PRICE_LIST['cached_input']}/M "
+        f"cached input, ${PRICE_LIST['output']}/M output; {PRICE_LIST['source']}):",
+        "",
+        "| condition | " + " | ".join(f"{b} s" for b in SECOND_BUDGETS) + " | "
+        + " | ".join(f"${b}" for b in PRICE_BUDGETS) + " | price of its own calls |",
+        "|---|" + "---|" * (len(SECOND_BUDGETS) + len(PRICE_BUDGETS) + 1),
+    ]
+    for name, c in conditions.items():
+        if "hidden_pass_rate_by_seconds" not in c:
+            continue
+        seconds = " | ".join(f"{c['hidden_pass_rate_by_seconds'][str(b)]:.3f}" for b in SECOND_BUDGETS)
+        price = " | ".join(f"{c['hidden_pass_rate_by_price'][str(b)]:.3f}" for b in PRICE_BUDGETS)
+        lines.append(f"| {name} | {seconds} | {price} | ${c['price_usd']:.4f} |")
+    return lines
+
+
 def _rate(part: dict) -> str:
     return f"{part['rate']:.3f}" if part["problems"] else "n/a"
 
 
 def slice_tables(conditions: dict[str, dict]) -> list[str]:
-    """Per slice that holds problems: pass rate at the budgets from 1,000 tokens up, tokens, and
-    the runs whose visible tests passed while the hidden ones failed."""
+    """Per slice that holds problems: pass rate at the budgets from 1,000 tokens up and at the
+    wall-second budgets, tokens, and the runs whose visible tests passed while the hidden ones
+    failed."""
     shown = [b for b in BUDGETS if b >= 1000]
     lines = []
     for name in ("tuning", "report"):
@@ -267,13 +315,17 @@ def slice_tables(conditions: dict[str, dict]) -> list[str]:
             f"The {name} slice ({problems} problems): hidden pass rate at equal budgets per problem, tokens, "
             "and visible passed / hidden failed:",
             "",
-            "| condition | " + " | ".join(f"{b} tok" for b in shown) + " | tokens | visible pass, hidden fail |",
-            "|---|" + "---|" * (len(shown) + 2),
+            "| condition | " + " | ".join(f"{b} tok" for b in shown) + " | "
+            + " | ".join(f"{b} s" for b in SECOND_BUDGETS) + " | tokens | visible pass, hidden fail |",
+            "|---|" + "---|" * (len(shown) + len(SECOND_BUDGETS) + 2),
         ]
         for condition, c in conditions.items():
             part = c["slices"][name]
             rates = " | ".join(f"{part['hidden_pass_rate_by_budget'][str(b)]:.3f}" for b in shown)
-            lines.append(f"| {condition} | {rates} | {part['tokens']} | {part['visible_passed_hidden_failed']} |")
+            seconds = " | ".join(f"{part.get('hidden_pass_rate_by_seconds', {}).get(str(b), 0.0):.3f}"
+                                 for b in SECOND_BUDGETS)
+            lines.append(f"| {condition} | {rates} | {seconds} | {part['tokens']} | "
+                         f"{part['visible_passed_hidden_failed']} |")
         lines.append("")
     return lines
 
