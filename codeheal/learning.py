@@ -12,6 +12,7 @@ from langgraph.config import get_store
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from codeheal.llm.weights import lasting_name
 from codeheal.state import Action, Attempt, Route, State
 
 ACTIONS: tuple[Action, ...] = ("shown", "fresh")
@@ -45,16 +46,23 @@ _FALLBACK = InMemoryStore()
 def prior(model: str, kind: str, shown_kinds: frozenset[str]) -> Counts:
     """The counts a model starts from for a kind of failure: the measured ones (scaled by
     PRIOR_WEIGHT) where there are any, else SHOWN_PRIOR or FRESH_PRIOR by the kind."""
-    measured = MEASURED.get(model, {}).get(kind)
+    measured = MEASURED.get(lasting_name(model), {}).get(kind)
     if measured:
         return {a: [1.0 + PRIOR_WEIGHT * n for n in measured[a]] for a in ACTIONS}
     base = SHOWN_PRIOR if kind in shown_kinds else FRESH_PRIOR
     return {a: list(base[a]) for a in ACTIONS}
 
 
+def model_space(model: str) -> tuple[str, ...]:
+    """The store namespace of a model's counts. A namespace label cannot hold a period (the
+    store's separator), which model names do ("local-1.5b", "gpt-4.1"): it is escaped, one to
+    one, as in a URL. "local" counts under the embedded model it names now (lasting_name)."""
+    return (*NAMESPACE, lasting_name(model).replace("%", "%25").replace(".", "%2E"))
+
+
 def counts(store: BaseStore | None, model: str, kind: str, shown_kinds: frozenset[str]) -> Counts:
     """The prior plus every outcome the store holds for this model and kind."""
-    seen = (store or _FALLBACK).get((*NAMESPACE, model), kind)
+    seen = (store or _FALLBACK).get(model_space(model), kind)
     start = prior(model, kind, shown_kinds)
     if seen is None:
         return start
@@ -73,7 +81,7 @@ def record(store: BaseStore | None, model: str, route: Route, progressed: bool) 
     """Count one retry's outcome: `progressed` when it passed or passed more checks than the
     attempt before it."""
     target = store or _FALLBACK
-    namespace = (*NAMESPACE, model)
+    namespace = model_space(model)
     seen = target.get(namespace, route["kind"])
     value = {a: list(seen.value[a]) for a in ACTIONS} if seen else {a: [0.0, 0.0] for a in ACTIONS}
     value[route["action"]][0 if progressed else 1] += 1

@@ -108,3 +108,19 @@ def test_a_second_cli_run_in_the_same_state_dir_sees_what_the_first_learned(tmp_
             with open_store(path) as store:
                 outcomes.append(sum(sum(pair) for pair in store.get((*NAMESPACE, "learner"), "value").value.values()))
     assert outcomes == [1, 2]
+
+
+@pytest.mark.parametrize("model", ["local-1.5b", "local-0.5b", "gpt-4.1-mini", "odd%2Ename", "odd.name"])
+def test_model_names_with_periods_are_counted_apart(model: str) -> None:
+    # the store refuses a namespace label with a period: the embedded models' names have one
+    store = InMemoryStore()
+    record(store, model, {"attempt": 2, "kind": "value", "action": "fresh", "model": model}, True)
+    assert counts(store, model, "value", frozenset())["fresh"][0] == prior(model, "value", frozenset())["fresh"][0] + 1
+    others = {"odd%2Ename": "odd.name", "odd.name": "odd%2Ename"}
+    if model in others:
+        assert counts(store, others[model], "value", frozenset()) == prior(others[model], "value", frozenset())
+
+
+def test_the_default_model_name_starts_from_what_was_measured_for_the_model_it_names() -> None:
+    assert prior("local", "value", frozenset()) == prior("local-1.5b", "value", frozenset())
+    assert prior("local", "value", frozenset()) != prior("someone-elses-model", "value", frozenset())
