@@ -99,7 +99,7 @@ class Context:
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
         "The loop's strategy, a named preset of its switches: "
-        '"adaptive" (opt-in, not yet measured: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair), "one_shot" (one attempt), "resample" (the default: independent samples, no failure shown; in the project form, '
+        '"adaptive" (opt-in, behind resample on HumanEval with local-0.5b: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair), "one_shot" (one attempt), "resample" (the default: independent samples, no failure shown; in the project form, '
         'which cannot sample fresh, the failure and a lesson), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
