@@ -4,12 +4,13 @@ draw the graph, prepare the local model."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -211,7 +212,6 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
-    from codeheal.forms.project.diff import DirtyTreeError
     from codeheal.runner import run_with_progress
 
     _check_outputs(args)
@@ -233,31 +233,34 @@ def _fix(args: argparse.Namespace) -> int:
     if given.get("task"):
         request["task"] = _read_task(given["task"])
     thread_id = args.thread or uuid.uuid4().hex[:12]
-    try:
+    with _change_kept_on(thread_id):
         result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args),
                                    file_settings=config.settings, checkpointer=args.checkpointer, verbose=args.verbose)
+    return _report(args, result, thread_id)
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from codeheal.runner import run_with_progress
+
+    _check_outputs(args)
+    with _change_kept_on(args.thread):
+        result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
+                                   verbose=args.verbose, apply=args.apply, force=args.force)
+    return _report(args, result, args.thread)
+
+
+@contextlib.contextmanager
+def _change_kept_on(thread_id: str) -> Iterator[None]:
+    """A refused --apply (uncommitted files) says where the healed change waits and how to write it."""
+    from codeheal.forms.project.diff import DirtyTreeError
+
+    try:
+        yield
     except DirtyTreeError as exc:
         raise DirtyTreeError(
             f"{exc}. The healed change is kept on thread {thread_id}: once the files are committed, "
             f"`codeheal resume {thread_id}` writes it"
         ) from None
-    return _report(args, result, thread_id)
-
-
-def _resume(args: argparse.Namespace) -> int:
-    from codeheal.forms.project.diff import DirtyTreeError
-    from codeheal.runner import run_with_progress
-
-    _check_outputs(args)
-    try:
-        result = run_with_progress(None, _typed_settings(args), args.thread, _progress(args), checkpointer=args.checkpointer,
-                                   verbose=args.verbose, apply=args.apply, force=args.force)
-    except DirtyTreeError as exc:
-        raise DirtyTreeError(
-            f"{exc}. The healed change is kept on thread {args.thread}: once the files are committed, "
-            f"`codeheal resume {args.thread}` writes it"
-        ) from None
-    return _report(args, result, args.thread)
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
