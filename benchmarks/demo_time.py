@@ -6,7 +6,7 @@ the server's cache, prompt, generation and sandbox seconds, the rest codeheal's 
 benchmarks/results/demo.json (or --out). Run it on a quiet machine; the codeheal it times is
 the one PYTHONPATH (else the venv) imports.
 
-    .venv/bin/python benchmarks/demo_time.py [--runs 5] [--out FILE]
+    .venv/bin/python benchmarks/demo_time.py [--runs 5] [--out FILE] [--policy NAME]
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ RESULTS = ROOT / "benchmarks" / "results" / "demo.json"
 COMMAND = ["solve", "@examples/fizzbuzz/task.md", "--tests", "examples/fizzbuzz/tests.py", "--max-attempts", "5", "--json"]
 
 
-def one_run() -> dict:
+def one_run(command: list[str]) -> dict:
     started = time.perf_counter()
-    done = subprocess.run([str(Path(sys.executable).parent / "codeheal"), *COMMAND], cwd=ROOT,
+    done = subprocess.run([str(Path(sys.executable).parent / "codeheal"), *command], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
     wall = time.perf_counter() - started
     result = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
@@ -38,6 +38,8 @@ def one_run() -> dict:
         "wall_s": round(wall, 2), "exit": done.returncode, "status": result.get("status"),
         "attempts": result.get("attempts"), "tokens": sum(a["tokens"] for a in history),
         "completion_tokens": [a.get("completion_tokens", 0) for a in history],
+        "prompt_tokens": [a.get("prompt_tokens", 0) for a in history],
+        "summaries": [a["summary"][:100] for a in history],
         "breakdown": time_spent(history, wall),
     }
 
@@ -57,15 +59,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--policy", help="a policy preset other than the default (codeheal solve --policy)")
     args = parser.parse_args()
+    command = [*COMMAND, "--policy", args.policy] if args.policy else COMMAND
     load = os.getloadavg()[0]
     runs = []
     for number in range(1, args.runs + 1):
-        runs.append(one_run())
+        runs.append(one_run(command))
         print(number, json.dumps(runs[-1]), flush=True)
     healed = [r for r in runs if r["status"] == "passed"]
     summary = {
-        "command": "codeheal " + " ".join(COMMAND), "model": lasting_name("local"), "cpus": os.cpu_count(), "load_average_1m": round(load, 2),
+        "command": "codeheal " + " ".join(command), "model": lasting_name("local"), "cpus": os.cpu_count(), "load_average_1m": round(load, 2),
         "runs": runs, "median_wall_s": statistics.median(r["wall_s"] for r in runs),
         "healed": len(healed), "median_wall_s_healed": statistics.median(r["wall_s"] for r in healed) if healed else None,
     }

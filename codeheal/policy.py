@@ -23,8 +23,6 @@ embedded models mostly repeat a shown wrong value), the retry is a fresh sample.
 NAME_ERRORS = frozenset({"NameError", "AttributeError", "ImportError", "ModuleNotFoundError", "UnboundLocalError"})
 SIGNATURE_HINTS = ("positional argument", "keyword argument", "argument", "not callable")
 AfterEvaluation = Literal["reflector", "actor", "review", "selector", "finish"]
-WEAK_BELOW = 2
-"""Tests with fewer checks than this cannot tell a right candidate from a wrong one."""
 MIN_COMPLETION_TOKENS = 32
 """A call that could not be allowed even this many completion tokens is not made."""
 DEFAULT_TIMEOUT_S = 10.0
@@ -341,8 +339,9 @@ def reflects(rules: Policy) -> bool:
 
 
 def wants_selection(state: State, context: Context) -> bool:
-    """The latest attempt passed tests too weak to trust (module form), samples are to be
-    drawn, an attempt is left, and this run has not selected yet (see nodes/selection.py; prepare sets `probe_function`)."""
+    """The latest attempt passed the user's tests (module form: prepare sets `probe_function`),
+    more samples are to be drawn to choose by execution (ModuleSettings.select_samples), an
+    attempt is left, and this run has not chosen yet (see nodes/selection.py)."""
     return bool(
         context.module.select_samples
         and state.get("probe_function")

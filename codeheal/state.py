@@ -132,16 +132,15 @@ class AppliedChange(TypedDict):
 
 
 class Selection(TypedDict):
-    """How an attempt chose among candidates by generated checks (tests too weak to decide)."""
+    """How an attempt that passed the user's tests chose among more candidates by their outputs
+    on generated inputs (nodes/selection.py)."""
 
     candidates: int
     eligible: int
     """Candidates that passed the user's tests: only these could be chosen."""
-    generated_checks: int
+    generated_inputs: int
     agreeing: int
-    """Eligible candidates with the chosen one's results on the generated checks, itself included."""
-    generated_passed: int
-    """Generated checks the chosen candidate passed (the model's expected values may be wrong)."""
+    """Eligible candidates with the chosen one's outputs on the generated inputs, itself included."""
 
 
 Action = Literal["shown", "fresh"]
@@ -357,10 +356,13 @@ class RunScratch(TypedDict, total=False):
     tried: list[Tried]
     """Every candidate tested in this run, in order: one tried before is not tested again."""
     probes: str | None
-    """Generated checks the latest candidates run on after the user's tests (selection)."""
+    """Generated inputs, as checks that report the output, the latest candidates run on after
+    the user's tests (selection)."""
+    select_round: int | None
+    """The selector's latest round while it chooses (1, then 2 when the first disagreed)."""
     probe_function: str | None
-    """The function generated checks would call, when the run's tests are too weak to trust
-    (module form, fewer than policy.WEAK_BELOW checks); None: selection cannot apply."""
+    """The function generated inputs call when an attempt that passed chooses by execution
+    (module form: the entry point or the task's stub's); None: no choice can apply."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None

@@ -53,6 +53,9 @@ def parser() -> argparse.ArgumentParser:
                            help="attempt cap of every condition but one_shot (default 3)")
     humaneval.add_argument("--retry-samples", type=int, metavar="K",
                            help="candidates per retry (default: the library's, Context.retry_samples)")
+    humaneval.add_argument("--select-samples", type=int, metavar="K",
+                           help="after a pass, choose among up to K more candidates by their outputs on "
+                           "generated inputs (default: the library's, Context.module.select_samples)")
     humaneval.add_argument("--max-tokens", type=int, metavar="N",
                            help="token budget of every run, the same for all conditions (default: none)")
     humaneval.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
@@ -116,7 +119,7 @@ def _humaneval(args: argparse.Namespace) -> int:
     config = BenchConfig(
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
-        max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
+        select_samples=args.select_samples, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():

@@ -87,6 +87,8 @@ class BenchConfig(RunConfig):
     limit: int | None = None
     retry_samples: int | None = None
     """None: the library's default."""
+    select_samples: int | None = None
+    """Context.module.select_samples of every condition; None: the library's default."""
     max_tokens: int | None = None
     """Token budget of every run, all conditions alike; None: none."""
     slice: Slice = "all"
@@ -103,6 +105,7 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         temperature=0.0,
         max_attempts=None if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
+        select_samples=None if condition == "one_shot" else config.select_samples,  # one attempt: no choice
         max_tokens=config.max_tokens,
     )
 
@@ -148,6 +151,9 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
         f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
         f"{f', the first {config.limit}' if config.limit else ''}."
     )
+    select = condition_context("resample", config).module.select_samples
+    if select:
+        settings += f" After a pass, up to {select} more candidates chosen among by their outputs on generated inputs."
     if config.model in EMBEDDED:
         settings += f" Local server slots: {os.environ.get(SLOTS_ENV, '1')}."
     return write_report(config.out_dir, humaneval_report(problems, list(records), config.model,
@@ -226,7 +232,7 @@ async def run_problem(
     ):
         if mode == "values":
             final = chunk
-        elif "evaluator" in chunk:
+        elif (chunk.get("evaluator") or {}).get("feedback"):  # not while an attempt's testing goes on
             feedbacks.append(chunk["evaluator"]["feedback"])
     seconds_total = time.perf_counter() - started
     finished_at = time.time()

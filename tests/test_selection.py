@@ -1,6 +1,7 @@
-"""Selection by generated checks when the user's tests are too weak to decide (CodeT-style):
-more candidates, checks the model writes itself, the candidate most others agree with kept.
-Generated checks only ever choose; the verdict is the user's tests' alone."""
+"""Choosing by execution when an attempt passes the user's tests (CodeT-style): more
+candidates, inputs the model writes itself (no expected values), the candidate whose outputs
+the most candidates share kept; a second round of samples only when the first disagrees.
+Generated inputs only ever choose; the verdict is the user's tests' alone."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ NEGATE = "def absolute(x):\n    return -x\n"  # passes the one visible check
 NEGATE_TOO = "def absolute(x):\n    return -1 * x\n"
 RIGHT = "def absolute(x):\n    return abs(x)\n"
 RIGHT_TOO = "def absolute(x):\n    return x if x >= 0 else -x\n"
-PROBES = "assert absolute(3) == 3\nassert absolute(0) == 0\nassert absolute(-5) == 5\nassert absolute(y) == 1\n"
+PROBES = "absolute(3)\nabsolute(0)\nabsolute(-5)\nabsolute(y)\n"  # the last is no literal input: dropped
 
 
 def run(model, tests=WEAK_TESTS, **context):
@@ -32,32 +33,50 @@ def run(model, tests=WEAK_TESTS, **context):
     return result, steps, sandbox, model
 
 
-def test_weak_tests_choose_the_candidate_most_others_agree_with():
-    model = scripted(fenced(NEGATE), fenced(PROBES), fenced(NEGATE_TOO), fenced(RIGHT), fenced(RIGHT_TOO))
-    result, steps, sandbox, model = run(model, select_samples=3)
+def test_a_pass_chooses_the_candidate_whose_outputs_most_candidates_share():
+    # NEGATE passes the one visible check; on the generated inputs the first round disagrees
+    # (NEGATE_TOO gives NEGATE's outputs, RIGHT others), so a second round is drawn; RIGHT is
+    # drawn twice, and its group (RIGHT, RIGHT_TOO, RIGHT again) outvotes NEGATE's.
+    model = scripted(fenced(NEGATE), fenced(PROBES), fenced(NEGATE_TOO), fenced(RIGHT), fenced(RIGHT_TOO), fenced(RIGHT))
+    result, steps, sandbox, model = run(model, select_samples=4)
     assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector",
-                     "test_candidate", "test_candidate", "test_candidate", "test_candidate", "evaluator", "finish"]
+                     "test_candidate", "test_candidate", "test_candidate", "evaluator", "selector",
+                     "test_candidate", "evaluator", "finish"]
     assert result["status"] == "passed" and result["attempts"] == 2
     assert result["code"].strip() == RIGHT.strip()
     selected = result["history"][-1]
-    assert selected["selection"] == {"candidates": 4, "eligible": 4, "generated_checks": 3, "agreeing": 2,
-                                     "generated_passed": 3}
-    assert selected["summary"].startswith("passed 1/1 (chosen by generated checks")
+    assert selected["selection"] == {"candidates": 5, "eligible": 5, "generated_inputs": 3, "agreeing": 3}
+    assert selected["summary"].startswith("passed 1/1 (chosen by execution: 3 of 5 candidates")
     # the extra samples come from the first prompt: no failure, no lesson
-    assert model.prompt(2) == model.prompt(0) and "absolute(y)" not in model.prompt(2)
-    # every candidate ran the user's check and the three runnable generated ones
+    assert model.prompt(2) == model.prompt(0) and model.prompt(5) == model.prompt(0)
+    # every candidate ran the user's check and the three runnable generated inputs
     assert all(job.files["test_solution.py"].count("def test_line_") == 4 for job in sandbox.jobs[1:])
+    assert "(absolute(3))" in sandbox.jobs[1].files["test_solution.py"]
 
 
-def test_strong_tests_or_selection_off_finish_at_the_first_pass():
+def test_a_first_round_that_agrees_stops_the_choice_and_selection_off_finishes_at_the_pass():
     strong = WEAK_TESTS + "assert absolute(5) == 5\n"
-    result, steps, _, model = run(scripted(fenced(RIGHT)), tests=strong, select_samples=3)
-    assert steps[-1] == "finish" and "selector" not in steps and len(model.calls) == 1
+    model = scripted(fenced(RIGHT), fenced(PROBES), fenced(RIGHT_TOO), fenced(RIGHT))
+    result, steps, _, model = run(model, tests=strong, select_samples=4)
+    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector", "test_candidate",
+                     "test_candidate", "evaluator", "finish"]
+    assert len(model.calls) == 4 and result["code"].strip() == RIGHT.strip()
+    assert result["history"][-1]["selection"]["agreeing"] == 3
     result, steps, _, model = run(scripted(fenced(NEGATE)), select_samples=0)
-    assert "selector" not in steps and result["status"] == "passed"
+    assert "selector" not in steps and result["status"] == "passed" and len(model.calls) == 1
 
 
-def test_no_runnable_generated_check_keeps_the_passing_attempt_and_counts_the_tokens():
+def test_a_second_round_with_nothing_new_to_test_goes_straight_to_the_choice():
+    # the second round draws only copies of candidates already tested: nothing to test, the
+    # evaluator chooses at once, counting the copies (NEGATE drawn twice, NEGATE_TOO: 3 votes)
+    model = scripted(fenced(NEGATE), fenced(PROBES), fenced(NEGATE_TOO), fenced(RIGHT), fenced(RIGHT), fenced(NEGATE))
+    result, steps, _, model = run(model, select_samples=4)
+    assert steps[-6:] == ["test_candidate", "test_candidate", "evaluator", "selector", "evaluator", "finish"]
+    assert result["code"].strip() == NEGATE.strip() and len(model.calls) == 6
+    assert result["history"][-1]["selection"] == {"candidates": 5, "eligible": 5, "generated_inputs": 3, "agreeing": 3}
+
+
+def test_no_runnable_generated_input_keeps_the_passing_attempt_and_counts_the_tokens():
     result, steps, _, model = run(scripted(fenced(NEGATE), "I cannot think of any."), select_samples=3)
     assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector", "finish"]
     assert result["status"] == "passed" and result["code"].strip() == NEGATE.strip() and len(model.calls) == 2
@@ -71,10 +90,10 @@ def candidate(index: int, *, visible_failed: bool = False, probes_failed: int = 
     return {"index": index, "code": f"code {index}", "feedback": feedback}
 
 
-PROBE_TEXT = "assert absolute(3) == 3\nassert absolute(0) == 0\nassert absolute(-5) == 5\n"
+PROBE_TEXT = "assert absolute(3) == ...\nassert absolute(0) == ...\nassert absolute(-5) == ...\n"
 
 
-def test_generated_checks_never_make_a_candidate_that_fails_the_user_s_tests_eligible():
+def test_generated_inputs_never_make_a_candidate_that_fails_the_user_s_tests_eligible():
     # candidates 1 and 2 pass every generated check and agree, but fail the user's check
     candidates = [candidate(0, probes_failed=3), candidate(1, visible_failed=True), candidate(2, visible_failed=True)]
     agreement = choose_by_agreement(candidates, WEAK_TESTS, PROBE_TEXT)
@@ -84,18 +103,21 @@ def test_generated_checks_never_make_a_candidate_that_fails_the_user_s_tests_eli
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
 
 
-def test_failed_generated_checks_never_make_the_verdict_failed():
+def test_failed_generated_inputs_never_make_the_verdict_failed():
     feedback = visible_feedback(candidate(1, probes_failed=3)["feedback"], WEAK_TESTS)
     assert feedback["passed"] and feedback["total"] == 1 and feedback["passed_count"] == 1
     assert not feedback["failures"]
 
 
-def test_parse_probes_keeps_runnable_literal_checks_of_the_function_once_each():
+def test_parse_probes_keeps_calls_with_literal_inputs_of_the_function_once_each():
     reply = fenced(
-        "assert absolute(3) == 3\nassert absolute(3) == 4\nassert absolute(x) == 1\nassert other(1) == 1\n"
-        "assert absolute(-1) != 0\nassert absolute(-1) == 1  # comment\nprint(absolute(2))\nassert absolute((\n"
+        "absolute(3)\nassert absolute(3) == 4\nassert absolute(x) == 1\nassert other(1) == 1\nabsolute(-1)  # edge\n"
+        "print(absolute(2))\ny = absolute(x=[1, (2, 'a')])\nabsolute((\nabsolute(__import__('os'))\nimport os; absolute(1)\n"
     )
-    assert parse_probes(reply, "absolute") == ["assert absolute(3) == 3", "assert absolute(-1) == 1"]
+    assert parse_probes(reply, "absolute") == [
+        "assert absolute(3) == ...", "assert absolute(-1) == ...", "assert absolute(2) == ...",
+        "assert absolute(x=[1, (2, 'a')]) == ...",
+    ]
 
 
 def test_the_budget_scales_the_extra_samples_down_and_skips_a_choice_it_cannot_pay_for():

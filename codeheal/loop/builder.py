@@ -55,7 +55,7 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder.add_conditional_edges("evaluator", route_after_evaluation,
                                   ["reflector", "actor", "review", "selector", "finish", TEST_CANDIDATE])
     builder.add_conditional_edges("reflector", route_after_reflector)
-    builder.add_conditional_edges("selector", route_after_selector, [TEST_CANDIDATE, "finish"])
+    builder.add_conditional_edges("selector", route_after_selector, [TEST_CANDIDATE, "finish", "evaluator"])
     builder.add_conditional_edges("review", route_after_review)
     builder.add_edge("finish", END)
     return builder

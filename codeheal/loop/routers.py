@@ -12,6 +12,7 @@ from codeheal import policy
 from codeheal.context import Context, resolve_context
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import candidate_sends
+from codeheal.nodes.selection import wants_more_samples
 from codeheal.state import State
 
 
@@ -24,10 +25,11 @@ def route_after_evaluation(
     state: State, runtime: Runtime[Context] | None = None
 ) -> Literal["reflector", "actor", "review", "selector", "finish"] | list[Send]:
     """The attempt's next batch of candidates while the evaluator left `tested` (testing goes
-    on), else see `policy.after_evaluation`."""
-    if state.get("tested"):
-        return candidate_sends(state)
+    on; the selector's second round first when the candidates chosen among disagree), else see
+    `policy.after_evaluation`."""
     context = resolve_context(runtime.context if runtime else None)
+    if state.get("tested"):
+        return "selector" if wants_more_samples(state, context) else candidate_sends(state)
     form = form_of(state)
     return policy.after_evaluation(state, context, form.policy_for(context.policy),
                                    screens=form.screens_next(state, context))
@@ -39,12 +41,13 @@ def route_after_actor(state: State) -> Literal["finish"] | list[Send]:
     return "finish" if policy.after_model_step(state) == "finish" else candidate_sends(state)
 
 
-def route_after_selector(state: State) -> Literal["finish"] | list[Send]:
-    """The candidates to choose from are tested on the generated checks, unless the model
-    wrote none that can run (or the budget stopped it)."""
+def route_after_selector(state: State) -> Literal["finish", "evaluator"] | list[Send]:
+    """The candidates to choose from are tested on the generated inputs, unless the model
+    wrote none that can run (or the budget stopped it); a second round the budget could not
+    pay for goes straight to the choice among those tested."""
     if policy.after_model_step(state) == "finish" or not state.get("probes"):
         return "finish"
-    return candidate_sends(state)
+    return candidate_sends(state) or "evaluator"
 
 
 def route_after_reflector(state: State) -> Literal["actor", "finish"]:

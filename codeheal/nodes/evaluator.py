@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import more_to_test
-from codeheal.nodes.selection import choose_by_agreement, visible_feedback
+from codeheal.context import current_context
+from codeheal.nodes.selection import choose_by_agreement, drawn_copies, visible_feedback, wants_more_samples
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE, usage_fields
@@ -26,7 +27,9 @@ def evaluator(state: State) -> dict:
         return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
     if state.get("probes"):
-        return {**_record_selection(state, tested), "tested": None, "probes": None}
+        if wants_more_samples(state, current_context()):
+            return {}  # `tested` kept: the router asks the selector for the second round
+        return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
     choice = Choice(size=form_of(state).change_size)
     for candidate in tested:
         choice.add(candidate)
@@ -38,9 +41,9 @@ def evaluator(state: State) -> dict:
 
 
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
-    """The attempt that chose by generated checks. Its verdict is the user's tests' alone:
+    """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
-    agreement = choose_by_agreement(tested, state["tests"], state["probes"] or "")
+    agreement = choose_by_agreement(tested, state["tests"], state["probes"] or "", drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
     feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], state["tests"])
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
@@ -105,8 +108,8 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
     if selection is not None:
         record["selection"] = selection
         record["summary"] += (
-            f" (chosen by generated checks: {selection['agreeing']} of {selection['eligible']} candidates that "
-            f"pass the tests agree on {selection['generated_checks']}, passing {selection['generated_passed']})"
+            f" (chosen by execution: {selection['agreeing']} of {selection['candidates']} candidates, of which "
+            f"{selection['eligible']} pass the tests, give its outputs on {selection['generated_inputs']} generated inputs)"
         )
     event = AttemptTested(
         kind="tests_result", attempt=attempts, passed=feedback["passed"],

@@ -30,6 +30,7 @@ def prepare(state: State) -> dict:
         "tested": None,
         "tried": [],
         "probes": None,
+        "select_round": None,
         "generation": NO_USAGE,
         "fresh_start": False,
         "model": None,

@@ -1,17 +1,19 @@
-"""Selection when the tests are weak (CodeT's dual execution agreement, cut to what a small
-model can do): when an attempt passes tests of fewer than WEAK_BELOW checks, more candidates
-are drawn from the first attempt's prompt, the model writes checks of its own (generated
-checks), every candidate runs on the user's tests and the generated checks together, and the
-candidate kept is the one most others agree with on the generated checks' results, weighted
-by how many of them it passes.
+"""Choosing by execution when an attempt passes the user's tests (CodeT's execution agreement,
+cut to what a small model can do): more candidates are drawn from the first attempt's prompt,
+the model writes inputs of its own (generated inputs: calls of the tested function, no
+expected values, which small models predict badly), every candidate runs on the user's tests
+and on those inputs, and the candidate kept is the one whose outputs the most candidates
+share. Samples are drawn in two rounds: when the first round's agree with the passing attempt
+on every input, the choice stops there.
 
-Generated checks only ever choose between candidates that pass the user's tests: the verdict
-("passed") is the user's tests' alone, and history shows the generated checks apart."""
+Generated inputs only ever choose between candidates that pass the user's tests: the verdict
+("passed") is the user's tests' alone, and history shows the choice apart."""
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
@@ -35,11 +37,18 @@ PROBE_MAX_TOKENS = 300
 SAMPLE_TOKENS_WANTED = 200
 """A candidate allowed fewer completion tokens than this would be cut short (HumanEval's
 median body is about 90 tokens, its long ones 200)."""
+FIRST_ROUND = 2
+"""Samples the first round draws; the rest of ModuleSettings.select_samples only when the
+candidates disagree."""
+OUTPUT_PROBE = " == ..."
+"""What a generated input's check compares the output with: Ellipsis, which no ordinary output
+equals, so the check fails and its report carries the output (`actual`) to compare."""
 
 
 def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict]]:
-    """The selector node's body: more candidates and the generated checks. `llm` overrides
-    the model named in the run's Context."""
+    """The selector node's body: the generated inputs and a round of more candidates, or, when
+    the first round's candidates disagree, the second round. `llm` overrides the model named
+    in the run's Context."""
 
     def selector(state: State) -> Steps[dict]:
         # The model that wrote the passing attempt draws the candidates to choose from.
@@ -49,49 +58,66 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         prefill = uses_prefill(context, llm)
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
+        second_round = bool(state.get("probes"))
         probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
+        drawn = len(state.get("candidates") or []) - 1 if second_round else 0
         samples, allowance = affordable_samples(
-            state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt), per_call,
+            state, context, counter.prompt_tokens(first_prompt), 0 if second_round else counter.prompt_tokens(probe_prompt),
+            per_call, wanted=context.module.select_samples - drawn, already=state["generation"]["tokens"] if second_round else 0,
         )
-        if not samples:  # the budget cannot pay for a choice: the passing attempt stands
-            return {"probes": None}
-        emit(AttemptStarted(kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
-                            max_attempts=attempt_limit(state, context)))
-        ((probe_reply, probe_usage),) = yield ModelCall(
-            llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
-            max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
-        )
-        probes = parse_probes(probe_reply, entry_point)
-        if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
-            *earlier, last = state["history"]
-            return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
+        if not second_round:
+            samples = min(samples, FIRST_ROUND)
+        if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
+            return {"select_round": 2} if second_round else {"probes": None}
+        usages = []
+        if not second_round:
+            emit(AttemptStarted(kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
+                                max_attempts=attempt_limit(state, context)))
+            ((probe_reply, probe_usage),) = yield ModelCall(
+                llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
+                max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
+            )
+            probes = parse_probes(probe_reply, entry_point)
+            if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
+                *earlier, last = state["history"]
+                return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
+            usages.append(probe_usage)
         replies = yield ModelCall(
             llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
             per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
         )
-        best = state["history"][-1]["code"]
+        drawn_code = [extract_code(reply) or "" for reply, _ in replies]
+        usages += [usage for _, usage in replies]
+        if second_round:
+            return {"candidates": [*state["candidates"], *drawn_code],
+                    "generation": total_usage([state["generation"], *usages]), "select_round": 2}
         return {
-            "candidates": [best, *(extract_code(reply) or "" for reply, _ in replies)],
+            "candidates": [state["history"][-1]["code"], *drawn_code],
             "probes": "\n".join(probes) + "\n",
-            "generation": total_usage([probe_usage, *(usage for _, usage in replies)]),
+            "generation": total_usage(usages),
+            "select_round": 1,
         }
 
     return selector
 
 
 def affordable_samples(
-    state: State, context: Context, prompt_tokens: int, probe_prompt_tokens: int, per_call: int
+    state: State, context: Context, prompt_tokens: int, probe_prompt_tokens: int, per_call: int,
+    *, wanted: int | None = None, already: int = 0,
 ) -> tuple[int, int]:
-    """How many extra candidates (at most ModuleSettings.select_samples, at least 2) the run's budget
-    can pay for next to the generated checks, each allowed SAMPLE_TOKENS_WANTED completion
-    tokens, and the completion tokens each reply may use; (0, 0) when not even 2 fit."""
-    for samples in range(context.module.select_samples, 1, -1):
+    """How many extra candidates (at most `wanted`, ModuleSettings.select_samples by default,
+    at least 1) the run's budget can pay for next to the generated inputs' call (none when
+    `probe_prompt_tokens` is 0: they are written), each allowed SAMPLE_TOKENS_WANTED completion
+    tokens, after `already` tokens this choice spent; and the completion tokens each reply may
+    use; (0, 0) when not even 1 fits."""
+    probe_call = 1 if probe_prompt_tokens else 0
+    for samples in range(context.module.select_samples if wanted is None else wanted, 0, -1):
         requests = -(-samples // per_call)
-        # The samples' requests and the generated checks' one, as requests + 1 of the mean size.
+        # The samples' requests and the generated inputs' one, as requests + 1 of the mean size.
         allowance = completion_allowance(
-            state, context, prompt_tokens=(prompt_tokens * requests + probe_prompt_tokens) // (requests + 1),
-            requests=requests + 1, samples=samples + 1, wanted=MAX_TOKENS,
+            state, context, prompt_tokens=(prompt_tokens * requests + probe_prompt_tokens) // (requests + probe_call),
+            requests=requests + probe_call, samples=samples + probe_call, wanted=MAX_TOKENS, already=already,
         )
         if allowance >= SAMPLE_TOKENS_WANTED or (context.max_tokens is None and allowance):
             return samples, allowance
@@ -99,50 +125,63 @@ def affordable_samples(
 
 
 def parse_probes(reply: str, entry_point: str, limit: int = PROBES_WANTED + 2) -> list[str]:
-    """The reply's checks that can be run as they are: `assert entry_point(literals) ==
-    literal`, one per line, each input once."""
-    probes: dict[str, str] = {}
+    """The reply's generated inputs that can be run as they are, each once, as checks whose
+    failure reports the output (OUTPUT_PROBE): a line that is a call of `entry_point` with
+    literal arguments (an `assert call == ...` or `print(call)` line gives its call)."""
+    calls: dict[str, str] = {}
     for line in reply.splitlines():
-        line = line.strip()
         try:
-            node = ast.parse(line).body[0] if line.startswith("assert ") else None
+            body = ast.parse(line.strip()).body
         except SyntaxError:
             continue
-        if not isinstance(node, ast.Assert) or not _literal_check(node.test, entry_point):
-            continue
-        call = ast.unparse(node.test.left)  # type: ignore[attr-defined]
-        probes.setdefault(call, f"assert {ast.unparse(node.test)}")
-    return list(probes.values())[:limit]
+        call = _literal_call(body[0], entry_point) if len(body) == 1 else None
+        if call is not None:
+            text = ast.unparse(call)
+            calls.setdefault(text, f"assert {text}{OUTPUT_PROBE}")
+    return list(calls.values())[:limit]
 
 
-def _literal_check(test: ast.expr, entry_point: str) -> bool:
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
-        return False
-    call = test.left
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == entry_point):
-        return False
+def _literal_call(statement: ast.stmt, entry_point: str) -> ast.Call | None:
+    """The call of `entry_point` with literal arguments a line makes: `f(...)`, `print(f(...))`,
+    `assert f(...) == x` or `x = f(...)`; None for anything else."""
+    node: ast.AST | None = None
+    if isinstance(statement, ast.Expr):
+        node = statement.value
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print" and len(node.args) == 1:
+            node = node.args[0]
+    elif isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Compare):
+        node = statement.test.left
+    elif isinstance(statement, ast.Assign):
+        node = statement.value
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == entry_point):
+        return None
     try:
-        for value in [*call.args, *(k.value for k in call.keywords), test.comparators[0]]:
+        for value in [*node.args, *(k.value for k in node.keywords)]:
             ast.literal_eval(value)
-    except ValueError:
-        return False
-    return True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return node
 
 
 @dataclass(frozen=True)
 class Agreement:
-    """The chosen candidate and why: its index, and the record history keeps."""
+    """The chosen candidate and why: its index, the record history keeps, and whether every
+    candidate tested passed the user's tests and agreed with it."""
 
     index: int
     selection: Selection
+    unanimous: bool
 
 
-def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str) -> Agreement:
+def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
+                        copies: Mapping[str, int] | None = None) -> Agreement:
     """Among the candidates that pass the user's tests, the one in the largest group of
-    candidates with the same results on the generated checks, weighted by how many of them
-    the group passes (size x (1 + passed)); the earliest among equals. Candidate 0, the
-    attempt that passed the user's tests before, is always eligible."""
+    candidates with the same outputs (or the same exceptions) on the generated inputs, each
+    counted as often as it was drawn (`copies`, by its key; once when not given); the earliest
+    among equals. Candidate 0, the attempt that passed the user's tests before, is always
+    eligible."""
     visible, probe_names = _names(tests, probes)
+    weight = {t["index"]: (copies or {}).get(t.get("key") or "", 1) for t in tested}
     signatures: dict[int, tuple[str, ...]] = {}
     for candidate in sorted(tested, key=lambda t: t["index"]):
         feedback = candidate["feedback"]
@@ -153,22 +192,36 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str) 
             signatures[candidate["index"]] = ("error",)
             continue
         signatures[candidate["index"]] = tuple(
-            "ok" if name not in failed else f"{failed[name]['exception']}:{failed[name]['actual']}"
+            "..." if name not in failed else f"{failed[name]['exception']}:{failed[name]['actual']}"
             for name in sorted(probe_names)
         )
     groups: dict[tuple[str, ...], list[int]] = {}
     for index, signature in signatures.items():
         groups.setdefault(signature, []).append(index)
-
-    def score(signature: tuple[str, ...]) -> tuple[int, int]:
-        members = groups[signature]
-        return len(members) * (1 + signature.count("ok")), -members[0]
-
-    signature = max(groups, key=score)
+    votes = {signature: sum(weight[i] for i in members) for signature, members in groups.items()}
+    signature = max(groups, key=lambda s: (votes[s], -groups[s][0]))
     return Agreement(groups[signature][0], Selection(
-        candidates=len(tested), eligible=len(signatures), generated_checks=len(probe_names),
-        agreeing=len(groups[signature]), generated_passed=signature.count("ok"),
-    ))
+        candidates=sum(weight.values()), eligible=sum(weight[i] for i in signatures),
+        generated_inputs=len(probe_names), agreeing=votes[signature],
+    ), unanimous=votes[signature] == sum(weight.values()))
+
+
+def drawn_copies(state: State) -> Counter[str]:
+    """How many of the candidates drawn for the choice share each key (Form.distinct)."""
+    form = form_of(state)
+    return Counter(form.distinct(state, code)[0] for code in state.get("candidates") or [])
+
+
+def wants_more_samples(state: State, context: Context) -> bool:
+    """Choosing by generated inputs (`probes` set), every candidate of the first round is tested,
+    they do not all agree, and ModuleSettings.select_samples leaves samples to draw."""
+    tested = state.get("tested") or []
+    if not (state.get("probes") and tested and state.get("select_round") == 1):
+        return False
+    copies = drawn_copies(state)
+    if len(tested) < len(copies) or len(state.get("candidates") or []) - 1 >= context.module.select_samples:
+        return False
+    return not choose_by_agreement(tested, state["tests"], state["probes"] or "", copies).unanimous
 
 
 def visible_feedback(feedback: Feedback, tests: str) -> Feedback:

@@ -12,7 +12,7 @@ from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
 from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.base import Form
-from codeheal.policy import WEAK_BELOW, time_limit
+from codeheal.policy import time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.forms.module.prompts import actor_messages, reflector_messages, tested_function
@@ -54,12 +54,11 @@ class ModuleForm(Form):
     output_keys = ()
 
     def start(self, state: State) -> dict:
-        tests = validate_input(state)
+        validate_input(state)
         starting_code = state.get("starting_code") or ""
-        weak = count_checks(tests) < WEAK_BELOW
         return {
             "candidates": [starting_code] if starting_code.strip() else [],
-            "probe_function": tested_function(state) if weak else None,
+            "probe_function": tested_function(state),
         }
 
     def run_started(self, run: dict) -> RunStarted:

@@ -16,10 +16,10 @@ class ModuleSettings:
 
     select_samples: int = setting(
         0,
-        "When an attempt passes tests of fewer than 2 checks (too weak to trust), draw this "
-        "many more candidates from the first prompt, have the model write checks of its own, "
-        "and keep the candidate that most others agree with on them (CodeT-style). Generated "
-        "checks only choose among candidates that pass your tests; they never decide the "
-        "verdict. 0: off.",
+        "When an attempt passes your tests and an attempt is left, draw up to this many more "
+        "candidates from the first prompt (2 first, the rest only when they disagree), have the "
+        "model write inputs of its own, run every candidate on them, and keep the one whose "
+        "outputs the most candidates share (CodeT-style choice by execution). Generated inputs "
+        "only choose among candidates that pass your tests; they never decide the verdict. 0: off.",
         unset=True,
     )
