@@ -12,7 +12,6 @@ from codeheal import policy
 from codeheal.context import Context, resolve_context
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import candidate_sends
-from codeheal.nodes.selection import wants_more_samples
 from codeheal.state import State
 
 
@@ -25,11 +24,11 @@ def route_after_evaluation(
     state: State, runtime: Runtime[Context] | None = None
 ) -> Literal["reflector", "actor", "review", "selector", "finish"] | list[Send]:
     """The attempt's next batch of candidates while the evaluator left `tested` (testing goes
-    on; the selector's second round first when the candidates chosen among disagree), else see
-    `policy.after_evaluation`."""
-    context = resolve_context(runtime.context if runtime else None)
+    on; choosing by generated inputs, `probes` set, it leaves them only for the selector's second
+    round: selection.wants_more_samples), else see `policy.after_evaluation`."""
     if state.get("tested"):
-        return "selector" if wants_more_samples(state, context) else candidate_sends(state)
+        return "selector" if state.get("probes") else candidate_sends(state)
+    context = resolve_context(runtime.context if runtime else None)
     form = form_of(state)
     return policy.after_evaluation(state, context, form.policy_for(context.policy),
                                    screens=form.screens_next(state, context))

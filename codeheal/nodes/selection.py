@@ -64,10 +64,9 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         drawn = len(state.get("candidates") or []) - 1 if second_round else 0
         samples, allowance = affordable_samples(
             state, context, counter.prompt_tokens(first_prompt), 0 if second_round else counter.prompt_tokens(probe_prompt),
-            per_call, wanted=context.module.select_samples - drawn, already=state["generation"]["tokens"] if second_round else 0,
+            per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
+            already=state["generation"]["tokens"] if second_round else 0,
         )
-        if not second_round:
-            samples = min(samples, FIRST_ROUND)
         if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
             return {"select_round": 2} if second_round else {"probes": None}
         usages = []
