@@ -96,8 +96,9 @@ def parser() -> argparse.ArgumentParser:
 
 
 def _project_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-attempts", type=int, default=4, metavar="N",
-                        help="attempts per program, attempt 1 testing it as it is (default 4)")
+    parser.add_argument("--max-attempts", type=int, metavar="N",
+                        help="attempts per program, attempt 1 testing it as it is (default: the library's, "
+                             "3: two repairs after the mutation screen)")
     parser.add_argument("--mutants", type=int, metavar="N",
                         help="mutations screened before the model (default: the library's; 0: the model alone)")
 

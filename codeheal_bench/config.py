@@ -19,7 +19,8 @@ class RunConfig:
     out_dir: Path
     model: str = "local"
     base_url: str | None = None
-    max_attempts: int = 4
+    max_attempts: int | None = None
+    """Context.max_attempts; None: the library's own (a benchmark measures what a user gets)."""
     timeout_s: float | None = 10.0
     """Context.timeout_s: the limit of one test run; None: the library's own."""
 

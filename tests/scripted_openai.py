@@ -15,6 +15,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from codeheal.forms.module.prompts import ACTOR_SYSTEM
+from codeheal.forms.project.prompts import FIX_LESSON_ASK, FIX_SYSTEM
 
 BAD_ADD = "def add(a, b):\n    return a - b\n"
 GOOD_ADD = "def add(a, b):\n    return a + b\n"
@@ -27,6 +28,14 @@ Script = Callable[[dict], str]
 
 def is_actor(messages: list[dict]) -> bool:
     return bool(messages) and messages[0].get("content") == ACTOR_SYSTEM
+
+
+def is_fix_actor(messages: list[dict]) -> bool:
+    """A project-form repair request (the reflector's shares its system message and prefix,
+    and closes with FIX_LESSON_ASK)."""
+    return bool(messages) and messages[0].get("content") == FIX_SYSTEM and not any(
+        FIX_LESSON_ASK in str(m.get("content")) for m in messages if m.get("role") == "user"
+    )
 
 
 def heal_add(body: dict) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced
-from scripted_openai import ADD_TASK, ScriptedServer, is_actor
+from scripted_openai import ADD_TASK, ScriptedServer, is_actor, is_fix_actor
 
 from codeheal import Context, build_graph
 from codeheal.cli import _parser, _typed_settings, main
@@ -146,9 +146,7 @@ REPAIR = ('```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int
 
 
 def repairs(code: str, lesson: str):
-    from codeheal.forms.project.prompts import FIX_SYSTEM
-
-    return lambda body: code if body["messages"][0]["content"] == FIX_SYSTEM else lesson
+    return lambda body: code if is_fix_actor(body["messages"]) else lesson
 
 
 def test_in_the_project_form_a_model_that_finds_nothing_new_hands_over(tmp_path: Path) -> None:

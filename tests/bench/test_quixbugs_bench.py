@@ -6,9 +6,7 @@ from __future__ import annotations
 import json
 
 from quixbugs_data import quixbugs_or_skip
-from scripted_openai import ScriptedServer
-
-from codeheal.forms.project.prompts import FIX_SYSTEM
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal_bench.cli import main
 
@@ -34,7 +32,7 @@ def get_factors(n):
 
 def script(body: dict) -> str:
     messages = body["messages"]
-    if messages[0]["content"] != FIX_SYSTEM:
+    if not is_fix_actor(messages):
         return "The loop iterates over the wrong list."
     text = "\n".join(str(m["content"]) for m in messages)
     return BUCKETSORT_FIX if "bucketsort" in text else GET_FACTORS_WRONG

@@ -13,12 +13,17 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal.errors import ConfigError
-from codeheal.forms.project.prompts import FIX_SYSTEM
-
-from codeheal_bench.seeded import BUGS, LIBRARIES, Library, SeededBug, library_files, seed
+from codeheal_bench.seeded import (
+    BUGS,
+    LIBRARIES,
+    Library,
+    SeededBug,
+    library_files,
+    seed,
+)
 from codeheal_bench.seeded_run import SeededConfig, check_seeds, run_seeded
 
 CORE = "def total(values):\n    return sum(values)\n\n\ndef mean(values):\n    return total(values) / len(values)\n"
@@ -54,7 +59,7 @@ def sdist(folder: Path) -> Library:
 
 def script(body: dict) -> str:
     messages = body["messages"]
-    if messages[0]["content"] != FIX_SYSTEM:
+    if not is_fix_actor(messages):
         return "mean computes the wrong value."
     text = "\n".join(str(m["content"]) for m in messages)
     return PATCH_MEAN if "values[1:]" in text else RESTORE_MEAN

@@ -12,9 +12,15 @@ from pathlib import Path
 
 import pytest
 from killing import cli_env, codeheal
-from scripted_openai import ADD_TASK, ADD_TESTS, LESSON, ScriptedServer, heal_add, is_actor
-
-from codeheal.forms.project.prompts import FIX_SYSTEM
+from scripted_openai import (
+    ADD_TASK,
+    ADD_TESTS,
+    LESSON,
+    ScriptedServer,
+    heal_add,
+    is_actor,
+    is_fix_actor,
+)
 
 SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
 FIXED = '''```python
@@ -35,11 +41,11 @@ EXIT_CODE = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 def fix_script(body: dict) -> str:
-    return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+    return FIXED if is_fix_actor(body["messages"]) else LESSON
 
 
 def writing_code(body: dict) -> bool:
-    return is_actor(body["messages"]) or body["messages"][0]["content"] == FIX_SYSTEM
+    return is_actor(body["messages"]) or is_fix_actor(body["messages"])
 
 
 def shop(tmp_path: Path) -> Path:

@@ -10,13 +10,19 @@ from pathlib import Path
 from doubles import fenced, scripted
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.types import Command
-from scripted_openai import ADD_TASK, ADD_TESTS, BAD_ADD, ScriptedServer, heal_add
+from scripted_openai import (
+    ADD_TASK,
+    ADD_TESTS,
+    BAD_ADD,
+    ScriptedServer,
+    heal_add,
+    is_fix_actor,
+)
 from test_interrupt import SHOP, fix_script
 
 from codeheal.checkpointers import open_checkpointer
 from codeheal.cli import main
 from codeheal.context import Context
-from codeheal.forms.project.prompts import FIX_SYSTEM
 from codeheal.loop.builder import build_graph
 from codeheal.threads import list_threads
 
@@ -25,7 +31,7 @@ TEST = "python -m pytest -q"
 
 def heal(body: dict) -> str:
     """Heals either form: the shop's bulk_discount, and `add`."""
-    return fix_script(body) if body["messages"][0]["content"] == FIX_SYSTEM else heal_add(body)
+    return fix_script(body) if is_fix_actor(body["messages"]) else heal_add(body)
 
 
 def git(project: Path, *args: str) -> None:

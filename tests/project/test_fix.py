@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 from doubles import scripted
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
-from codeheal_bench.diffs import whitespace_only_hunks
 from codeheal.forms.project.job import project_job
-from codeheal.forms.project.prompts import FIX_SYSTEM
+from codeheal.forms.project.prompts import FIX_LESSON_ASK, FIX_SYSTEM
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
+from codeheal_bench.diffs import whitespace_only_hunks
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 FIXED = '''The tiers start at their threshold:
@@ -133,6 +133,9 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
     fix(model, shop)
     prompt = model.prompt(1)
     assert model.calls[1][0].content == FIX_SYSTEM
+    assert FIX_LESSON_ASK in model.prompt(0) and FIX_LESSON_ASK not in prompt
+    lesson_context = model.prompt(0).split("No change has been tried yet")[0]
+    assert prompt.startswith(lesson_context), "the lesson's prompt and the repair's share their prefix"
     assert "- test_total (tests/test_cart.py) failed for 4 inputs, e.g.:" in prompt
     assert "inputs quantity=10, expected=450" in prompt and "expected 450, got 500" in prompt
     assert ">>  10 |         if quantity > threshold:" not in prompt  # a failed assert stops in the test ...
@@ -187,7 +190,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: Path, capsys) -> None:
     def script(body: dict) -> str:
-        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+        return FIXED if is_fix_actor(body["messages"]) else LESSON
 
     before = snapshot(shop)
     with ScriptedServer(script) as server:
@@ -203,7 +206,7 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
 
 
 def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
-    with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+    with ScriptedServer(lambda body: FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--json", "--apply",
@@ -297,7 +300,7 @@ def bulk_discount(quantity: int) -> int:
 
 
 def test_a_failed_run_keeps_stdout_empty_and_shows_its_best_attempt_on_stderr(shop: Path, tmp_path: Path, capsys) -> None:
-    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+    with ScriptedServer(lambda body: STILL_WRONG if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
@@ -318,7 +321,7 @@ def test_version_and_python_dash_m(capsys) -> None:
 
 def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop: Path, tmp_path: Path, capsys) -> None:
     out_file = tmp_path / "codeheal.diff"
-    with ScriptedServer(lambda body: FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+    with ScriptedServer(lambda body: FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--format", "github", "--out", str(out_file),
@@ -333,7 +336,7 @@ def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop:
 
 def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, capsys) -> None:
     out_file = tmp_path / "codeheal.diff"
-    with ScriptedServer(lambda body: STILL_WRONG if body["messages"][0]["content"] == FIX_SYSTEM else LESSON) as server:
+    with ScriptedServer(lambda body: STILL_WRONG if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--max-attempts", "2",
@@ -345,7 +348,7 @@ def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, ca
 
 def test_verbose_shows_prompts_replies_and_each_attempts_diff_and_quiet_shows_none(shop: Path, tmp_path: Path, capsys) -> None:
     def reply(body: dict) -> str:
-        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+        return FIXED if is_fix_actor(body["messages"]) else LESSON
 
     common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--mutants", "0", "--checkpointer", str(tmp_path / "c.sqlite"))
     with ScriptedServer(reply) as server:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal.cli import main
 from codeheal.errors import EditRejected
 from codeheal.forms.project.edits import Target, apply_reply, import_at
-from codeheal.forms.project.prompts import FIX_SYSTEM, failing_imports
+from codeheal.forms.project.prompts import failing_imports
 from codeheal.forms.project.run import refusal
 from codeheal.state import ChangedDefinition, CheckFailure
 
@@ -90,7 +90,7 @@ def test_fix_heals_a_misspelled_imported_name_at_collection(tmp_path: Path, caps
     prompts: list[str] = []
 
     def script(body: dict) -> str:
-        if body["messages"][0]["content"] != FIX_SYSTEM:
+        if not is_fix_actor(body["messages"]):
             return "pkg/use.py imports NAEM, which pkg.mod does not define: it means NAME."
         prompts.append(body["messages"][-1]["content"])
         return FIXED_FROM

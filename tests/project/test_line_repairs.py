@@ -9,11 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import build_graph
 from codeheal.context import resolve
-from codeheal.forms.project.prompts import FIX_SYSTEM
 from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
@@ -45,7 +44,7 @@ class LineScript:
 
     def __call__(self, body: dict) -> str:
         messages = body["messages"]
-        if messages[0]["content"] != FIX_SYSTEM:
+        if not is_fix_actor(messages):
             return "bulk_discount compares with > where a tier starts at its threshold."
         last = messages[-1]
         if last["role"] != "assistant" or HINT not in last["content"]:
@@ -73,7 +72,7 @@ def test_the_one_line_fix_wins_over_a_passing_rewrite(shop: Path) -> None:
     # the rewrite, the fixed line (its two samples are one change), and the lines sent back
     # unchanged (one refusal, tested once)
     assert repair["candidates_tested"] == 3
-    actor = [b for b in server.requests if b["messages"][0]["content"] == FIX_SYSTEM]
+    actor = [b for b in server.requests if is_fix_actor(b["messages"])]
     lines = [b for b in actor if b["messages"][-1]["role"] == "assistant" and HINT in b["messages"][-1]["content"]]
     assert len(lines) == LINE_SAMPLES * len(set(script.lines)) and len(set(script.lines)) <= LINE_SLOTS
     assert BUGGY in script.lines

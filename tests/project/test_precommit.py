@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 from test_fix import FIXED, LESSON, SHOP, git
 
 from codeheal.cli import main
-from codeheal.forms.project.prompts import FIX_SYSTEM
 
 MANIFEST = Path(__file__).parents[2] / ".pre-commit-hooks.yaml"
 
@@ -83,7 +82,7 @@ def test_the_hook_fails_and_shows_the_diff_when_it_proposes_a_change(
 
     def script(body: dict) -> str:
         calls.append(body["messages"][0]["content"])
-        return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+        return FIXED if is_fix_actor(body["messages"]) else LESSON
 
     with ScriptedServer(script) as server:
         code, out, err = run_hook(configured_shop, tmp_path, monkeypatch, capsys, server.url)

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 from doubles import CountingSandbox
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import build_graph
 from codeheal.cli import main
 from codeheal.context import resolve
-from codeheal.forms.project.prompts import FIX_SYSTEM
 from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
 
 CLAMP = '''def clamp(x, lo, hi):
@@ -48,7 +47,7 @@ def serve(*replies: str) -> ScriptedServer:
     queue = list(replies)
 
     def script(body: dict) -> str:
-        if body["messages"][0]["content"] != FIX_SYSTEM:
+        if not is_fix_actor(body["messages"]):
             return "clamp returns hi below the range: return lo."
         return queue.pop(0) if len(queue) > 1 else queue[0]
 

@@ -9,11 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from scripted_openai import ScriptedServer
+from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import build_graph
 from codeheal.context import resolve
-from codeheal.forms.project.prompts import FIX_SYSTEM
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 TEST = "python -m pytest -q"
@@ -47,7 +46,7 @@ def serve(*rounds: list[str]):
     queue = [r for batch in rounds for r in batch]
 
     def script(body: dict) -> str:
-        if body["messages"][0]["content"] != FIX_SYSTEM:
+        if not is_fix_actor(body["messages"]):
             return LESSON
         return queue.pop(0) if len(queue) > 1 else queue[0]
 
@@ -61,7 +60,7 @@ def fix(server: ScriptedServer, project: Path, **settings):
 
 
 def actor_requests(server: ScriptedServer) -> list[dict]:
-    return [body for body in server.requests if body["messages"][0]["content"] == FIX_SYSTEM]
+    return [body for body in server.requests if is_fix_actor(body["messages"])]
 
 
 def test_repeats_are_dropped_before_testing_and_the_prompt_names_what_was_refused(shop: Path) -> None:

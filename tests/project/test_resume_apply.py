@@ -7,15 +7,21 @@ import json
 from pathlib import Path
 
 import pytest
-from scripted_openai import ADD_TASK, ADD_TESTS, Script, ScriptedServer, heal_add
+from scripted_openai import (
+    ADD_TASK,
+    ADD_TESTS,
+    Script,
+    ScriptedServer,
+    heal_add,
+    is_fix_actor,
+)
 from test_fix import FIXED, LESSON, TEST, git, run_cli, shop  # noqa: F401 (shop: the fixture)
 
 from codeheal.cli import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, _parser
-from codeheal.forms.project.prompts import FIX_SYSTEM
 
 
 def heal(body: dict) -> str:
-    return FIXED if body["messages"][0]["content"] == FIX_SYSTEM else LESSON
+    return FIXED if is_fix_actor(body["messages"]) else LESSON
 
 
 def cut_short(capsys, db: Path, *command: str) -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.policy import best_attempt
 from codeheal.forms.project import diff
 from codeheal.forms.project.diff import DirtyTreeError, write_changes
+from codeheal.policy import best_attempt
 
 ORIGINALS = {"a.py": "A = 1\n", "pkg/b.py": "B = 1\n"}
 CHANGED = {"a.py": "A = 2\n", "pkg/b.py": "B = 2\n"}
@@ -117,10 +117,9 @@ def test_a_killed_write_leaves_the_project_whole(project: Path) -> None:
 def test_the_cli_shows_the_change_before_it_writes_it(tmp_path: Path, capsys) -> None:
     import shutil
 
-    from scripted_openai import ScriptedServer
+    from scripted_openai import ScriptedServer, is_fix_actor
 
     from codeheal.cli import main
-    from codeheal.forms.project.prompts import FIX_SYSTEM
 
     shop = tmp_path / "shop"
     shutil.copytree(Path(__file__).parents[1] / "project" / "fixtures" / "shop", shop)
@@ -128,7 +127,7 @@ def test_the_cli_shows_the_change_before_it_writes_it(tmp_path: Path, capsys) ->
              '    """Percent off for buying `quantity` of one item."""\n'
              "    for threshold, percent in DISCOUNT_TIERS:\n        if quantity >= threshold:\n"
              "            return percent\n    return 0\n```\n")
-    with ScriptedServer(lambda body: fixed if body["messages"][0]["content"] == FIX_SYSTEM else "use >=") as server:
+    with ScriptedServer(lambda body: fixed if is_fix_actor(body["messages"]) else "use >=") as server:
         code = main(["fix", str(shop), "--test", "python -m pytest -q", "--model", "scripted", "--base-url", server.url,
                      "--checkpointer", str(tmp_path / "c.sqlite"), "--apply"])
     err = capsys.readouterr().err

@@ -25,17 +25,27 @@ from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
     "You are an expert Python programmer fixing a bug in an existing project whose tests fail. "
-    "Find the defect in the project's code shown below and fix it with the smallest change. "
-    "Reply with one ```python block holding the corrected definition of each function you "
-    "change (the whole def; a method inside its class line), with the file's path, as shown "
-    "above its code, as the block's first line. Do not send unchanged functions, new "
-    "functions, tests or example usage; never edit the tests."
+    "Find the defect in the project's code shown below and fix it with the smallest change; "
+    "never edit the tests."
 )
-FIX_REFLECTOR_SYSTEM = (
-    "You are diagnosing a bug in a project whose tests fail. From the failing tests, the "
-    "project's code on the failing path and the change tried last (if any), explain in two "
-    "to four sentences what is wrong and what exactly to change. Be specific (name the "
-    "function, the line, the case). Do not write code."
+"""The system message of both the actor's and the reflector's prompt: the two share their
+prefix (system, task, test command, repair context) up to the role's own tail, so a local
+server that cached the lesson's prompt reads only the repair's tail (issue 34: read each
+prompt once). Each role's instructions close its prompt."""
+FIX_REPLY = (
+    "Reply with one ```python block holding the corrected definition of each function you "
+    "change (the whole def; a method inside its class line), with the file's path "
+    "(`# path/to/file.py`) as the block's first line. Do not send unchanged functions, new "
+    "functions, tests or example usage."
+)
+FIX_IMPORT_REPLY = (
+    "The failure is raised by the import at {path} line {line} (`{code}`): reply with the corrected "
+    "import line, and any function(s) to correct, in one ```python block whose first line is the "
+    "file's path (`# path/to/file.py`)."
+)
+FIX_LESSON_ASK = (
+    "Do not write code yet. Diagnose the bug: explain in two to four sentences what is wrong and "
+    "what exactly to change. Be specific (name the function, the line, the case)."
 )
 MARGIN_TOKENS = 64
 """The chat template's start of the reply, and the separators around the repair context."""
@@ -107,6 +117,7 @@ def project_reflector_messages(
     as_is = _as_is(state)
     return fix_reflector_messages(
         task=state["task"],
+        test_command=run["test_command"],
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -151,18 +162,16 @@ def fix_actor_messages(
     failing = failing_imports(failures, files)
     if failing:
         path, line, code = failing[0]
-        tail.append(
-            f"The failure is raised by the import at {path} line {line} (`{code}`): reply with the corrected "
-            "import line, and any function(s) to correct, in one ```python block whose first line is the "
-            "file's path (`# path/to/file.py`)."
-        )
+        tail.append(FIX_IMPORT_REPLY.format(path=path, line=line, code=code))
     else:
-        tail.append(
-            "Reply with the corrected function(s) in one ```python block whose first line is the "
-            "file's path (`# path/to/file.py`)."
-        )
-    head = [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
-    return _fitted(FIX_SYSTEM, head, tail, failures, files, targets, window, reply_tokens, counter, suspicious)
+        tail.append(FIX_REPLY)
+    return _fitted(_head(task, test_command), tail, failures, files, targets, window, reply_tokens, counter,
+                   suspicious)
+
+
+def _head(task: str, test_command: str) -> list[str]:
+    """What both roles' prompts open with, before the repair context."""
+    return [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
 
 
 def failing_imports(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[tuple[str, int, str]]:
@@ -181,6 +190,7 @@ def failing_imports(failures: Sequence[CheckFailure], files: Mapping[str, str]) 
 def fix_reflector_messages(
     *,
     task: str,
+    test_command: str,
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -191,27 +201,27 @@ def fix_reflector_messages(
     counter: TokenCounter = ESTIMATE,
     suspicious: Sequence[SuspiciousLine] = (),
 ) -> list[BaseMessage]:
-    """The reflector's prompt in the project form: the failure and code of the project as it
-    is (with the lines ranked most suspicious), then the change tested and its outcome (none
-    before the first repair)."""
+    """The reflector's prompt in the project form: the actor's prefix (the failure and code of
+    the project as it is, with the lines ranked most suspicious), then the change tested and its
+    outcome (none before the first repair), then what to write (FIX_LESSON_ASK)."""
     if code.strip():
         outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
-    return _fitted(FIX_REFLECTOR_SYSTEM, [f"Task:\n{task.strip()}"], tail, failures, files, targets, window, reply_tokens,
-                   counter, suspicious)
+    return _fitted(_head(task, test_command), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
+                   reply_tokens, counter, suspicious)
 
 
 def _fitted(
-    system: str, head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
+    head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
     targets: Sequence[Target], window: int, reply_tokens: int, counter: TokenCounter,
     suspicious: Sequence[SuspiciousLine],
 ) -> list[BaseMessage]:
     """System and user message: `head`, the repair context in what the window leaves, `tail`
     (tokens as `counter` counts them)."""
-    fixed = counter.prompt_tokens([SystemMessage(system), HumanMessage("\n\n".join(head + tail))])
+    fixed = counter.prompt_tokens([SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(head + tail))])
     budget = window - reply_tokens - MARGIN_TOKENS - fixed
     if budget <= 0:
         raise PromptTooLargeError(
@@ -220,7 +230,7 @@ def _fitted(
             "larger context (--context-size)"
         )
     context = repair_context(failures, files, budget, targets=targets, count=counter.tokens, suspicious=suspicious)
-    return [SystemMessage(system), HumanMessage("\n\n".join([*head, context, *tail]))]
+    return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join([*head, context, *tail]))]
 
 
 def _cut(text: str, tokens: int) -> str:
