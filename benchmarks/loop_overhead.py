@@ -62,7 +62,8 @@ def plain_loop(llm: GenericFakeChatModel, sandbox: Sandbox) -> str:
         feedback = evaluate_candidate(sandbox, code, TESTS, TIMEOUT_S)
         if feedback["passed"]:
             return "passed"
-        ((reflection, _),) = invoke_model(ModelCall(llm, reflector_messages(task=TASK, code=code, feedback=feedback)))
+        ((reflection, _),) = invoke_model(ModelCall(llm, reflector_messages(task=TASK, tests=TESTS, entry_point=None,
+                                                                      code=code, feedback=feedback)))
         reflections.append(reflection)
         last_code, last_feedback = "", feedback  # the graph's default: the failed code is not shown
     return "failed"

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from codeheal.forms.module.prompts import ACTOR_SYSTEM
+from codeheal.forms.module.prompts import ACTOR_SYSTEM, REFLECT_ASK
 from codeheal.forms.project.prompts import FIX_LESSON_ASK, FIX_SYSTEM
 
 BAD_ADD = "def add(a, b):\n    return a - b\n"
@@ -27,7 +27,11 @@ Script = Callable[[dict], str]
 
 
 def is_actor(messages: list[dict]) -> bool:
-    return bool(messages) and messages[0].get("content") == ACTOR_SYSTEM
+    """A module-form actor request (the reflector's shares its system message and opening,
+    and closes with REFLECT_ASK)."""
+    return bool(messages) and messages[0].get("content") == ACTOR_SYSTEM and not any(
+        REFLECT_ASK in str(m.get("content")) for m in messages if m.get("role") == "user"
+    )
 
 
 def is_fix_actor(messages: list[dict]) -> bool:

@@ -146,7 +146,7 @@ def test_starting_code_that_fails_is_reflected_on_first(sandbox):
                  show_failed_code=True)
     assert result["status"] == "passed"
     assert result["attempts"] == 2
-    assert "reviewing a failed attempt" in model.prompt(0)  # the reflector came first
+    assert "Do not write code yet." in model.prompt(0)  # the reflector came first
     assert "     2 |     return a - b" in model.prompt(0)  # numbered code, no frame in solution.py
     assert "The failing attempt (do not repeat it):\n```python\ndef add(a, b):\n    return a - b" in model.prompt(1)
 

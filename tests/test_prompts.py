@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from codeheal.evaluation.feedback import attempt_feedback
-from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
 from codeheal.forms.module.prompts import (
+    REFLECT_ASK,
     actor_messages,
     numbered_excerpt,
     reflector_messages,
 )
+from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
 from codeheal.prompting.parts import format_feedback
 from codeheal.state import CheckFailure, Frame
 
@@ -45,9 +46,15 @@ def test_retry_prompt_has_latest_lessons_and_the_last_failure():
 
 def test_reflector_prompt_numbers_the_code_and_marks_the_failing_line():
     feedback = {**attempt_feedback(error=None), "failures": [failure("test_line_1", 2)]}
-    _, human = reflector_messages(task="Add.", code="def add(a, b):\n    return a\n", feedback=feedback)
+    system, human = reflector_messages(task="Add.", tests="assert add(1, 1) == 2", entry_point="add",
+                                       code="def add(a, b):\n    return a\n", feedback=feedback)
     assert "     1 | def add(a, b):" in human.content
     assert ">>   2 |     return a" in human.content
+    assert human.content.endswith(REFLECT_ASK)
+    # the actor's prompt and the reflector's share their opening: a server caches it once
+    actor = actor_messages(task="Add.", tests="assert add(1, 1) == 2", entry_point="add", reflections=[],
+                           last_code=None, last_feedback=None)
+    assert system.content == actor[0].content and human.content.startswith(actor[1].content)
 
 
 def test_long_code_is_cut_to_the_lines_around_failures():

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from codeheal import Context
-from codeheal.forms.module.prompts import ACTOR_SYSTEM
+from codeheal.forms.module.prompts import ACTOR_SYSTEM, REFLECT_ASK
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "embed_parent.py"
 WRONG = AIMessage("```python\ndef slugify(title):\n    return title.lower()\n```")
@@ -44,7 +44,7 @@ class ActorPrompts(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized, messages, **kwargs) -> None:
         system, *rest = messages[0]
-        if system.content == ACTOR_SYSTEM:
+        if system.content == ACTOR_SYSTEM and REFLECT_ASK not in rest[-1].content:
             self.prompts.append(rest[-1].content)
 
 

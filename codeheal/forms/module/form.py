@@ -10,12 +10,16 @@ from langchain_core.messages import BaseMessage
 from codeheal.context import Context
 from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
-from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.base import Form
+from codeheal.forms.module.candidate import evaluation_steps
+from codeheal.forms.module.prompts import (
+    actor_messages,
+    reflector_messages,
+    tested_function,
+)
 from codeheal.policy import time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
-from codeheal.forms.module.prompts import actor_messages, reflector_messages, tested_function
 from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CandidateJob, State, TestedCandidate
@@ -94,7 +98,8 @@ class ModuleForm(Form):
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
     ) -> list[BaseMessage]:
-        return reflector_messages(task=state["task"], code=state["history"][-1]["code"], feedback=state["feedback"])
+        return reflector_messages(task=state["task"], tests=state["tests"], entry_point=state.get("entry_point"),
+                                  code=state["history"][-1]["code"], feedback=state["feedback"])
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]

@@ -21,12 +21,14 @@ ACTOR_SYSTEM = (
 )
 STUB_IN_REPLY = "(The function's signature and docstring start your reply below: continue it.)"
 
-REFLECTOR_SYSTEM = (
-    "You are reviewing a failed attempt at a programming task. From the test results and "
-    "the code, explain in two to four sentences what went wrong and what exactly to change "
-    "in the next attempt. Be specific (name the function, the line, the case). Do not write "
-    "code."
+REFLECT_ASK = (
+    "Do not write code yet. From the test results and the code above, explain in two to four "
+    "sentences what went wrong and what exactly to change in the next attempt. Be specific "
+    "(name the function, the line, the case)."
 )
+"""What closes the reflector's prompt. It shares the actor's system message, task and tests,
+so a local server that cached the first attempt's prompt reads only the failure and the code,
+and the shown retry after the lesson reads only its own tail (issue 34: read each prompt once)."""
 
 
 
@@ -47,10 +49,7 @@ def actor_messages(
     With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
     server continues): the code fence, and the task's function stub when it shows one, so
     the model writes only the body instead of copying the signature and docstring back."""
-    parts = [f"Task:\n{task.strip()}"]
-    if entry_point:
-        parts.append(f"The tests call `{entry_point}`; define it at module level.")
-    parts.append(f"Tests (the module is imported as `solution`):\n```python\n{tests.strip()}\n```")
+    parts = _opening(task, tests, entry_point)
     if reflections and memory:
         lessons = "\n".join(f"- {r.strip()}" for r in reflections[-memory:])
         parts.append(f"Lessons from earlier failed attempts:\n{lessons}")
@@ -68,6 +67,15 @@ def actor_messages(
     if prefill:
         messages.append(AIMessage(CODE_FENCE + (function_stub(task) or "")))
     return messages
+
+
+def _opening(task: str, tests: str, entry_point: str | None) -> list[str]:
+    """What the actor's and the reflector's prompts open with: the task and the tests."""
+    parts = [f"Task:\n{task.strip()}"]
+    if entry_point:
+        parts.append(f"The tests call `{entry_point}`; define it at module level.")
+    parts.append(f"Tests (the module is imported as `solution`):\n```python\n{tests.strip()}\n```")
+    return parts
 
 
 def without_stub_block(task: str) -> str:
@@ -108,13 +116,17 @@ def _is_placeholder(statement: ast.stmt) -> bool:
     )
 
 
-def reflector_messages(*, task: str, code: str, feedback: Feedback) -> list[BaseMessage]:
-    """The reflector's prompt: the failure, and the numbered code around each failing line."""
-    parts = [f"Task:\n{task.strip()}", f"Test results:\n{format_feedback(feedback)}"]
+def reflector_messages(
+    *, task: str, tests: str, entry_point: str | None, code: str, feedback: Feedback
+) -> list[BaseMessage]:
+    """The reflector's prompt: the actor's opening, the failure, the numbered code around each
+    failing line, and what to write (REFLECT_ASK)."""
+    parts = [*_opening(task, tests, entry_point), f"Test results of a failed attempt:\n{format_feedback(feedback)}"]
     lines = sorted({f["line"] for f in feedback["failures"] if f["line"]})
     if code.strip():
-        parts.append("Code (solution.py):\n" + numbered_excerpt(code, lines))
-    return [SystemMessage(REFLECTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
+        parts.append("The failed attempt (solution.py):\n" + numbered_excerpt(code, lines))
+    parts.append(REFLECT_ASK)
+    return [SystemMessage(ACTOR_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
 def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT) -> str:
