@@ -22,10 +22,10 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal.context import Context
 from codeheal.forms.module.candidate import evaluate_candidate
+from codeheal.forms.module.prompts import actor_messages, reflector_messages
 from codeheal.loop.builder import build_graph
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import ModelCall, invoke_model
-from codeheal.forms.module.prompts import actor_messages, reflector_messages
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Sandbox
 
