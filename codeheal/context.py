@@ -99,8 +99,7 @@ class Context:
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
         "The loop's strategy, a named preset of its switches: "
-        '"adaptive" (opt-in, behind resample on HumanEval with local-0.5b: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair), "one_shot" (one attempt), "resample" (the default: independent samples, no failure shown; in the project form, '
-        'which cannot sample fresh, the failure and a lesson), '
+        '"adaptive" (the default: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "

@@ -37,7 +37,8 @@ turn to noise well before 2)."""
 
 def time_limit(context: Context, as_is_seconds: float | None = None) -> float:
     """The time limit of one test run: the Context's when set; else, once the project as it is
-    ran in `as_is_seconds`, AS_IS_FACTOR times that, at least DEFAULT_TIMEOUT_S."""
+    ran in `as_is_seconds`, AS_IS_FACTOR times that, at least DEFAULT_TIMEOUT_S (which is also
+    the limit when that run did not finish: `as_is_seconds` None)."""
     if context.timeout_s is not None:
         return context.timeout_s
     return DEFAULT_TIMEOUT_S if as_is_seconds is None else max(DEFAULT_TIMEOUT_S, AS_IS_FACTOR * as_is_seconds)

@@ -51,38 +51,19 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 
 @pytest.mark.default_policy
-def test_the_default_policy_is_resampling_with_lessons_where_there_is_no_fresh_sample():
+def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
     context = Context()
     policy = context.policy
-    assert policy.name == "resample"
-    assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (False, True, True, 1)
-    assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("always", 0, 0.0)
-    assert (policy.show_failed_code, policy.stop_on_repeat, context.max_attempts) == (False, False, 3)
-
-
-@pytest.mark.default_policy
-def test_by_default_a_module_retry_is_a_fresh_sample_and_no_lesson_is_written():
-    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
-    result = run(model)
-    assert (result["status"], result["attempts"]) == ("passed", 3)
-    assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
-    assert result["reflections"] == []
-
-
-@pytest.mark.default_policy
-def test_the_adaptive_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
-    context = Context(policy="adaptive")
-    policy = context.policy
-    assert policy.name == "adaptive"
+    assert policy.name == "adaptive" and policy == Context(policy="adaptive").policy
     assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (True, True, True, 1)
     assert (policy.feedback_when, policy.fresh_attempts, policy.temperature_step) == ("by_kind", 0, 0.15)
     assert (policy.show_failed_code, policy.stop_on_repeat, context.max_attempts) == (False, False, 3)
 
 
 @pytest.mark.default_policy
-def test_adaptive_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
+def test_by_default_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
-    result = adaptive(model)
+    result = run(model)
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
     assert result["reflections"] == []

@@ -124,10 +124,11 @@ PRESETS: dict[str, Policy] = {
 """The named policies: the benchmark's conditions, and what a user gets by naming one."""
 PRESET_LIMITS: dict[str, dict[str, object]] = {"one_shot": {"max_attempts": 1}}
 """Run settings a preset sets besides its switches: one_shot makes one attempt."""
-DEFAULT_POLICY: PolicyName = "resample"
-"""Chosen on the HumanEval tuning slices by the mean hidden pass rate over budgets of 1,000 to
-6,000 tokens, averaged over both embedded models; docs/benchmarks.md has each budget. A project
-(`codeheal fix`) has one starting point and no fresh samples: its retries see the failure and,
-with `reflect` on (as here), a lesson. `adaptive` (each retry routed by what the failure
-tells, learned per model) is opt-in until it is measured on the same slices: it has not been."""
+DEFAULT_POLICY: PolicyName = "adaptive"
+"""Each retry routed by what the failure tells, learned per model. Chosen on the HumanEval
+tuning slice with local-0.5b at equal wall time (benchmarks/results/humaneval-tuning-0.5b-prefix:
+55 of 82 against resample's 54, in 1,264 s against 1,289, once the lesson's prompt shared the
+actor's prefix); `resample` was the default before, chosen by hidden passes at equal token
+budgets over both embedded models. A project (`codeheal fix`) has one starting point and no
+fresh samples: its retries see the failure and a lesson, each later one at a higher temperature."""
 

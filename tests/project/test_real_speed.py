@@ -144,3 +144,25 @@ def test_nothing_is_narrowed_when_every_test_failed_or_pytest_is_not_visible() -
     assert failing_first(parse_test_command("make test"), ids, [*ids, "x::y"], FILES) is None
     assert failing_first(parse_test_command("pytest tests"), ["test_calc.py::test_a"], [*ids, "x::y"],
                          {**FILES, "other/test_calc.py": ""}) is None, "an ambiguous tail"
+
+
+HANGS = "def steps_to_one(n):\n    steps = 0\n    while n != 1:\n        n = n // 2 + 1\n        steps += 1\n    return steps\n"
+HALVES = "```python\n# calc.py\ndef steps_to_one(n):\n    steps = 0\n    while n != 1:\n        n = n // 2\n        steps += 1\n    return steps\n```\n"
+
+
+def test_a_project_that_hangs_gives_its_repairs_the_default_limit(tmp_path: Path, monkeypatch) -> None:
+    # The hang is the defect: a multiple of the limit it ran into would let every candidate
+    # that keeps it hang that much longer (360 s each under the 120 s default).
+    monkeypatch.setattr("codeheal.policy.AS_IS_TIMEOUT_S", 5.0)
+    (tmp_path / "calc.py").write_text(HANGS)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_steps.py").write_text(
+        "from calc import steps_to_one\n\n\ndef test_eight():\n    assert steps_to_one(8) == 3\n")
+    sandbox = CountingSandbox()
+    with serve(HALVES) as server:
+        result = fix(server, tmp_path, sandbox)
+    assert result["status"] == "passed"
+    assert result["history"][0]["summary"].startswith("failed") and "timed out" in result["history"][0]["summary"]
+    as_is, *repairs = sandbox.jobs
+    assert as_is.timeout_s == 5.0 and repairs
+    assert {job.timeout_s for job in repairs} == {DEFAULT_TIMEOUT_S}, "not 3 x 5 s"

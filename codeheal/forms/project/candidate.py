@@ -80,7 +80,8 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     targets = {(target.file, target.function.rsplit(".", 1)[-1]) for target in targets_of(run)}
     as_is = AsIs(
         failures=run_failures(feedback), tests_ran=feedback.get("tests_ran") or [],
-        tests_failed=feedback.get("tests_failed") or [], seconds=feedback["seconds"],
+        tests_failed=feedback.get("tests_failed") or [],
+        seconds=None if feedback["timed_out"] else feedback["seconds"],
         suspicious=functions_first(ranking, files, targets),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))

@@ -59,8 +59,10 @@ class AsIs(TypedDict):
     """The node ids of the tests that ran: a repair must run and pass each."""
     tests_failed: list[str]
     """The node ids of the tests that failed: a repair runs them first."""
-    seconds: float
-    """How long its test run took: the base of a repair's time limit."""
+    seconds: float | None
+    """How long its test run took: the base of a repair's time limit; None when it did not
+    finish within its limit (a hang is most often the defect: repairs get the default limit,
+    not a multiple of the one the hang ran into)."""
     suspicious: list[SuspiciousLine]
     """Its lines, most likely to hold the defect first."""
 
