@@ -69,7 +69,7 @@ class AgentContext:
     """The parent's own per-run settings; codeheal's travel inside them."""
 
     codeheal: Context = field(
-        # self_heal: the default policy (resample) writes no lessons in the module form.
+        # self_heal: the default policy (adaptive) writes a lesson only after some kinds of failure.
         default_factory=lambda: Context(policy="self_heal"),
         metadata={"description": "Settings of the embedded codeheal run."},
     )

@@ -125,10 +125,10 @@ PRESETS: dict[str, Policy] = {
 PRESET_LIMITS: dict[str, dict[str, object]] = {"one_shot": {"max_attempts": 1}}
 """Run settings a preset sets besides its switches: one_shot makes one attempt."""
 DEFAULT_POLICY: PolicyName = "adaptive"
-"""Each retry routed by what the failure tells, learned per model. Chosen on the HumanEval
-tuning slice with local-0.5b at equal wall time (benchmarks/results/humaneval-tuning-0.5b-prefix:
-55 of 82 against resample's 54, in 1,264 s against 1,289, once the lesson's prompt shared the
-actor's prefix); `resample` was the default before, chosen by hidden passes at equal token
-budgets over both embedded models. A project (`codeheal fix`) has one starting point and no
+"""Each retry routed by what the failure tells, learned per model. On the HumanEval tuning
+slice with local-0.5b it ties `resample` (two runs: 51 and 55 of 82 against 53 and 54; at
+equal wall time resample led in the first, adaptive in the second), and it heals the demo
+through its failure (median 16.1 s against 36.5 s): docs/benchmarks.md. `resample` was the
+default before, chosen by hidden passes at equal token budgets over both embedded models. A project (`codeheal fix`) has one starting point and no
 fresh samples: its retries see the failure and a lesson, each later one at a higher temperature."""
 
