@@ -129,6 +129,7 @@ DEFAULT_POLICY: PolicyName = "adaptive"
 slice with local-0.5b it ties `resample` (two runs: 51 and 55 of 82 against 53 and 54; at
 equal wall time resample led in the first, adaptive in the second), and it heals the demo
 through its failure (median 16.1 s against 36.5 s): docs/benchmarks.md. `resample` was the
-default before, chosen by hidden passes at equal token budgets over both embedded models. A project (`codeheal fix`) has one starting point and no
-fresh samples: its retries see the failure and a lesson, each later one at a higher temperature."""
+default before, chosen by hidden passes at equal token budgets over both embedded models. A
+project (`codeheal fix`) has one starting point and no fresh samples: its retries see the
+failure and a lesson, each later one at a higher temperature."""
 

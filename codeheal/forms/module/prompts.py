@@ -28,7 +28,8 @@ REFLECT_ASK = (
 )
 """What closes the reflector's prompt. It shares the actor's system message, task and tests,
 so a local server that cached the first attempt's prompt reads only the failure and the code,
-and the shown retry after the lesson reads only its own tail (issue 34: read each prompt once)."""
+and the retry after the lesson only what follows that opening (issue 34: read each prompt
+once). Of the presets, only self_heal writes this lesson in the module form."""
 
 
 
