@@ -409,3 +409,6 @@ class CandidateJob(TypedDict, total=False):
     change: AppliedChange
     """Project form: the reply as the fan-out applied it (Form.distinct), so that its test does
     not apply it again."""
+    screened: bool
+    """The candidate was written without a model (Form.screen): its test runs under
+    policy.screen_time_limit."""

@@ -55,6 +55,8 @@ def candidate_sends(state: State) -> list[Send]:
     pending = [(index, found) for index, found in enumerate(candidates_to_test(state)) if index not in done]
     if not state.get("probes"):
         pending = pending[:max(FIRST_BATCH, len(done))]
+    if state.get("screened") and not state.get("written"):  # the screen's attempt: no model wrote these
+        shared["screened"] = True
     return [
         Send(TEST_CANDIDATE, CandidateJob(
             **shared, **known, candidate=code, key=key, index=index, session=state.get("sandbox_session")))

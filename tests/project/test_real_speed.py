@@ -5,6 +5,7 @@ the test time limit is derived from the run of the project as it is unless one i
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 from codeheal import build_graph
 from codeheal.cli import main
 from codeheal.context import resolve
-from codeheal.policy import AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S
+from codeheal.policy import AS_IS_FACTOR, AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S, SCREEN_MIN_S, screen_time_limit
 
 CLAMP = '''def clamp(x, lo, hi):
     if x < lo:
@@ -96,9 +97,11 @@ def test_progress_shows_each_attempts_test_time_and_its_limit(calc: Path, capsys
     err = capsys.readouterr().err
     assert code == 0, err
     assert "attempt 1: failed, 2 of 3 passed (1 failed); tests ran " in err and f"sandbox, limit {AS_IS_TIMEOUT_S:g} s a run)" in err
-    # attempt 2 tests a rewrite and line candidates at once: their summed sandbox time is said as such
+    # attempt 2 screens one-line mutants at once: their summed sandbox time is said as such,
+    # under the screen's limit (screen_time_limit)
     assert "attempt 2: passed, 3 of 3 checks; the best of " in err and " candidates, whose tests ran " in err
-    assert " s in all (" in err and f"sandbox, limit {DEFAULT_TIMEOUT_S:g} s a run)" in err
+    limit = re.search(r"attempt 2: .* s in all \([^,)]*, limit ([0-9.]+) s a run\)", err)
+    assert limit and SCREEN_MIN_S <= float(limit.group(1)) <= DEFAULT_TIMEOUT_S, err
 
 
 def test_a_slow_project_gets_three_times_its_own_test_time(calc: Path) -> None:
@@ -166,3 +169,34 @@ def test_a_project_that_hangs_gives_its_repairs_the_default_limit(tmp_path: Path
     as_is, *repairs = sandbox.jobs
     assert as_is.timeout_s == 5.0 and repairs
     assert {job.timeout_s for job in repairs} == {DEFAULT_TIMEOUT_S}, "not 3 x 5 s"
+
+
+def test_screened_mutants_run_under_a_shorter_limit_than_the_models_repairs(tmp_path: Path, monkeypatch) -> None:
+    # The project hangs, and so do the mutants that keep the hang: each is dropped at the
+    # screen's limit, while the model's repair gets the whole default limit.
+    monkeypatch.setattr("codeheal.policy.AS_IS_TIMEOUT_S", 5.0)
+    monkeypatch.setattr("codeheal.policy.SCREEN_MIN_S", 2.0)
+    (tmp_path / "calc.py").write_text(HANGS.replace("steps += 1", "steps += 2"))  # two lines: beyond the screen
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_steps.py").write_text(
+        "from calc import steps_to_one\n\n\ndef test_eight():\n    assert steps_to_one(8) == 3\n")
+    sandbox = CountingSandbox()
+    with serve(HALVES) as server:
+        result = fix(server, tmp_path, sandbox, mutants=4)
+    assert result["status"] == "passed" and result["attempts"] == 3, "the project as it is, the screen, the model"
+    limits = [job.timeout_s for job in sandbox.jobs[1:]]
+    screened = limits[:limits.index(DEFAULT_TIMEOUT_S)]
+    assert screened and set(screened) == {2.0}, limits
+    assert set(limits[len(screened):]) == {DEFAULT_TIMEOUT_S}, "the model's repairs: the default limit"
+
+
+def test_the_screens_limit_follows_the_project_as_it_is_under_the_repairs_limit() -> None:
+    from codeheal.context import Context
+
+    default = Context()
+    assert screen_time_limit(default, None) == SCREEN_MIN_S, "the project as it is hung"
+    assert screen_time_limit(default, 0.2) == SCREEN_MIN_S, "a fast project: the least limit"
+    assert screen_time_limit(default, 3.0) == AS_IS_FACTOR * 3.0 < DEFAULT_TIMEOUT_S
+    assert screen_time_limit(default, 30.0) == AS_IS_FACTOR * 30.0, "as long as a repair's"
+    assert screen_time_limit(Context(timeout_s=2.5), None) == 2.5, "never above the limit the user set"
+    assert screen_time_limit(Context(timeout_s=60.0), 1.0) == SCREEN_MIN_S

@@ -4,7 +4,7 @@ fan-out: edits.py, run.refusal), then in its test the tamper scan of what the mo
 wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in the sandbox
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
-(policy.time_limit). The run of the project as it is also records each test's line coverage,
+(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit). The run of the project as it is also records each test's line coverage,
 which ranks the suspicious lines."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from codeheal.forms.project.run import (
 )
 from codeheal.forms.project.suspicious import rank_lines
 from codeheal.forms.project.workspace_store import workspace_files
-from codeheal.policy import as_is_time_limit, time_limit
+from codeheal.policy import as_is_time_limit, screen_time_limit, time_limit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
     AS_IS,
@@ -126,7 +126,7 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
     if lint is not None and lint.findings:
         feedback = lint_feedback(lint.findings)
     if feedback is None:
-        limit = time_limit(context, as_is["seconds"])
+        limit = (screen_time_limit if job.get("screened") else time_limit)(context, as_is["seconds"])
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
         feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, commands, limit, job.get("session"))
     if lint is not None and lint.unavailable:
