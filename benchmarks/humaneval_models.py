@@ -5,7 +5,9 @@ Each run is a `codeheal-bench humaneval` folder of its own (records, report, plo
     codeheal-bench humaneval --model local-0.5b --slice all --limit 164 --max-attempts 10 --max-tokens 6000 \
         --conditions one_shot resample raw_error self_heal sample_first --out benchmarks/results/humaneval-0.5b
 
-and the same with `--model local-1.5b --out benchmarks/results/humaneval-1.5b`; then
+and the same with `--model local-1.5b --out benchmarks/results/humaneval-1.5b`. Beside them,
+`by_slices`: the runs of SLICE_RUNS (a tuning-slice and a report-slice run of one model at the
+same settings, whose conditions include the default policy) joined into one run on all 164. Then
 
     .venv/bin/python benchmarks/humaneval_models.py
 """
@@ -23,6 +25,8 @@ from codeheal_bench.humaneval_records import CONDITIONS
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
 """Each embedded model, by the name that stays with it, and the folder of its run."""
+SLICE_RUNS = {"local-0.5b": ("humaneval-tuning-0.5b-prefix", "humaneval-report-0.5b-adaptive")}
+"""Per model, its tuning-slice and report-slice runs of the default policy at the current code."""
 
 
 def joined(results: Path = RESULTS) -> dict:
@@ -42,7 +46,34 @@ def joined(results: Path = RESULTS) -> dict:
         }
     if len({run["problems"] for run in models.values()}) != 1:
         raise SystemExit("the runs cover different problems")
-    return {"problems": next(iter(models.values()))["problems"], "default_policy": DEFAULT_POLICY, "models": models}
+    return {"problems": next(iter(models.values()))["problems"], "default_policy": DEFAULT_POLICY, "models": models,
+            "by_slices": by_slices(results)}
+
+
+def by_slices(results: Path = RESULTS) -> dict:
+    """Each SLICE_RUNS pair joined: per condition both runs finished, its hidden passes, visible
+    pass / hidden fail and wall time summed over the two slices."""
+    joined_runs = {}
+    for model, folders in SLICE_RUNS.items():
+        runs = [json.loads((results / folder / "humaneval.json").read_text(encoding="utf-8")) for folder in folders]
+        if {run["model"] for run in runs} != {model} or len({run["max_attempts"] for run in runs}) != 1:
+            raise SystemExit(f"{', '.join(folders)}: not one model ({model}) at one max_attempts")
+        problems = sum(run["problems"] for run in runs)
+        finished = [c for c in runs[0]["conditions"]
+                    if all(run["conditions"].get(c, {}).get("finished") == run["problems"] for run in runs)]
+        conditions = {}
+        for c in finished:
+            results_of = [run["conditions"][c] for run in runs]
+            passed = sum(r["passed"] for r in results_of)
+            conditions[c] = {
+                "passed": passed, "pass_at_1": round(passed / problems, 3),
+                "visible_passed_hidden_failed": sum(s["visible_passed_hidden_failed"]
+                                                    for r in results_of for s in r["slices"].values()),
+                "wall_s": round(sum(r["wall_s"] for r in results_of), 1),
+            }
+        joined_runs[model] = {"folders": [f"benchmarks/results/{f}" for f in folders], "problems": problems,
+                              "max_attempts": runs[0]["max_attempts"], "conditions": conditions}
+    return joined_runs
 
 
 def main() -> int:

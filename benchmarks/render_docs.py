@@ -56,14 +56,30 @@ def humaneval_table() -> str:
                 f"({_kilo(result['prompt_tokens'])} + {_kilo(result['completion_tokens'])}) | "
                 f"{result['wall_s_own'] / 60:.0f} min |"
             )
-    return "\n".join(rows) + "\n" + _unfinished(run)
+    return "\n".join(rows) + "\n" + _unfinished(run) + _by_slices(run)
+
+
+def _by_slices(run: dict) -> str:
+    """A line per model whose default ran on both slices, in two runs at the current code."""
+    lines = []
+    for model, joined in run.get("by_slices", {}).items():
+        rates = ", ".join(f"`{c}` {100 * r['pass_at_1']:.1f} % ({r['passed']}; {r['visible_passed_hidden_failed']} "
+                          f"visible pass, hidden fail; {r['wall_s'] / 60:.0f} min)" for c, r in joined["conditions"].items())
+        lines.append(f"\n`{model}` at the current code, up to {joined['max_attempts']} attempts, tuning and report "
+                     f"slices run apart and joined ({' and '.join(f'`{f}`' for f in joined['folders'])}): "
+                     f"{rates}.\n")
+    return "".join(lines)
 
 
 def _unfinished(run: dict) -> str:
     """A line naming the conditions a model's run has not finished yet, if any."""
     pending = [f"`{model}` `{c}` ({n} of {run['problems']})" for model, model_run in run["models"].items()
-               for c, n in model_run["unfinished"].items()]
-    return f"\nNot finished yet, so not shown: {', '.join(pending)}; the run resumes where it stopped.\n" if pending else ""
+               for c, n in model_run["unfinished"].items() if n]
+    absent = sorted({f"`{c}`" for model_run in run["models"].values() for c, n in model_run["unfinished"].items() if not n})
+    lines = f"\nNot finished yet, so not shown: {', '.join(pending)}; the run resumes where it stopped.\n" if pending else ""
+    if absent:
+        lines += f"\nNot in these runs (added since): {', '.join(absent)}.\n"
+    return lines
 
 
 def other_benchmarks() -> str:

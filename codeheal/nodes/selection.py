@@ -59,11 +59,13 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
         second_round = bool(state.get("probes"))
-        probe_prompt = probe_messages(task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
+        # The second round reuses the first's inputs: it writes no probe prompt.
+        probe_prompt = [] if second_round else probe_messages(
+            task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
         drawn = len(state.get("candidates") or []) - 1 if second_round else 0
         samples, allowance = affordable_samples(
-            state, context, counter.prompt_tokens(first_prompt), 0 if second_round else counter.prompt_tokens(probe_prompt),
+            state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt) if probe_prompt else 0,
             per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
             already=state["generation"]["tokens"] if second_round else 0,
         )

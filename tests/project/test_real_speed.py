@@ -14,8 +14,14 @@ from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import build_graph
 from codeheal.cli import main
-from codeheal.context import resolve
-from codeheal.policy import AS_IS_FACTOR, AS_IS_TIMEOUT_S, DEFAULT_TIMEOUT_S, SCREEN_MIN_S, screen_time_limit
+from codeheal.context import Context, resolve
+from codeheal.policy import (
+    AS_IS_FACTOR,
+    AS_IS_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    SCREEN_MIN_S,
+    screen_time_limit,
+)
 
 CLAMP = '''def clamp(x, lo, hi):
     if x < lo:
@@ -191,8 +197,6 @@ def test_screened_mutants_run_under_a_shorter_limit_than_the_models_repairs(tmp_
 
 
 def test_the_screens_limit_follows_the_project_as_it_is_under_the_repairs_limit() -> None:
-    from codeheal.context import Context
-
     default = Context()
     assert screen_time_limit(default, None) == SCREEN_MIN_S, "the project as it is hung"
     assert screen_time_limit(default, 0.2) == SCREEN_MIN_S, "a fast project: the least limit"

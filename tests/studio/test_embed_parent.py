@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, convert_to_openai_messages
 from langgraph.checkpoint.memory import InMemorySaver
+from scripted_openai import is_actor
 
 from codeheal import Context
-from codeheal.forms.module.prompts import ACTOR_SYSTEM, REFLECT_ASK
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "embed_parent.py"
 WRONG = AIMessage("```python\ndef slugify(title):\n    return title.lower()\n```")
@@ -43,9 +43,8 @@ class ActorPrompts(BaseCallbackHandler):
         self.prompts: list[str] = []
 
     def on_chat_model_start(self, serialized, messages, **kwargs) -> None:
-        system, *rest = messages[0]
-        if system.content == ACTOR_SYSTEM and REFLECT_ASK not in rest[-1].content:
-            self.prompts.append(rest[-1].content)
+        if is_actor(convert_to_openai_messages(messages[0])):
+            self.prompts.append(messages[0][-1].content)
 
 
 PATTERNS = {
