@@ -123,7 +123,7 @@ class Context:
         "Wall-clock limit of one test run in the sandbox, seconds. None: 10 s for a module's "
         "tests; in the project form (`codeheal fix`) up to 120 s for the project as it is, then "
         "3x the time that run took, at least 10 s, for each repair's runs (at least 4 s for a "
-        "screened mutant's). A limit set here bounds them all.",
+        "screened mutant's once that run finished). A limit set here bounds them all.",
         unset=True,
     )
     sandbox: SandboxKind = setting('local', '"local" (default, no account) or "e2b" (needs E2B_API_KEY).', unset=True)

@@ -178,29 +178,35 @@ def test_a_project_that_hangs_gives_its_repairs_the_default_limit(tmp_path: Path
 
 
 def test_screened_mutants_run_under_a_shorter_limit_than_the_models_repairs(tmp_path: Path, monkeypatch) -> None:
-    # The project hangs, and so do the mutants that keep the hang: each is dropped at the
-    # screen's limit, while the model's repair gets the whole default limit.
-    monkeypatch.setattr("codeheal.policy.AS_IS_TIMEOUT_S", 5.0)
+    # Mutants that loop are dropped at the screen's limit (3x the run of the project as it
+    # is, at least SCREEN_MIN_S), while the model's repair gets the whole default limit.
     monkeypatch.setattr("codeheal.policy.SCREEN_MIN_S", 2.0)
-    (tmp_path / "calc.py").write_text(HANGS.replace("steps += 1", "steps += 2"))  # two lines: beyond the screen
+    (tmp_path / "calc.py").write_text(TWO_OFF)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_steps.py").write_text(
-        "from calc import steps_to_one\n\n\ndef test_eight():\n    assert steps_to_one(8) == 3\n")
+        "from calc import steps_to_one\n\n\ndef test_eight():\n    assert steps_to_one(8) == 3\n\n\n"
+        "def test_one():\n    assert steps_to_one(1) == 0\n")
     sandbox = CountingSandbox()
     with serve(HALVES) as server:
         result = fix(server, tmp_path, sandbox, mutants=4)
     assert result["status"] == "passed" and result["attempts"] == 3, "the project as it is, the screen, the model"
-    limits = [job.timeout_s for job in sandbox.jobs[1:]]
+    screen = max(2.0, AS_IS_FACTOR * sandbox.results[0].seconds)
+    assert screen < DEFAULT_TIMEOUT_S, "a fast project"
+    limits = [job.timeout_s for job in sandbox.jobs[2:]]  # after the project as it is and its rerun
     screened = limits[:limits.index(DEFAULT_TIMEOUT_S)]
-    assert screened and set(screened) == {2.0}, limits
+    assert screened and screened == pytest.approx([screen] * len(screened), abs=0.01), limits
     assert set(limits[len(screened):]) == {DEFAULT_TIMEOUT_S}, "the model's repairs: the default limit"
+
+
+TWO_OFF = "def steps_to_one(n):\n    steps = 0\n    while n > 1:\n        n = n // 3\n        steps += 2\n    return steps\n"
+"""Two lines off (no one-line mutant passes), and it finishes."""
 
 
 def test_the_screens_limit_follows_the_project_as_it_is_under_the_repairs_limit() -> None:
     default = Context()
-    assert screen_time_limit(default, None) == SCREEN_MIN_S, "the project as it is hung"
+    assert screen_time_limit(default, None) == DEFAULT_TIMEOUT_S, "the project as it is hung: a fix's time is unknown"
     assert screen_time_limit(default, 0.2) == SCREEN_MIN_S, "a fast project: the least limit"
     assert screen_time_limit(default, 3.0) == AS_IS_FACTOR * 3.0 < DEFAULT_TIMEOUT_S
     assert screen_time_limit(default, 30.0) == AS_IS_FACTOR * 30.0, "as long as a repair's"
-    assert screen_time_limit(Context(timeout_s=2.5), None) == 2.5, "never above the limit the user set"
+    assert screen_time_limit(Context(timeout_s=2.5), 0.1) == 2.5, "never above the limit the user set"
     assert screen_time_limit(Context(timeout_s=60.0), 1.0) == SCREEN_MIN_S
