@@ -316,7 +316,7 @@ RENDERERS: dict[str, Callable[[], str]] = {
     "benchmarks": other_benchmarks,
     "headline": headline,
     "quixbugs": quixbugs_summary,
-    "quixbugs_large": lambda: quixbugs_summary("quixbugs-1.5b/quixbugs"),
+    "quixbugs_large": lambda: quixbugs_summary("quixbugs-1.5b-screen/quixbugs"),
     "seeded": seeded_summary,
     "seeded_large": lambda: seeded_summary("seeded-1.5b/seeded_bugs"),
     "first_attempt": first_attempt_table,

@@ -40,8 +40,9 @@ def change(original: Mapping[str, str], changed: Mapping[str, str]) -> Change:
 
 
 def whitespace_only_hunks(diff: str) -> int:
-    """How many hunks of a unified diff change nothing but whitespace: their removed and
-    added lines are the same once all whitespace and blank lines are left out."""
+    """How many hunks of a unified diff change nothing but whitespace: the hunk's old text
+    and its new text (context lines included, so a line moved is a change) are the same once
+    all whitespace and blank lines are left out."""
     count, lines = 0, iter(diff.splitlines())
     for line in lines:
         header = HUNK_HEADER.match(line)
@@ -60,8 +61,10 @@ def whitespace_only_hunks(diff: str) -> int:
                 old -= 1
             if kind in " +":
                 new -= 1
-            if text and kind in "-+":
-                (removed if kind == "-" else added).append(text)
+            if text and kind in " -":
+                removed.append(text)
+            if text and kind in " +":
+                added.append(text)
         count += removed == added
     return count
 

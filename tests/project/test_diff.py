@@ -39,6 +39,10 @@ def test_whitespace_only_hunks_are_counted_and_real_ones_are_not() -> None:
     assert diff.text.count("@@ -") == 2 and whitespace_only_hunks(diff.text) == 1
     assert whitespace_only_hunks(unified_diff(original, {"m.py": original["m.py"].replace("x+1", "x+2")}).text) == 0
     assert whitespace_only_hunks(unified_diff({"m.py": "a"}, {"m.py": "a\n"}).text) == 1
+    # QuixBugs rpn_eval's fix moves a line: the same lines removed and added, in another order
+    swapped = {"m.py": "def f(s):\n    a = s.pop()\n    b = s.pop()\n    return a - b\n"}
+    moved = unified_diff(swapped, {"m.py": "def f(s):\n    b = s.pop()\n    a = s.pop()\n    return a - b\n"})
+    assert whitespace_only_hunks(moved.text) == 0
 
 
 def test_the_diff_applies_with_git_apply(tmp_path: Path) -> None:
