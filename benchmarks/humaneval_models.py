@@ -52,10 +52,16 @@ def joined(results: Path = RESULTS) -> dict:
 
 def by_slices(results: Path = RESULTS) -> dict:
     """Each SLICE_RUNS pair joined: per condition both runs finished, its hidden passes, visible
-    pass / hidden fail and wall time summed over the two slices."""
+    pass / hidden fail and wall time summed over the two slices. A pair with neither run under
+    `results` is left out; one with a run missing is refused."""
     joined_runs = {}
     for model, folders in SLICE_RUNS.items():
-        runs = [json.loads((results / folder / "humaneval.json").read_text(encoding="utf-8")) for folder in folders]
+        paths = [results / folder / "humaneval.json" for folder in folders]
+        if not any(path.exists() for path in paths):
+            continue
+        if not all(path.exists() for path in paths):
+            raise SystemExit(f"{model}: {' and '.join(folders)} are joined, and one of them is missing")
+        runs = [json.loads(path.read_text(encoding="utf-8")) for path in paths]
         if {run["model"] for run in runs} != {model} or len({run["max_attempts"] for run in runs}) != 1:
             raise SystemExit(f"{', '.join(folders)}: not one model ({model}) at one max_attempts")
         problems = sum(run["problems"] for run in runs)

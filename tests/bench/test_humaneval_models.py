@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from humaneval_models import RUNS, joined
+from humaneval_models import RUNS, SLICE_RUNS, by_slices, joined
 
 
 def write_run(results: Path, folder: str, model: str, finished: dict[str, int], problems: int = 4) -> None:
@@ -50,3 +50,36 @@ def test_runs_of_another_model_or_other_problems_are_refused(tmp_path: Path) -> 
     write_run(other, large[1], large[0], ALL, problems=5)
     with pytest.raises(SystemExit, match="different problems"):
         joined(other)
+
+
+def write_slice(results: Path, folder: str, model: str, part: str, passed: dict[str, int], max_attempts: int = 3) -> None:
+    conditions = {c: {"finished": 4, "passed": n, "wall_s": 10.0 * n, "slices": {
+        "tuning": {"visible_passed_hidden_failed": 1 if part == "tuning" else 0},
+        "report": {"visible_passed_hidden_failed": 2 if part == "report" else 0}}} for c, n in passed.items()}
+    (results / folder).mkdir(parents=True)
+    summary = {"problems": 4, "model": model, "max_attempts": max_attempts, "conditions": conditions}
+    (results / folder / "humaneval.json").write_text(json.dumps(summary))
+
+
+def test_the_defaults_slice_runs_are_joined_into_one_run_on_every_problem(tmp_path: Path) -> None:
+    model, (tuning, report) = next(iter(SLICE_RUNS.items()))
+    assert by_slices(tmp_path) == {}, "no slice run here: nothing joined"
+    write_slice(tmp_path, tuning, model, "tuning", {"one_shot": 2, "adaptive": 3, "resample": 1})
+    with pytest.raises(SystemExit, match="missing"):
+        by_slices(tmp_path)
+    write_slice(tmp_path, report, model, "report", {"one_shot": 1, "adaptive": 4})
+
+    joined_run = by_slices(tmp_path)[model]
+
+    assert joined_run["problems"] == 8 and joined_run["max_attempts"] == 3
+    assert list(joined_run["conditions"]) == ["one_shot", "adaptive"], "resample ran on one slice only"
+    assert joined_run["conditions"]["adaptive"] == {
+        "passed": 7, "pass_at_1": 0.875, "visible_passed_hidden_failed": 3, "wall_s": 70.0}
+
+
+def test_slice_runs_at_other_settings_are_refused(tmp_path: Path) -> None:
+    model, (tuning, report) = next(iter(SLICE_RUNS.items()))
+    write_slice(tmp_path, tuning, model, "tuning", {"adaptive": 3})
+    write_slice(tmp_path, report, model, "report", {"adaptive": 3}, max_attempts=10)
+    with pytest.raises(SystemExit, match="one max_attempts"):
+        by_slices(tmp_path)
