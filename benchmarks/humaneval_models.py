@@ -19,7 +19,6 @@ import sys
 from pathlib import Path
 
 from codeheal.context import DEFAULT_POLICY
-
 from codeheal_bench.humaneval_records import CONDITIONS
 
 RESULTS = Path(__file__).resolve().parent / "results"
