@@ -72,7 +72,8 @@ def _by_slices(run: dict) -> str:
 
 
 def _unfinished(run: dict) -> str:
-    """A line naming the conditions a model's run has not finished yet, if any."""
+    """A line naming the conditions a model's run has begun and not finished yet, and one naming
+    those its runs never ran (added since), if any."""
     pending = [f"`{model}` `{c}` ({n} of {run['problems']})" for model, model_run in run["models"].items()
                for c, n in model_run["unfinished"].items() if n]
     absent = sorted({f"`{c}`" for model_run in run["models"].values() for c, n in model_run["unfinished"].items() if not n})

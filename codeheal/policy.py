@@ -54,9 +54,8 @@ def screen_time_limit(context: Context, as_is_seconds: float | None) -> float:
     `time_limit`. When the project as it is did not finish, how long a right fix runs is not
     known (QuixBugs levenshtein: the defect makes the tests slow, and the fix takes over 4 s):
     the full `time_limit`."""
-    if as_is_seconds is None:
-        return time_limit(context, None)
-    return min(time_limit(context, as_is_seconds), max(SCREEN_MIN_S, AS_IS_FACTOR * as_is_seconds))
+    limit = time_limit(context, as_is_seconds)
+    return limit if as_is_seconds is None else min(limit, max(SCREEN_MIN_S, AS_IS_FACTOR * as_is_seconds))
 
 
 def as_is_time_limit(context: Context) -> float:

@@ -49,7 +49,7 @@ def whitespace_only_hunks(diff: str) -> int:
         if not header:
             continue
         old, new = int(header.group(1) or 1), int(header.group(2) or 1)
-        removed, added = [], []
+        before, after = [], []
         while old or new:
             body = next(lines, None)
             if body is None:
@@ -62,10 +62,10 @@ def whitespace_only_hunks(diff: str) -> int:
             if kind in " +":
                 new -= 1
             if text and kind in " -":
-                removed.append(text)
+                before.append(text)
             if text and kind in " +":
-                added.append(text)
-        count += removed == added
+                after.append(text)
+        count += before == after
     return count
 
 

@@ -4,8 +4,8 @@ fan-out: edits.py, run.refusal), then in its test the tamper scan of what the mo
 wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in the sandbox
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
-(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit). The run of the project as it is also records each test's line coverage,
-which ranks the suspicious lines."""
+(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit). The run of the
+project as it is also records each test's line coverage, which ranks the suspicious lines."""
 
 from __future__ import annotations
 
