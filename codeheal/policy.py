@@ -190,6 +190,14 @@ def _squeezed(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
+def redraws(rules: Policy) -> bool:
+    """Whether a retry whose every reply repeats code that already failed in the run draws once
+    more (at the next retry's temperature) instead of testing it again: a run under a policy
+    that stops on a repeat (stop_on_repeat; always in the project form) stops instead. The
+    demo's first shown retry copied the failed attempt in 2 of 5 runs (demo-bb5f6b3.json)."""
+    return not rules.stop_on_repeat
+
+
 def is_repair(attempt: Attempt) -> bool:
     """Whether an attempt was written shown a failure: a retry that was not a fresh sample."""
     return attempt["attempt"] > 1 and not attempt.get("fresh_start")

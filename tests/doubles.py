@@ -35,6 +35,12 @@ def scripted(*replies: str) -> ScriptedModel:
     return ScriptedModel(messages=iter(replies))
 
 
+def rewritten(code: str, take: int = 1) -> str:
+    """The same code written out again (a trailing comment differs): it fails just as `code`
+    does, yet is no repeat of it (a retry that repeats failed code is drawn again)."""
+    return f"{code.rstrip()}\n# take {take}\n"
+
+
 def fenced(code: str) -> str:
     """A reply the way a model writes it: prose around a ```python block."""
     return f"Here is the solution:\n\n```python\n{code.strip()}\n```\n\nHope this helps."

@@ -4,7 +4,7 @@ Also the feedback a failed import and a static check give."""
 
 from __future__ import annotations
 
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced, rewritten
 from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
@@ -39,7 +39,9 @@ def test_without_a_budget_the_same_run_heals():
 
 
 def test_the_same_failure_twice_gets_a_fresh_start_then_status_stuck():
-    model = ScriptedModel(messages=iter([fenced(BAD_ADD), "It subtracts.", fenced(BAD_ADD), fenced(BAD_ADD)]))
+    model = ScriptedModel(messages=iter([
+        fenced(BAD_ADD), "It subtracts.", fenced(rewritten(BAD_ADD)), fenced(rewritten(BAD_ADD, 2)),
+    ]))
     result = run(model, max_attempts=5)
     assert (result["status"], result["attempts"]) == ("stuck", 3)
     assert [a.get("fresh_start", False) for a in result["history"]] == [False, False, True]
@@ -51,14 +53,14 @@ def test_the_same_failure_twice_gets_a_fresh_start_then_status_stuck():
 def test_a_fresh_start_that_fails_differently_goes_on_healing():
     other = "def add(a, b):\n    return a * b\n"
     model = ScriptedModel(messages=iter([
-        fenced(BAD_ADD), "It subtracts.", fenced(BAD_ADD), fenced(other), "It multiplies.", fenced(GOOD_ADD),
+        fenced(BAD_ADD), "It subtracts.", fenced(rewritten(BAD_ADD)), fenced(other), "It multiplies.", fenced(GOOD_ADD),
     ]))
     result = run(model, max_attempts=5)
     assert (result["status"], result["attempts"]) == ("passed", 4)
 
 
 def test_resampling_never_shows_the_model_any_feedback():
-    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(BAD_ADD), fenced(GOOD_ADD)]))
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(rewritten(BAD_ADD)), fenced(GOOD_ADD)]))
     result = run(model, max_attempts=3, policy=Policy.preset("self_heal", feedback=False, reflect=False))
     assert result["status"] == "passed" and result["attempts"] == 3
     first = model.prompt(0)

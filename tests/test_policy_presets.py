@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 import pytest
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced, rewritten
 from scripted_openai import ScriptedServer, is_actor
 
 from codeheal import Context, build_graph, learning
@@ -268,7 +268,7 @@ def test_the_model_is_asked_for_each_retry_at_its_rising_temperature():
 @pytest.mark.default_policy
 def test_adaptive_fresh_samples_failing_alike_do_not_end_the_run_as_stuck():
     taught_that_showing_a_crash_pays()
-    model = ScriptedModel(messages=iter([fenced(CRASH)] * 4 + [fenced(GOOD_ADD)]))
+    model = ScriptedModel(messages=iter([fenced(rewritten(CRASH, take)) for take in range(4)] + [fenced(GOOD_ADD)]))
     result = adaptive(model, max_attempts=5)
     assert (result["status"], result["attempts"]) == ("passed", 5)
     assert [FAILED_BEFORE in model.prompt(i) for i in range(5)] == [False, True, False, True, False]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
+from codeheal.forms.base import Draw
 from codeheal.forms.choice import form_of
+from codeheal.learning import chooser, run_store, settle
 from codeheal.llm import chat_model
 from codeheal.llm.factory import (
     MAX_TOKENS,
@@ -15,12 +18,22 @@ from codeheal.llm.factory import (
     is_local,
     token_counter,
 )
-from codeheal.learning import chooser, run_store, settle
-from codeheal.policy import SHOWN_KINDS, attempt_limit, completion_allowance, model_context, turn, writes_fresh
+from codeheal.policy import (
+    SHOWN_KINDS,
+    Turn,
+    attempt_limit,
+    completion_allowance,
+    model_context,
+    redraws,
+    sampling_temperature,
+    turn,
+    writes_fresh,
+)
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
 from codeheal.prompting.model_call import NO_USAGE, total_usage
 from codeheal.state import Route, State
 from codeheal.steps import ModelCall, Steps
+from codeheal.tokens import TokenCounter
 
 
 def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict]]:
@@ -49,28 +62,14 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         counter = token_counter(llm or chat_model(writer, context.policy.temperature))
         draws = form.draws(state, writer, fresh=fresh, prefill=uses_prefill(writer, llm), counter=counter)
         per_call = 1 if llm else completions_per_request(writer)
-        candidates: list[str] = []
-        usages = []
-        for draw in draws:
-            model = llm or chat_model(writer, draw.temperature)
-            allowance = completion_allowance(
-                state, context, prompt_tokens=counter.prompt_tokens(draw.messages),
-                requests=-(-draw.samples // per_call), samples=draw.samples, wanted=draw.max_tokens,
-                already=total_usage(usages)["tokens"],
-            )
-            if not allowance:
-                break
-            if not usages:
-                if now.handover and now.previous:
-                    emit(ModelSwitched(kind="model_switched", attempt=attempt, model=now.model,
-                                       previous=now.previous, after=now.handover))
-                emit(AttemptStarted(kind="attempt_started", attempt=attempt, max_attempts=attempt_limit(state, context)))
-            replies = yield ModelCall(
-                model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=per_call,
-                max_tokens=allowance if context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
-            )
-            usages += [usage for _, usage in replies]
-            candidates += [draw.candidate(reply) for reply, _ in replies]
+        calls = Calls(state, context, attempt, now, llm, writer, counter, per_call)
+        candidates = yield from calls.draw(draws)
+        if retry and calls.usages and redraws(rules) and repeats_tried(state, candidates):
+            # Every reply repeats code that failed earlier in the run: its test would end the
+            # same way. Drawn once more, as the next retry would be; the repeats are not tested.
+            hotter = sampling_temperature({**state, "attempts": attempt}, rules, retry=True)
+            candidates += yield from calls.draw([replace(d, temperature=max(d.temperature, hotter)) for d in draws])
+        usages = calls.usages
         if not usages:
             return {"candidates": [], "stop_reason": "budget", "route": None}
         generation = total_usage(usages)
@@ -88,6 +87,55 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         }
 
     return actor
+
+
+@dataclass
+class Calls:
+    """The model calls of one attempt: each draw within the run's token budget (a draw that
+    does not fit is not made), its replies turned into candidates, their usage kept."""
+
+    state: State
+    context: Context
+    attempt: int
+    now: Turn
+    llm: BaseChatModel | None
+    writer: Context
+    counter: TokenCounter
+    per_call: int
+    usages: list = field(default_factory=list)
+
+    def draw(self, draws: list[Draw]) -> Steps[list[str]]:
+        """The candidates of `draws`, made in order until one does not fit the budget."""
+        candidates: list[str] = []
+        for draw in draws:
+            model = self.llm or chat_model(self.writer, draw.temperature)
+            allowance = completion_allowance(
+                self.state, self.context, prompt_tokens=self.counter.prompt_tokens(draw.messages),
+                requests=-(-draw.samples // self.per_call), samples=draw.samples, wanted=draw.max_tokens,
+                already=total_usage(self.usages)["tokens"],
+            )
+            if not allowance:
+                break
+            if not self.usages:
+                if self.now.handover and self.now.previous:
+                    emit(ModelSwitched(kind="model_switched", attempt=self.attempt, model=self.now.model,
+                                       previous=self.now.previous, after=self.now.handover))
+                emit(AttemptStarted(kind="attempt_started", attempt=self.attempt,
+                                    max_attempts=attempt_limit(self.state, self.context)))
+            replies = yield ModelCall(
+                model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
+                max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
+            )
+            self.usages += [usage for _, usage in replies]
+            candidates += [draw.candidate(reply) for reply, _ in replies]
+        return candidates
+
+
+def repeats_tried(state: State, candidates: list[str]) -> bool:
+    """Whether every candidate was tested before in this run (by the form's `distinct`)."""
+    tried = {t["key"] for t in state.get("tried") or []}
+    form = form_of(state)
+    return bool(candidates) and all(form.distinct(state, code)[0] in tried for code in candidates)
 
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
