@@ -36,9 +36,9 @@ def scripted(*replies: str) -> ScriptedModel:
 
 
 def rewritten(code: str, take: int = 1) -> str:
-    """The same code written out again (a trailing comment differs): it fails just as `code`
-    does, yet is no repeat of it (a retry that repeats failed code is drawn again)."""
-    return f"{code.rstrip()}\n# take {take}\n"
+    """The same code written out again with a harmless statement added: it fails just as
+    `code` does, yet is no repeat of it (a retry that repeats failed code is drawn again)."""
+    return f"{code.rstrip()}\n\n\nTAKE = {take}\n"
 
 
 def fenced(code: str) -> str:

@@ -41,7 +41,8 @@ def test_route_start():
     state = {"form": "module", "candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"}
     (send,) = route_start(state)
     assert send.node == "test_candidate"
-    assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": "def f(): pass", "index": 0, "session": "s", "tests": "assert f() is None"}
+    key, _ = ModuleForm().distinct(state, "def f(): pass")
+    assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": key, "index": 0, "session": "s", "tests": "assert f() is None"}
     assert route_start({"candidates": []}) == "actor"
     assert route_start({}) == "actor"
 

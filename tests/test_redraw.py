@@ -65,3 +65,13 @@ def test_the_redraw_goes_over_http_at_the_next_retry_s_temperature(tmp_path):
     rules = Policy.preset("adaptive")
     assert temperatures == [rules.temperature, rules.retry_temperature,
                             rules.retry_temperature + rules.temperature_step]
+
+
+@pytest.mark.default_policy
+def test_code_that_differs_only_in_formatting_and_comments_is_a_repeat():
+    reformatted = "# the sum\ndef add(a,b):\n\n    return a-b   # subtract\n"
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(reformatted), fenced(GOOD_ADD)]))
+    sandbox = CountingSandbox()
+    result = run(model, sandbox, max_attempts=3)
+    assert (result["status"], result["attempts"]) == ("passed", 2)
+    assert len(model.calls) == 3 and len(sandbox.jobs) == 2

@@ -11,6 +11,7 @@ from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scrip
 from codeheal import Context, build_graph
 from codeheal.context import Policy
 from codeheal.errors import ConfigError
+from codeheal.forms.module.form import ModuleForm
 from codeheal.nodes.candidate_test import candidates_to_test
 
 TWO_OF_THREE = "def add(a, b):\n    return a + b if a >= 0 else 99\n"
@@ -59,10 +60,14 @@ def test_async_runs_choose_the_same_way():
 
 
 def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
-    run = {"form": "module", "tried": [{"key": "old", "summary": "failed"}]}
-    assert candidates_to_test({**run, "candidates": ["old", "a", "a", "b"]}) == [("a", "a", {}), ("b", "b", {})]
-    assert candidates_to_test({**run, "candidates": ["old", "old"]}) == [("old", "old", {})]
-    assert candidates_to_test({"form": "module"}) == [("", "", {})]
+    old, a, b = "x = 0\n", "x = 1\n", "x = 2\n"
+    key = {code: ModuleForm().distinct({}, code)[0] for code in (old, a, b, "")}
+    run = {"form": "module", "tried": [{"key": key[old], "summary": "failed"}]}
+    assert candidates_to_test({**run, "candidates": [old, a, "x=1  # again\n", b]}) == [
+        (key[a], a, {}), (key[b], b, {})]  # the same syntax tree is one candidate: the first drawn
+    assert candidates_to_test({**run, "candidates": [old, old]}) == [(key[old], old, {})]
+    assert candidates_to_test({"form": "module"}) == [(key[""], "", {})]
+    assert ModuleForm().distinct({}, "def broken(:\n") == ("def broken(:\n", {})  # no tree: by its text
 
 
 def test_retry_samples_must_be_a_positive_integer():

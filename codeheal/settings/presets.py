@@ -87,7 +87,8 @@ class Policy:
     stop_on_repeat: bool = setting(
         False,
         'End the run (status "stuck") when every candidate of an attempt had been tried '
-        "before: sampling found nothing new. The project form always stops.",
+        "before: sampling found nothing new. The project form always stops. Off: such an "
+        "attempt draws once more at the next retry's temperature, and the repeat is not tested again.",
     )
     memory: int = setting(
         5,

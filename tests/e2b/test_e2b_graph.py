@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, rewritten, scripted
 from fake_server import FakeE2B
 
 from codeheal import Context, build_graph
@@ -40,7 +40,7 @@ def test_graph_heals_through_e2b_exactly_as_locally(api_env, fake: FakeE2B):
 
 
 def test_every_run_kills_its_sandbox_also_when_it_fails(api_env, fake: FakeE2B):
-    model = scripted(fenced(BAD_ADD), "lesson", fenced(BAD_ADD))
+    model = scripted(fenced(BAD_ADD), "lesson", fenced(rewritten(BAD_ADD)))
     failed = build_graph(llm=model).compile().invoke(TASK, context=Context(sandbox="e2b", max_attempts=2))
     assert failed["status"] == "failed"
     passed = heal("e2b")

@@ -14,6 +14,7 @@ from codeheal.errors import InputError
 TASK = {"task": "Write add(a, b) returning the sum.", "tests": "assert add(2, 3) == 5\nassert add(0, 0) == 0\n"}
 HALF = AIMessage("```python\ndef add(a, b):\n    return a - b\n```")  # passes 1 of 2
 NONE = AIMessage("```python\ndef add(a, b):\n    return None\n```")  # passes 0 of 2
+NONE_AGAIN = AIMessage("```python\ndef add(x, y):\n    return None\n```")  # the same failure, no repeat
 RIGHT = AIMessage("```python\ndef add(a, b):\n    return a + b\n```")
 LESSON = AIMessage("It returns None on the second try; go back to arithmetic.")
 REVIEW = Context(policy="self_heal", max_attempts=2, review_on_exhaustion=True)
@@ -78,7 +79,7 @@ def test_retry_with_a_hint_joins_the_memory_and_grants_attempts():
 
 
 def test_a_retry_that_fails_again_pauses_again():
-    graph, _ = _paused([HALF, LESSON, NONE, NONE])
+    graph, _ = _paused([HALF, LESSON, NONE, NONE_AGAIN])
     _resume(graph, {"action": "retry", "hint": "Return a + b."})
     state = graph.get_state(CONFIG)
     assert state.next == ("review",)

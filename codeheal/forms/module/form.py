@@ -4,6 +4,7 @@ written against the user's tests."""
 from __future__ import annotations
 
 import ast
+import hashlib
 
 from langchain_core.messages import BaseMessage
 
@@ -22,7 +23,7 @@ from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import CandidateJob, State, TestedCandidate
+from codeheal.state import Candidate, CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
@@ -90,6 +91,15 @@ class ModuleForm(Form):
             prefill=prefill,
         )
         return messages, (CLOSING_FENCE,) if prefill else ()
+
+    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+        """Code that parses to the same syntax tree is one candidate (it differs only in
+        formatting or comments, and passes or fails alike); code that does not parse, by its text."""
+        try:
+            tree = ast.dump(ast.parse(candidate or ""))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return candidate or "", {}
+        return "ast:" + hashlib.sha256(tree.encode()).hexdigest(), {}
 
     def candidate(self, reply: str) -> str:
         # A reply without code is an empty candidate: a failed attempt ("no code in reply").
