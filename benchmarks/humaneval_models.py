@@ -6,8 +6,9 @@ Each run is a `codeheal-bench humaneval` folder of its own (records, report, plo
         --conditions one_shot resample raw_error self_heal sample_first --out benchmarks/results/humaneval-0.5b
 
 and the same with `--model local-1.5b --out benchmarks/results/humaneval-1.5b`. Beside them,
-`by_slices`: the runs of SLICE_RUNS (a tuning-slice and a report-slice run of one model at the
-same settings, whose conditions include the default policy) joined into one run on all 164. Then
+`by_slices`: the runs of SLICE_RUNS (per model, one run of all 164 problems, or a tuning-slice
+and a report-slice run at the same settings, whose conditions include the default policy)
+joined into one run on all 164. Then
 
     .venv/bin/python benchmarks/humaneval_models.py
 """
@@ -24,8 +25,10 @@ from codeheal_bench.humaneval_records import CONDITIONS
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
 """Each embedded model, by the name that stays with it, and the folder of its run."""
-SLICE_RUNS = {"local-0.5b": ("humaneval-tuning-0.5b-prefix", "humaneval-report-0.5b-adaptive")}
-"""Per model, its tuning-slice and report-slice runs of the default policy at the current code."""
+SLICE_RUNS = {"local-0.5b": ("humaneval-tuning-0.5b-prefix", "humaneval-report-0.5b-adaptive"),
+              "local-1.5b": ("humaneval-1.5b-default",)}
+"""Per model, the runs of the default policy at the current code that cover all 164 problems:
+its tuning-slice and report-slice runs, or one run of them all."""
 
 
 def joined(results: Path = RESULTS) -> dict:
@@ -50,9 +53,9 @@ def joined(results: Path = RESULTS) -> dict:
 
 
 def by_slices(results: Path = RESULTS) -> dict:
-    """Each SLICE_RUNS pair joined: per condition both runs finished, its hidden passes, visible
-    pass / hidden fail and wall time summed over the two slices. A pair with neither run under
-    `results` is left out; one with a run missing is refused."""
+    """Each SLICE_RUNS entry joined: per condition every run of it finished, its hidden passes,
+    visible pass / hidden fail and wall time summed over its runs (two slices, or one run of
+    all). An entry with no run under `results` is left out; a pair with a run missing is refused."""
     joined_runs = {}
     for model, folders in SLICE_RUNS.items():
         paths = [results / folder / "humaneval.json" for folder in folders]

@@ -60,13 +60,16 @@ def humaneval_table() -> str:
 
 
 def _by_slices(run: dict) -> str:
-    """A line per model whose default ran on both slices, in two runs at the current code."""
+    """A line per model whose default ran on all problems at the current code: on both slices
+    in two runs, or in one."""
     lines = []
     for model, joined in run.get("by_slices", {}).items():
         rates = ", ".join(f"`{c}` {100 * r['pass_at_1']:.1f} % ({r['passed']}; {r['visible_passed_hidden_failed']} "
                           f"visible pass, hidden fail; {r['wall_s'] / 60:.0f} min)" for c, r in joined["conditions"].items())
-        lines.append(f"\n`{model}` at the current code, up to {joined['max_attempts']} attempts, tuning and report "
-                     f"slices run apart and joined ({' and '.join(f'`{f}`' for f in joined['folders'])}): "
+        folders = " and ".join(f"`{f}`" for f in joined["folders"])
+        how = ("tuning and report slices run apart and joined" if len(joined["folders"]) > 1
+               else f"all {joined['problems']} problems in one run")
+        lines.append(f"\n`{model}` at the current code, up to {joined['max_attempts']} attempts, {how} ({folders}): "
                      f"{rates}.\n")
     return "".join(lines)
 

@@ -83,3 +83,12 @@ def test_slice_runs_at_other_settings_are_refused(tmp_path: Path) -> None:
     write_slice(tmp_path, report, model, "report", {"adaptive": 3}, max_attempts=10)
     with pytest.raises(SystemExit, match="one max_attempts"):
         by_slices(tmp_path)
+
+
+def test_a_default_run_of_every_problem_is_taken_as_it_is(tmp_path: Path) -> None:
+    model, (folder,) = next((m, folders) for m, folders in SLICE_RUNS.items() if len(folders) == 1)
+    write_slice(tmp_path, folder, model, "report", {"one_shot": 2, "adaptive": 3})
+    joined_run = by_slices(tmp_path)[model]
+    assert joined_run["folders"] == [f"benchmarks/results/{folder}"] and joined_run["problems"] == 4
+    assert joined_run["conditions"]["adaptive"] == {
+        "passed": 3, "pass_at_1": 0.75, "visible_passed_hidden_failed": 2, "wall_s": 30.0}
