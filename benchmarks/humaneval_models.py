@@ -25,8 +25,7 @@ from codeheal_bench.humaneval_records import CONDITIONS
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b", "local-1.5b": "humaneval-1.5b"}
 """Each embedded model, by the name that stays with it, and the folder of its run."""
-SLICE_RUNS = {"local-0.5b": ("humaneval-tuning-0.5b-prefix", "humaneval-report-0.5b-adaptive"),
-              "local-1.5b": ("humaneval-1.5b-default",)}
+SLICE_RUNS = {"local-0.5b": ("humaneval-0.5b-default",), "local-1.5b": ("humaneval-1.5b-default",)}
 """Per model, the runs of the default policy at the current code that cover all 164 problems:
 its tuning-slice and report-slice runs, or one run of them all."""
 

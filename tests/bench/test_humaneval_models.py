@@ -11,7 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from humaneval_models import RUNS, SLICE_RUNS, by_slices, joined
+import humaneval_models
+from humaneval_models import RUNS, by_slices, joined
+
+PAIR = {"local-0.5b": ("tuning-run", "report-run")}
+"""A model whose default ran as two slice runs."""
+SINGLE = {"local-1.5b": ("all-run",)}
+"""A model whose default ran as one run of every problem."""
 
 
 def write_run(results: Path, folder: str, model: str, finished: dict[str, int], problems: int = 4) -> None:
@@ -61,8 +67,9 @@ def write_slice(results: Path, folder: str, model: str, part: str, passed: dict[
     (results / folder / "humaneval.json").write_text(json.dumps(summary))
 
 
-def test_the_defaults_slice_runs_are_joined_into_one_run_on_every_problem(tmp_path: Path) -> None:
-    model, (tuning, report) = next(iter(SLICE_RUNS.items()))
+def test_the_defaults_slice_runs_are_joined_into_one_run_on_every_problem(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(humaneval_models, "SLICE_RUNS", PAIR)
+    model, (tuning, report) = next(iter(PAIR.items()))
     assert by_slices(tmp_path) == {}, "no slice run here: nothing joined"
     write_slice(tmp_path, tuning, model, "tuning", {"one_shot": 2, "adaptive": 3, "resample": 1})
     with pytest.raises(SystemExit, match="missing"):
@@ -77,16 +84,18 @@ def test_the_defaults_slice_runs_are_joined_into_one_run_on_every_problem(tmp_pa
         "passed": 7, "pass_at_1": 0.875, "visible_passed_hidden_failed": 3, "wall_s": 70.0}
 
 
-def test_slice_runs_at_other_settings_are_refused(tmp_path: Path) -> None:
-    model, (tuning, report) = next(iter(SLICE_RUNS.items()))
+def test_slice_runs_at_other_settings_are_refused(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(humaneval_models, "SLICE_RUNS", PAIR)
+    model, (tuning, report) = next(iter(PAIR.items()))
     write_slice(tmp_path, tuning, model, "tuning", {"adaptive": 3})
     write_slice(tmp_path, report, model, "report", {"adaptive": 3}, max_attempts=10)
     with pytest.raises(SystemExit, match="one max_attempts"):
         by_slices(tmp_path)
 
 
-def test_a_default_run_of_every_problem_is_taken_as_it_is(tmp_path: Path) -> None:
-    model, (folder,) = next((m, folders) for m, folders in SLICE_RUNS.items() if len(folders) == 1)
+def test_a_default_run_of_every_problem_is_taken_as_it_is(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(humaneval_models, "SLICE_RUNS", SINGLE)
+    model, (folder,) = next(iter(SINGLE.items()))
     write_slice(tmp_path, folder, model, "report", {"one_shot": 2, "adaptive": 3})
     joined_run = by_slices(tmp_path)[model]
     assert joined_run["folders"] == [f"benchmarks/results/{folder}"] and joined_run["problems"] == 4
