@@ -193,8 +193,9 @@ def _squeezed(text: str) -> str:
 def redraws(rules: Policy) -> bool:
     """Whether a retry whose every reply repeats code that already failed in the run draws once
     more (at the next retry's temperature) instead of testing it again: a run under a policy
-    that stops on a repeat (stop_on_repeat; always in the project form) stops instead. The
-    demo's first shown retry copied the failed attempt in 2 of 5 runs (demo-bb5f6b3.json)."""
+    that stops on a repeat (stop_on_repeat; always in the project form) stops instead. On
+    HumanEval under the default, 13 of local-1.5b's 55 retries repeated failed code
+    (benchmarks/results/humaneval-1.5b-default)."""
     return not rules.stop_on_repeat
 
 
