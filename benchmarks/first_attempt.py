@@ -17,6 +17,10 @@ ids. Records are appended to benchmarks/results/first_attempt.jsonl as they arri
 skips finished ones); the summary goes to benchmarks/results/first_attempt.json.
 
     .venv/bin/python benchmarks/first_attempt.py [--slice tuning|report|all] [--variants a,b]
+        [--model local-0.5b|local-1.5b] [--out DIR]
+
+`--out` writes first_attempt.jsonl and first_attempt.json there instead (another model's
+records must not mix with the 0.5B ones committed in benchmarks/results/).
 """
 
 from __future__ import annotations
@@ -39,10 +43,9 @@ from codeheal.forms.module.prompts import (
 )
 from codeheal.llm import chat_model
 from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.model_call import ainvoke_model
+from codeheal.prompting.model_call import ModelCall, ainvoke_model
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE
 from codeheal.sandboxes import LocalSandbox
-
 from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import Problem, load_problems
@@ -60,6 +63,10 @@ EVALPLUS_PREFIX = (
 )
 """EvalPlus's instruct prompt and response prefix: how instruct models' HumanEval scores are
 measured, the model cards' included."""
+MODEL_NAMES = {
+    "local-0.5b": "local (Qwen2.5-Coder-0.5B-Instruct Q4_K_M)",
+    "local-1.5b": "local-1.5b (Qwen2.5-Coder-1.5B-Instruct Q4_K_M)",
+}
 SCRIPT_INSTRUCTION = EVALPLUS_INSTRUCTION.split("\n", 1)[0]
 
 
@@ -98,11 +105,11 @@ def in_slice(problem: Problem, name: str) -> bool:
     return name == "all" or (number % 2 == 0) == (name == "tuning")
 
 
-def read_done() -> dict[tuple[str, str], dict]:
-    if not RECORDS.exists():
+def read_done(records: Path) -> dict[tuple[str, str], dict]:
+    if not records.exists():
         return {}
     done = {}
-    for line in RECORDS.read_text(encoding="utf-8").splitlines():
+    for line in records.read_text(encoding="utf-8").splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
@@ -113,7 +120,7 @@ def read_done() -> dict[tuple[str, str], dict]:
 
 async def one(sandbox: LocalSandbox, model, variant: str, problem: Problem) -> dict:
     messages, stop = messages_for(variant, problem)
-    ((reply, usage),) = await ainvoke_model(model, messages, stop=stop)
+    ((reply, usage),) = await ainvoke_model(ModelCall(model, messages, stop=stop))
     code = extract_code(reply) or ""
     visible = await aevaluate_candidate(sandbox, code, problem.visible_tests, 10.0)
     hidden = await hidden_verdict(problem, code)
@@ -122,6 +129,8 @@ async def one(sandbox: LocalSandbox, model, variant: str, problem: Problem) -> d
         "visible_passed": visible["passed"], "no_code": not code.strip(),
         "prompt_tokens": usage["prompt_tokens"], "completion_tokens": usage["completion_tokens"],
         "seconds": round(usage["seconds"], 2),
+        "prompt_evaluated": usage["prompt_evaluated"], "prompt_seconds": round(usage["prompt_seconds"], 2),
+        "generation_seconds": round(usage["generation_seconds"], 2),
     }
 
 
@@ -146,10 +155,11 @@ def summarise(done: dict[tuple[str, str], dict], problems: list[Problem]) -> dic
     return summary
 
 
-async def main_async(slice_name: str, variants: list[str]) -> None:
+async def main_async(slice_name: str, variants: list[str], model_name: str, out: Path) -> None:
     problems = load_problems(None)
-    done = read_done()
-    model = chat_model(Context(model="local-0.5b"), 0.0)
+    records = out / RECORDS.name
+    done = read_done(records)
+    model = chat_model(Context(model=model_name), 0.0)
     sandbox = LocalSandbox()
     for variant in variants:
         todo = [p for p in problems if in_slice(p, slice_name) and (variant, p.task_id) not in done]
@@ -157,18 +167,19 @@ async def main_async(slice_name: str, variants: list[str]) -> None:
         for index, problem in enumerate(todo, 1):
             record = await one(sandbox, model, variant, problem)
             done[(variant, problem.task_id)] = record
-            with RECORDS.open("a", encoding="utf-8") as out:
+            with records.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(record) + "\n")
             print(f"{variant} {index}/{len(todo)} {problem.task_id} hidden={record['hidden_passed']} "
                   f"tokens={record['completion_tokens']} {time.perf_counter() - started:.0f}s", flush=True)
-    earlier = json.loads((RESULTS / "first_attempt.json").read_text()) if (RESULTS / "first_attempt.json").exists() else {}
+    summary_path = out / "first_attempt.json"
+    earlier = json.loads(summary_path.read_text()) if summary_path.exists() else {}
     summary = {
         **({"note": earlier["note"]} if "note" in earlier else {}),
-        "model": "local (Qwen2.5-Coder-0.5B-Instruct Q4_K_M)", "greedy": True,
+        "model": MODEL_NAMES.get(model_name, model_name), "greedy": True,
         "slices": {"tuning": "even task ids", "report": "odd task ids"},
         "cpus": os.cpu_count(), "variants": summarise(done, problems),
     }
-    (RESULTS / "first_attempt.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary["variants"], indent=2))
 
 
@@ -176,12 +187,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--slice", choices=["tuning", "report", "all"], default="tuning")
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--model", default="local-0.5b", choices=sorted(MODEL_NAMES))
+    parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     variants = args.variants.split(",")
     unknown = set(variants) - set(VARIANTS)
     if unknown:
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
-    asyncio.run(main_async(args.slice, variants))
+    args.out.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main_async(args.slice, variants, args.model, args.out))
 
 
 if __name__ == "__main__":
