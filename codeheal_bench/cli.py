@@ -12,7 +12,6 @@ from pathlib import Path
 from rich.console import Console
 
 from codeheal.errors import CodehealError, ConfigError, InputError
-
 from codeheal_bench.humaneval_records import CONDITIONS
 
 EXIT_DONE, EXIT_PROBLEMS, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
@@ -46,6 +45,9 @@ def parser() -> argparse.ArgumentParser:
         ".png are written.",
     )
     humaneval.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    humaneval.add_argument("--max-checks", type=int, metavar="N",
+                           help="only the problems whose visible tests hold at most N checks (0: no example "
+                           "mined from the prompt); the weak-test subset, chosen from the prompts alone")
     humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
                            help="problems run at once (default 1); give the embedded model K parallel slots "
                            "with CODEHEAL_LOCAL_SLOTS=K")
@@ -121,6 +123,7 @@ def _humaneval(args: argparse.Namespace) -> int:
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
         select_samples=args.select_samples, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
+        max_checks=args.max_checks,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():
@@ -148,7 +151,12 @@ def _quixbugs(args: argparse.Namespace) -> int:
 
 
 def _seeded(args: argparse.Namespace) -> int:
-    from codeheal_bench.seeded_run import SUITE_TIMEOUT_S, SeededConfig, check_seeds, run_seeded
+    from codeheal_bench.seeded_run import (
+        SUITE_TIMEOUT_S,
+        SeededConfig,
+        check_seeds,
+        run_seeded,
+    )
 
     if args.check:
         problems = check_seeds(stderr, only=args.only, timeout_s=args.timeout or SUITE_TIMEOUT_S)

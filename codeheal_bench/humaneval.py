@@ -46,7 +46,6 @@ from rich.progress import (
 from codeheal import Context, Feedback, best_attempt, build_graph, settings_of
 from codeheal.errors import CodehealError, ConfigError
 from codeheal.llm import chat_model
-
 from codeheal_bench.config import RunConfig
 from codeheal_bench.hidden import HiddenVerdict, hidden_verdict
 from codeheal_bench.humaneval_records import (
@@ -93,6 +92,9 @@ class BenchConfig(RunConfig):
     """Token budget of every run, all conditions alike; None: none."""
     slice: Slice = "all"
     """"tuning" (even task ids: where defaults are chosen), "report" (odd ones), or all."""
+    max_checks: int | None = None
+    """Only the problems whose visible tests hold at most this many checks (0: none mined from
+    the prompt, only `callable`); None: every problem. Chosen from the prompts alone."""
     conditions: tuple[Condition, ...] = CONDITIONS
     """The presets to run; one_shot always runs (its attempt 1 is every other's)."""
 
@@ -115,6 +117,14 @@ def task_text(problem: Problem) -> str:
     return TASK_TEMPLATE.format(entry_point=problem.entry_point, prompt=problem.prompt.strip("\n"))
 
 
+def chosen_problems(config: BenchConfig) -> list[Problem]:
+    """The problems a run covers: the slice, the first `limit`, those with at most `max_checks`."""
+    problems = load_problems(config.limit, config.slice)
+    if config.max_checks is None:
+        return problems
+    return [problem for problem in problems if problem.visible_count <= config.max_checks]
+
+
 def run_benchmark(config: BenchConfig, console: Console) -> dict:
     """Run every condition on the selected problems (skipping those already recorded in
     the out directory), then write the JSON summary, the Markdown report and the plot.
@@ -126,7 +136,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     unknown = sorted(set(config.conditions) - set(CONDITIONS))
     if unknown:
         raise ConfigError(f"unknown condition(s) {', '.join(unknown)}: choose from {', '.join(CONDITIONS)}")
-    problems = load_problems(config.limit, config.slice)
+    problems = chosen_problems(config)
     conditions = run_conditions(config)
     contexts = {condition: settings_of(condition_context(condition, config)) for condition in CONDITIONS}
     records: Records[ProblemRecord] = Records(

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
+from codeheal_bench.cli import parser
 from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.humaneval import BenchConfig, chosen_problems
 from codeheal_bench.humaneval_report import wall_seconds
 from codeheal_bench.problems import load_problems, visible_checks
 
@@ -66,3 +69,13 @@ def test_wall_time_is_the_union_of_the_runs_intervals():
     rows = [{"started_at": 0.0, "finished_at": 2.0}, {"started_at": 1.0, "finished_at": 3.0},
             {"started_at": 10.0, "finished_at": 11.0}]
     assert wall_seconds(rows) == 4.0
+
+
+def test_max_checks_keeps_the_weak_test_problems_of_the_slice():
+    args = parser().parse_args(["humaneval", "--slice", "tuning", "--max-checks", "1"])
+    assert args.max_checks == 1
+    weak = chosen_problems(BenchConfig(out_dir=Path("."), slice="tuning", max_checks=1))
+    tuning = [p for p in PROBLEMS.values() if int(p.task_id.split("/")[1]) % 2 == 0]
+    assert [p.task_id for p in weak] == [p.task_id for p in tuning if p.visible_count <= 1]
+    assert 0 < len(weak) < len(tuning) and any(p.visible_count == 0 for p in weak)
+    assert len(chosen_problems(BenchConfig(out_dir=Path("."), slice="tuning"))) == len(tuning)
