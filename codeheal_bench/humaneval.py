@@ -159,7 +159,8 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
         f"{defaults.retry_temperature:g}), the one passing most visible checks kept; {budget}; "
         f"{config.concurrency} problems at once; visible-test timeout {config.timeout_s:g} s. Problems: "
         f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
-        f"{f', the first {config.limit}' if config.limit else ''}."
+        f"{f', the first {config.limit}' if config.limit else ''}"
+        f"{f', those with at most {config.max_checks} visible checks' if config.max_checks is not None else ''}."
     )
     select = condition_context("resample", config).module.select_samples
     if select:
@@ -179,7 +180,8 @@ async def _run_all(
     config: BenchConfig, conditions: tuple[Condition, ...], problems: list[Problem],
     records: Records[ProblemRecord], console: Console,
 ) -> None:
-    _warm_up(config)
+    if any((condition, p.task_id) not in records for condition in conditions for p in problems):
+        _warm_up(config)  # a rerun with every record in place only rewrites the report
     verdicts: dict[tuple[str, str], HiddenVerdict] = {}
     config.out_dir.mkdir(parents=True, exist_ok=True)
     with SqliteStore.from_conn_string(str(config.out_dir / STORE_FILE)) as store, Progress(

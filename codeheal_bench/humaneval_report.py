@@ -8,10 +8,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from codeheal_bench.humaneval_records import Condition, ProblemRecord
+from codeheal import Breakdown
+from codeheal_bench.humaneval_records import TIMINGS, Condition, ProblemRecord
 from codeheal_bench.price import PRICE_LIST, attempt_price, attempt_seconds
 from codeheal_bench.problems import Problem, slice_of
-from codeheal_bench.report import Report
+from codeheal_bench.report import Report, summed_breakdowns, time_line
 
 NAME = "humaneval"
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
@@ -81,7 +82,25 @@ def condition_summary(condition: Condition, by_condition: dict[str, list[Problem
         "seconds_model": round(sum(r["seconds_model"] for r in rows), 1),
         "seconds_sandbox": round(sum(r["seconds_sandbox"] for r in rows), 1),
         "seconds_rest": round(sum(r["seconds_rest"] for r in rows), 1),
+        "breakdown": condition_breakdown(rows, by_condition.get("one_shot", [])),
     }
+
+
+def condition_breakdown(rows: list[ProblemRecord], one_shot: list[ProblemRecord]) -> Breakdown:
+    """Where a condition's seconds went, summed over its problems: the model's prompt reading
+    (tokens evaluated and reused from the server's cache) and writing, the sandbox, and the rest.
+    A shared attempt 1 is one_shot's model call, so its model timings are added from one_shot's
+    record, as `wall_s` adds its wall time; the re-test of that code is the condition's own."""
+    first = {r["task_id"]: r.get("timings") or {} for r in one_shot}
+    return summed_breakdowns([_record_breakdown(r, first.get(r["task_id"], {})) for r in rows])
+
+
+def _record_breakdown(record: ProblemRecord, shared: Mapping[str, float]) -> Breakdown:
+    own = record.get("timings") or {}
+    model = {name: own.get(name, 0) + (shared.get(name, 0) if record["first_attempt"] == "shared" else 0)
+             for name in TIMINGS}
+    return Breakdown(**model, sandbox_seconds=record["seconds_sandbox"],  # type: ignore[typeddict-item]
+                     overhead_seconds=record["seconds_rest"])
 
 
 def slice_rate(rows: list[ProblemRecord], name: str) -> dict:
@@ -231,6 +250,8 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
             f"{c['completion_tokens']}) | {c['median_completion_tokens_per_attempt']} | {c['wall_s']:.0f} "
             f"| {c['seconds_model']:.0f} | {c['seconds_sandbox']:.0f} |"
         )
+    lines += ["", "Where the seconds went (a shared attempt 1 counted in every condition, as in `wall s`):", ""]
+    lines += [f"- {name}: {time_line(c['breakdown'])}" for name, c in conditions.items()]
     lines += [
         "",
         "Hidden pass rate at equal token budgets per problem (a run stopped before its tokens "
