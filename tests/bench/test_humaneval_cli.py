@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+import pytest
 from scripted_openai import ScriptedServer
 
+from codeheal_bench import humaneval
 from codeheal_bench.cli import main
 from codeheal_bench.problems import Problem, load_problems
 
@@ -30,7 +32,7 @@ def canonical_solutions(problems: list[Problem], wrong_first: dict[str, str]) ->
     return script
 
 
-def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
+def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypatch):
     script = canonical_solutions(load_problems(5), wrong_first={"HumanEval/2": WRONG_TRUNCATE})
     with ScriptedServer(script) as fake:
         base_url = fake.url
@@ -49,6 +51,9 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
                     "completion_tokens", "slices", "hidden_pass_rate_by_budget"} <= set(result)
             assert result["tokens"] > 0 and result["wall_s"] > 0
             assert result["tokens"] == result["prompt_tokens"] + result["completion_tokens"]
+            assert set(result["breakdown"]) == {"prompt_evaluated", "prompt_reused", "prompt_seconds",
+                                                "generation_seconds", "sandbox_seconds", "overhead_seconds"}
+            assert result["breakdown"]["sandbox_seconds"] > 0  # every condition runs attempt 1's code
         # HumanEval/2's first answer is wrong: one shot keeps it, the other loops fix it
         # with a second sample (resample) or from the visible doctest.
         assert conditions["one_shot"]["passed"] == 4
@@ -86,10 +91,13 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys):
 
         report = (tmp_path / "humaneval.md").read_text()
         assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
+        assert "- adaptive: Time: " in report and "s in the sandbox" in report
         assert (tmp_path / "humaneval.png").read_bytes().startswith(b"\x89PNG")
         assert (tmp_path / "humaneval_tokens.png").read_bytes().startswith(b"\x89PNG")
 
-        # A rerun resumes: everything is recorded, so no model call and no new record.
+        # A rerun resumes: everything is recorded, so no model call, no new record, and the
+        # model is not even loaded (the report is only rewritten).
+        monkeypatch.setattr(humaneval, "_warm_up", lambda config: pytest.fail("a complete rerun loaded the model"))
         assert main(argv) == 0
         assert len(fake.requests) == calls_first_run
         assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 30
