@@ -26,6 +26,7 @@ from codeheal.interrupts import WRITING
 from codeheal.loop.builder import build_graph
 from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
+from codeheal.prompting.model_call import breakdown
 from codeheal.state import InputState, RunReport, RunTotals
 from codeheal.threads import is_unfinished
 from codeheal.transcript import Transcript
@@ -286,13 +287,15 @@ class _Narrator:
             attempt = history[-1]["attempt"]
             healed_by = ("screen" if attempt in self.screened
                          else "nothing" if attempt == 1 and self.given_first else "model")
+        seconds = time.perf_counter() - self.started
         return RunTotals(
             prompt_tokens=sum(a.get("prompt_tokens", 0) for a in history),
             completion_tokens=sum(a.get("completion_tokens", 0) for a in history),
             model_calls=model_calls,
-            seconds=round(time.perf_counter() - self.started, 2),
+            seconds=round(seconds, 2),
             healed_by=healed_by,
             healed_by_model=history[-1].get("model") if healed_by == "model" else None,
+            breakdown=breakdown(history, seconds),
         )
 
     def resume(self, values: dict) -> None:

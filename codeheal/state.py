@@ -312,6 +312,11 @@ class RunTotals(TypedDict):
     healed_by_model: str | None
     """Which model wrote the passing code (Context.model, or one of then_models, the ladder);
     None unless healed_by is "model"."""
+    breakdown: Breakdown
+    """Where the seconds went (`codeheal.breakdown` of the history over `seconds`): the model's
+    prompt reading (tokens evaluated and reused from the server's cache) and writing, the
+    sandbox, and the rest: start-up, the model's loading, codeheal's own work. A resumed run's
+    earlier attempts count in the model's and the sandbox's parts."""
 
 
 class RunReport(OutputState):

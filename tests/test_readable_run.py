@@ -33,6 +33,13 @@ def test_the_last_line_and_the_json_give_tokens_calls_seconds_and_what_healed(tm
         "prompt_tokens": 30, "completion_tokens": 15, "model_calls": 3, "healed_by": "model",
         "healed_by_model": "scripted"}
     assert 0 < totals["seconds"] < 120
+    # where the seconds went (one candidate an attempt: the parts do not overlap, so they fit the wall time)
+    parts = totals["breakdown"]
+    assert set(parts) == {"prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds",
+                          "sandbox_seconds", "overhead_seconds"}
+    assert parts["sandbox_seconds"] > 0 and parts["overhead_seconds"] >= 0
+    spent = parts["prompt_seconds"] + parts["generation_seconds"] + parts["sandbox_seconds"] + parts["overhead_seconds"]
+    assert spent <= totals["seconds"] + 0.01
     last = err.strip().splitlines()[-1]
     assert last == (f"{totals['seconds']:.1f} s, 3 model call(s), 30 prompt + 15 completion tokens; "
                     "healed by the model scripted")
