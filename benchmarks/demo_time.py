@@ -20,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+from codeheal import breakdown
 from codeheal.llm.weights import lasting_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,19 +41,9 @@ def one_run(command: list[str]) -> dict:
         "completion_tokens": [a.get("completion_tokens", 0) for a in history],
         "prompt_tokens": [a.get("prompt_tokens", 0) for a in history],
         "summaries": [a["summary"][:100] for a in history],
-        "breakdown": time_spent(history, wall),
+        # timed from outside the process: the overhead includes its start and the model's loading
+        "breakdown": breakdown(history, wall),
     }
-
-
-def time_spent(history: list[dict], wall: float) -> dict:
-    """The run's breakdown from its attempts (zeros where the codeheal timed records none);
-    the overhead here includes the process start and the model's loading."""
-    total = {name: round(sum(a.get(name, 0) for a in history), 3) for name in BREAKDOWN}
-    spent = total["prompt_seconds"] + total["generation_seconds"] + total["sandbox_seconds"]
-    return {**total, "overhead_seconds": round(wall - spent, 3)}
-
-
-BREAKDOWN = ("prompt_evaluated", "prompt_reused", "prompt_seconds", "generation_seconds", "sandbox_seconds")
 
 
 def main() -> None:
