@@ -34,44 +34,34 @@ def _kilo(tokens: int) -> str:
 
 def humaneval_table() -> str:
     """One row per model and condition of the HumanEval runs (benchmarks/humaneval_models.py):
-    hidden pass rate on all problems and on each slice, with the tokens it took."""
+    hidden pass rate on all problems and on each slice, with the tokens, wall time and price it
+    took; each model's default marked, and the retry condition that won its tuning slice named."""
     run = _load("humaneval")
     rows = [
-        f"HumanEval, all {run['problems']} problems, each embedded model, every policy preset "
-        "(`benchmarks/results/humaneval.json`; the default is "
-        f"`{run['default_policy']}`). Tuning slice: even task ids; report slice: odd task ids.",
+        f"HumanEval, all {run['problems']} problems, each embedded model, every policy preset, up to 3 attempts "
+        "at the current code (`benchmarks/results/humaneval.json`). Tuning slice: even task ids; report slice: odd "
+        "task ids. Wall time includes attempt 1 (one greedy call, shared by every condition); price at the API "
+        "list in `codeheal_bench/price.py`, attempt 1 counted once, under `one_shot`.",
         "",
         "| model | condition | hidden pass@1 | tuning | report | visible pass, hidden fail | mean attempts "
-        "| tokens (prompt + completion) | wall time |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| tokens (prompt + completion) | wall time | price |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model, model_run in run["models"].items():
         for name, result in model_run["conditions"].items():
             slices = result["slices"]
-            tuning, report = (f"{100 * slices[s]['rate']:.1f} %" for s in ("tuning", "report"))
+            tuning, report = (f"{100 * slices[s]['rate']:.1f} % ({slices[s]['passed']})" for s in ("tuning", "report"))
             misses = _whole_run(model_run, result)["visible_passed_hidden_failed"]
+            label = f"`{name}` (default)" if name == model_run["default"] else f"`{name}`"
             rows.append(
-                f"| `{model}` | `{name}` | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | "
+                f"| `{model}` | {label} | {100 * result['pass_at_1']:.1f} % ({result['passed']}) | {tuning} | "
                 f"{report} | {misses} | {result['mean_attempts']:.2f} | {_kilo(result['tokens'])} "
                 f"({_kilo(result['prompt_tokens'])} + {_kilo(result['completion_tokens'])}) | "
-                f"{result['wall_s_own'] / 60:.0f} min |"
+                f"{result['wall_s'] / 60:.0f} min | ${result['price_usd']:.4f} |"
             )
-    return "\n".join(rows) + "\n" + _unfinished(run) + _by_slices(run)
-
-
-def _by_slices(run: dict) -> str:
-    """A line per model whose default ran on all problems at the current code: on both slices
-    in two runs, or in one."""
-    lines = []
-    for model, joined in run.get("by_slices", {}).items():
-        rates = ", ".join(f"`{c}` {100 * r['pass_at_1']:.1f} % ({r['passed']}; {r['visible_passed_hidden_failed']} "
-                          f"visible pass, hidden fail; {r['wall_s'] / 60:.0f} min)" for c, r in joined["conditions"].items())
-        folders = " and ".join(f"`{f}`" for f in joined["folders"])
-        how = ("tuning and report slices run apart and joined" if len(joined["folders"]) > 1
-               else f"all {joined['problems']} problems in one run")
-        lines.append(f"\n`{model}` at the current code, up to {joined['max_attempts']} attempts, {how} ({folders}): "
-                     f"{rates}.\n")
-    return "".join(lines)
+    winners = "; ".join(f"`{model}`: `{r['tuning_winner']}` (the default: `{r['default']}`)"
+                        for model, r in run["models"].items())
+    return "\n".join(rows) + f"\n\nMost hidden passes on the tuning slice, per model: {winners}.\n" + _unfinished(run)
 
 
 def _unfinished(run: dict) -> str:
@@ -260,7 +250,8 @@ def retries_table() -> str:
 
 
 POLICY_RUNS = (("tuning", "humaneval-tuning"), ("report", "humaneval-report"), ("tuning", "humaneval-tuning-1.5b"),
-               ("report", "humaneval-report-1.5b"), ("all", "humaneval-0.5b"), ("all", "humaneval-1.5b"))
+               ("report", "humaneval-report-1.5b"), ("all", "humaneval-0.5b"), ("all", "humaneval-1.5b"),
+               ("all", "humaneval-0.5b-presets"), ("all", "humaneval-1.5b-presets"))
 """The policy runs: a slice ("all": both) and its folder of results (`codeheal-bench humaneval --slice S --out DIR`)."""
 POLICY_BUDGETS = (1000, 1500, 2000, 3000, 4000, 6000)
 
@@ -299,10 +290,11 @@ def headline() -> str:
     """The README's one-paragraph summary of the HumanEval runs."""
     run = _load("humaneval")
     parts = [
-        f"`{model}`: " + ", ".join(f"`{name}` {100 * result['pass_at_1']:.1f} %" for name, result in model_run["conditions"].items())
+        f"`{model}`: " + ", ".join(f"`{name}`{' (default)' if name == model_run['default'] else ''} "
+                                   f"{100 * result['pass_at_1']:.1f} %" for name, result in model_run["conditions"].items())
         for model, model_run in run["models"].items()
     ]
-    return f"HumanEval ({run['problems']} problems, hidden tests, up to 6,000 tokens per run): {'; '.join(parts)}.\n"
+    return f"HumanEval ({run['problems']} problems, hidden tests, up to 3 attempts): {'; '.join(parts)}.\n"
 
 
 def context_table() -> str:

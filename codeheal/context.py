@@ -32,6 +32,7 @@ from codeheal.settings.presets import (
     SWITCHES,
     Policy,
     PolicyName,
+    default_policy,
 )
 from codeheal.settings.values import choices, default_of, from_text, hint_of, setting
 from codeheal.state import FormName
@@ -99,7 +100,7 @@ class Context:
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
         "The loop's strategy, a named preset of its switches: "
-        '"adaptive" (the default: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        '"adaptive" (the default, but for local-0.5b, whose default is "resample", the measured winner with it: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "
@@ -191,7 +192,7 @@ class Spec:
             return field.metadata["description"]
         # A Policy field's own default is self_heal's: a switch's is the default policy's value.
         text = field.metadata["description"].rsplit(" Default: ", 1)[0]
-        return f"{text} Set by the policy: {self.default!r} under {DEFAULT_POLICY}, the default."
+        return f"{text} Set by the policy: {self.default!r} under {DEFAULT_POLICY}, the default model's default."
 
     @property
     def default(self) -> object:
@@ -281,10 +282,12 @@ def _environment() -> dict[str, object]:
 def _layered(layers: Mapping[Layer, Mapping[str, object]]) -> tuple[dict[str, object], dict[str, str]]:
     """Every setting's value, and where it came from (a layer, "policy" or "default"): see
     `resolve`. `layers` holds the config, saved and given layers; the environment's is read."""
-    stack: list[tuple[Layer, Mapping[str, object]]] = [
-        ("default", {"policy": DEFAULT_POLICY}), ("environment", _environment()),
-        *((layer, layers[layer]) for layer in LAYERS[2:] if layer in layers),
+    above: list[tuple[Layer, Mapping[str, object]]] = [
+        ("environment", _environment()), *((layer, layers[layer]) for layer in LAYERS[2:] if layer in layers),
     ]
+    model = next((values_["model"] for _, values_ in reversed(above) if "model" in values_), SETTINGS["model"].default)
+    default = default_policy(model) if isinstance(model, str) else DEFAULT_POLICY
+    stack: list[tuple[Layer, Mapping[str, object]]] = [("default", {"policy": default}), *above]
     unknown = sorted({name for _, layer in stack for name in layer} - set(SETTINGS))
     if unknown:
         raise ConfigError(f"no such setting: {', '.join(unknown)}")
@@ -327,7 +330,8 @@ def resolve(
     """A run's Context from its settings by flat name (`SETTINGS`), in this order, each layer
     over the ones before it:
 
-    1. the defaults (the default policy, "resample", and each setting's default);
+    1. the defaults (the default policy, "adaptive", or the one MODEL_POLICIES names for the
+       model the layers above name, and each setting's default);
     2. the environment, CODEHEAL_<SETTING> (CODEHEAL_POLICY among them: a default policy);
     3. `config`, pyproject.toml's [tool.codeheal] with the form's table over it;
     4. `saved`, the settings a resumed run's user set when it started;

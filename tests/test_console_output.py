@@ -64,6 +64,7 @@ def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_
     out, err = capsys.readouterr()
     assert code == 0 and out.strip() == "def add(a, b):\n    return a + b"
     assert "prompt: system" in err and ADD_TASK in err and LESSON in err
+    assert "model scripted · policy self_heal · sandbox local" in err, "the start line names the policy in use"
     first, second = err.split("attempt 1: diff", 1)[1].split("attempt 2: diff", 1)
     assert "+    return a - b" in first
     assert "-    return a - b" in second and "+    return a + b" in second

@@ -15,6 +15,7 @@ from codeheal import Context, build_graph
 from codeheal.cli import _parser, _typed_settings, main
 from codeheal.config_file import NO_FLAG, applies
 from codeheal.context import (
+    DEFAULT_POLICY,
     SETTINGS,
     Policy,
     ProjectSettings,
@@ -22,6 +23,8 @@ from codeheal.context import (
     resolve_context,
 )
 from codeheal.errors import ConfigError
+from codeheal.llm.weights import LOCAL_MODELS, lasting_name
+from codeheal.settings.presets import default_policy
 
 TASK = "Add two numbers."
 
@@ -91,6 +94,29 @@ def test_codeheal_policy_is_a_default_policy_below_the_config_and_the_flags(monk
     assert resolve(config={"policy": "self_heal", "retry_samples": 3}).context.policy.retry_samples == 3
     # a flag's switch changes the policy the config named
     assert resolve({"reflect": False}, config={"policy": "self_heal"}).context.policy.reflect is False
+
+
+@pytest.mark.default_policy
+def test_the_default_policy_is_the_models_measured_winner_and_any_named_policy_beats_it(monkeypatch):
+    # local-0.5b's default is resample, wherever the model is named; every other model's adaptive
+    assert Context(model="local-0.5b").policy == Policy.preset("resample")
+    assert resolve(config={"model": "local-0.5b"}).context.policy.name == "resample"
+    assert resolve({"model": "local-0.5b"}, config={"model": "gpt-4.1"}).context.policy.name == "resample"
+    assert resolve({"model": "gpt-4.1"}, config={"model": "local-0.5b"}).context.policy.name == "adaptive"
+    assert Context().policy.name == Context(model="local-1.5b").policy.name == DEFAULT_POLICY
+    # a switch set below a default policy still changes it; a policy named anywhere wins
+    monkeypatch.setenv("CODEHEAL_MODEL", "local-0.5b")
+    monkeypatch.setenv("CODEHEAL_RETRY_TEMPERATURE", "0.9")
+    assert (Context().policy.name, Context().policy.retry_temperature) == ("resample", 0.9)
+    assert resolve(config={"policy": "self_heal"}).context.policy.name == "self_heal"
+    monkeypatch.setenv("CODEHEAL_POLICY", "raw_error")
+    assert Context().policy.name == "raw_error"
+
+
+def test_a_local_models_default_policy_is_the_one_of_the_model_it_names_now():
+    # "local" is keyed by no name of its own: its default is that of the model it stands for
+    for name in LOCAL_MODELS:
+        assert default_policy(name) == default_policy(lasting_name(name)), name
 
 
 def test_a_run_saves_only_what_its_user_set_so_a_changed_default_applies_on_resume(monkeypatch):
