@@ -4,6 +4,7 @@ A module of its own, not conftest.py: tests/ holds more than one conftest module
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -13,6 +14,22 @@ from pydantic import Field
 
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Job, RunResult, SyncFace
+
+SHOP = Path(__file__).with_name("project") / "fixtures" / "shop"
+"""The project form's fixture: a shop whose bulk_discount misses each tier's threshold."""
+SHOP_FIXED = '''The tiers start at their threshold:
+
+```python
+# shop/pricing.py
+def bulk_discount(quantity: int) -> int:
+    """Percent off for buying `quantity` of one item."""
+    for threshold, percent in DISCOUNT_TIERS:
+        if quantity >= threshold:
+            return percent
+    return 0
+```
+'''
+"""A reply that heals SHOP: bulk_discount compares with >=."""
 
 
 class ScriptedModel(GenericFakeChatModel):

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from doubles import SHOP, SHOP_FIXED
 from killing import cli_env, codeheal
 from scripted_openai import (
     ADD_TASK,
@@ -22,17 +23,6 @@ from scripted_openai import (
     is_fix_actor,
 )
 
-SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
-FIXED = '''```python
-# shop/pricing.py
-def bulk_discount(quantity: int) -> int:
-    """Percent off for buying `quantity` of one item."""
-    for threshold, percent in DISCOUNT_TIERS:
-        if quantity >= threshold:
-            return percent
-    return 0
-```
-'''
 PROMPT_EXIT_S = 5.0
 """A generous bound on how long a signalled run may take to exit (the aim is under 2 s)."""
 OUTPUT = {signal.SIGINT: [], signal.SIGTERM: ["--json"], signal.SIGKILL: ["--format", "github"]}
@@ -41,7 +31,7 @@ EXIT_CODE = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 def fix_script(body: dict) -> str:
-    return FIXED if is_fix_actor(body["messages"]) else LESSON
+    return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
 
 
 def writing_code(body: dict) -> bool:

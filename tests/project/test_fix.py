@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from doubles import scripted
+from doubles import SHOP, SHOP_FIXED, scripted
 from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal import Context, build_graph
@@ -24,19 +24,6 @@ from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
 from codeheal_bench.diffs import whitespace_only_hunks
 
-SHOP = Path(__file__).with_name("fixtures") / "shop"
-FIXED = '''The tiers start at their threshold:
-
-```python
-# shop/pricing.py
-def bulk_discount(quantity: int) -> int:
-    """Percent off for buying `quantity` of one item."""
-    for threshold, percent in DISCOUNT_TIERS:
-        if quantity >= threshold:
-            return percent
-    return 0
-```
-'''
 UNRELATED = '''```python
 # shop/receipt.py
 def format_cents(cents: int) -> str:
@@ -74,7 +61,7 @@ def fix(model, project: Path, **inputs):
 
 def test_graph_invoke_heals_the_project_with_a_diff_of_only_the_broken_function(shop: Path) -> None:
     before = snapshot(shop)
-    model = scripted(LESSON, FIXED)  # reflection on the failing project, then the fix
+    model = scripted(LESSON, SHOP_FIXED)  # reflection on the failing project, then the fix
     result = fix(model, shop)
     assert result["status"] == "passed" and result["attempts"] == 2
     assert result["diff"].splitlines()[:2] == ["--- a/shop/pricing.py", "+++ b/shop/pricing.py"]
@@ -129,7 +116,7 @@ def test_a_one_line_fix_sent_as_a_reformatted_rewrite_is_a_one_line_diff(tmp_pat
 
 
 def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_window(shop: Path) -> None:
-    model = scripted(LESSON, FIXED)
+    model = scripted(LESSON, SHOP_FIXED)
     fix(model, shop)
     prompt = model.prompt(1)
     assert model.calls[1][0].content == FIX_SYSTEM
@@ -146,7 +133,7 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
 
 def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None:
     # a later repair draws policy.REWRITE_SAMPLES rewrites
-    model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", FIXED, FIXED)
+    model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", SHOP_FIXED, SHOP_FIXED)
     result = fix(model, shop)
     assert result["status"] == "passed" and result["attempts"] == 3
     refused = result["history"][1]
@@ -173,10 +160,10 @@ def test_apply_writes_the_fix_and_refuses_a_dirty_file(shop: Path) -> None:
     pricing = shop / "shop" / "pricing.py"
     pricing.write_text(pricing.read_text() + "\n# work in progress\n")
     with pytest.raises(Exception, match="shop/pricing.py has uncommitted changes; nothing was written"):
-        fix(scripted(LESSON, FIXED), shop, apply=True)
+        fix(scripted(LESSON, SHOP_FIXED), shop, apply=True)
     assert pricing.read_text().endswith("# work in progress\n")
     git(shop, "checkout", "--", "shop/pricing.py")
-    result = fix(scripted(LESSON, FIXED), shop, apply=True)
+    result = fix(scripted(LESSON, SHOP_FIXED), shop, apply=True)
     assert result["files_written"] == [str(pricing)]
     assert "if quantity >= threshold:" in pricing.read_text()
     assert git(shop, "status", "--porcelain") == " M shop/pricing.py\n"
@@ -190,7 +177,7 @@ def run_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: Path, capsys) -> None:
     def script(body: dict) -> str:
-        return FIXED if is_fix_actor(body["messages"]) else LESSON
+        return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
 
     before = snapshot(shop)
     with ScriptedServer(script) as server:
@@ -206,7 +193,7 @@ def test_cli_prints_the_diff_and_leaves_the_project_alone(shop: Path, tmp_path: 
 
 
 def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
-    with ScriptedServer(lambda body: FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
+    with ScriptedServer(lambda body: SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--json", "--apply",
@@ -249,7 +236,7 @@ def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop:
 
 def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
     with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
-        build_graph(llm=scripted(FIXED)).compile().invoke(
+        build_graph(llm=scripted(SHOP_FIXED)).compile().invoke(
             {"project": str(shop), "test_command": TEST}, context=resolve({"context_size": 1300, "reflect": False, "mutants": 0}).context,
         )
 
@@ -321,7 +308,7 @@ def test_version_and_python_dash_m(capsys) -> None:
 
 def test_format_github_annotates_the_changed_lines_and_out_writes_the_diff(shop: Path, tmp_path: Path, capsys) -> None:
     out_file = tmp_path / "codeheal.diff"
-    with ScriptedServer(lambda body: FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
+    with ScriptedServer(lambda body: SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
         code, out, err = run_cli(
             capsys, "fix", str(shop), "--test", TEST, "--model", "scripted", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"), "--format", "github", "--out", str(out_file),
@@ -348,7 +335,7 @@ def test_format_github_on_a_run_that_did_not_heal(shop: Path, tmp_path: Path, ca
 
 def test_verbose_shows_prompts_replies_and_each_attempts_diff_and_quiet_shows_none(shop: Path, tmp_path: Path, capsys) -> None:
     def reply(body: dict) -> str:
-        return FIXED if is_fix_actor(body["messages"]) else LESSON
+        return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
 
     common = ("fix", str(shop), "--test", TEST, "--model", "scripted", "--mutants", "0", "--checkpointer", str(tmp_path / "c.sqlite"))
     with ScriptedServer(reply) as server:
