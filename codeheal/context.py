@@ -99,8 +99,9 @@ class Context:
     )
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
-        "The loop's strategy, a named preset of its switches: "
-        '"adaptive" (the default, but for local-0.5b, whose default is "resample", the measured winner with it: a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        "The loop's strategy, a named preset of its switches. The default: \"sample_first\", the "
+        "measured winner, in the module form (`codeheal solve`) with an embedded model; else "
+        '"adaptive". The presets: "adaptive" (a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "
@@ -192,11 +193,11 @@ class Spec:
             return field.metadata["description"]
         # A Policy field's own default is self_heal's: a switch's is the default policy's value.
         text = field.metadata["description"].rsplit(" Default: ", 1)[0]
-        return f"{text} Set by the policy: {self.default!r} under {DEFAULT_POLICY}, the default model's default."
+        return f"{text} Set by the policy: {self.default!r} under {DEFAULT_POLICY}."
 
     @property
     def default(self) -> object:
-        """Its value when nothing names one; a switch's is the default policy's."""
+        """Its value when nothing names one; a switch's is DEFAULT_POLICY's (a model without a measured default)."""
         if self.group == "policy":
             return getattr(PRESETS[DEFAULT_POLICY], self.attr)
         return default_of(next(f for f in dataclasses.fields(self.owner) if f.name == self.attr))
@@ -279,14 +280,16 @@ def _environment() -> dict[str, object]:
     return layer
 
 
-def _layered(layers: Mapping[Layer, Mapping[str, object]]) -> tuple[dict[str, object], dict[str, str]]:
+def _layered(layers: Mapping[Layer, Mapping[str, object]],
+             form: FormName | None = None) -> tuple[dict[str, object], dict[str, str]]:
     """Every setting's value, and where it came from (a layer, "policy" or "default"): see
-    `resolve`. `layers` holds the config, saved and given layers; the environment's is read."""
+    `resolve`. `layers` holds the config, saved and given layers; the environment's is read;
+    `form` and the model they name decide the default policy."""
     above: list[tuple[Layer, Mapping[str, object]]] = [
         ("environment", _environment()), *((layer, layers[layer]) for layer in LAYERS[2:] if layer in layers),
     ]
     model = next((values_["model"] for _, values_ in reversed(above) if "model" in values_), SETTINGS["model"].default)
-    default = default_policy(model) if isinstance(model, str) else DEFAULT_POLICY
+    default = default_policy(model, form) if isinstance(model, str) else DEFAULT_POLICY
     stack: list[tuple[Layer, Mapping[str, object]]] = [("default", {"policy": default}), *above]
     unknown = sorted({name for _, layer in stack for name in layer} - set(SETTINGS))
     if unknown:
@@ -330,8 +333,9 @@ def resolve(
     """A run's Context from its settings by flat name (`SETTINGS`), in this order, each layer
     over the ones before it:
 
-    1. the defaults (the default policy, "adaptive", or the one MODEL_POLICIES names for the
-       model the layers above name, and each setting's default);
+    1. the defaults (the default policy: settings.presets.default_policy of the model the
+       layers above name and of `form`, the module form's when it is not given; and each
+       setting's default);
     2. the environment, CODEHEAL_<SETTING> (CODEHEAL_POLICY among them: a default policy);
     3. `config`, pyproject.toml's [tool.codeheal] with the form's table over it;
     4. `saved`, the settings a resumed run's user set when it started;
@@ -348,7 +352,7 @@ def resolve(
     the form they fit)."""
     layers = {layer: dict(values) for layer, values in (("config", config), ("saved", saved), ("given", given))
               if values}
-    values, sources = _layered(layers)
+    values, sources = _layered(layers, form)
     check_values(values, CHOICES)
     contradictions(values, sources)
     if form is not None:

@@ -51,8 +51,9 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 
 @pytest.mark.default_policy
-def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_sample():
-    context = Context()
+def test_the_default_is_sample_first_for_the_embedded_models_and_adaptive_for_other_models():
+    assert Context().policy == Context(model="local-0.5b").policy == Policy.preset("sample_first")
+    context = Context(model="gpt-4.1")
     policy = context.policy
     assert policy.name == "adaptive" and policy == Context(policy="adaptive").policy
     assert (policy.feedback, policy.reflect, policy.fresh_start, policy.retry_samples) == (True, True, True, 1)
@@ -61,9 +62,9 @@ def test_the_default_policy_routes_by_kind_with_lessons_where_there_is_no_fresh_
 
 
 @pytest.mark.default_policy
-def test_by_default_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
+def test_adaptive_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is_written():
     model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(MULTIPLY), fenced(GOOD_ADD)]))
-    result = run(model)
+    result = adaptive(model)
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
     assert result["reflections"] == []

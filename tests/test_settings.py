@@ -24,7 +24,7 @@ from codeheal.context import (
 )
 from codeheal.errors import ConfigError
 from codeheal.llm.weights import LOCAL_MODELS, lasting_name
-from codeheal.settings.presets import default_policy
+from codeheal.settings.presets import MODULE_POLICIES, default_policy
 
 TASK = "Add two numbers."
 
@@ -97,24 +97,24 @@ def test_codeheal_policy_is_a_default_policy_below_the_config_and_the_flags(monk
 
 
 @pytest.mark.default_policy
-def test_the_default_policy_is_the_models_measured_winner_and_any_named_policy_beats_it(monkeypatch):
-    # local-0.5b's default is resample, wherever the model is named; every other model's adaptive
-    assert Context(model="local-0.5b").policy == Policy.preset("resample")
-    assert resolve(config={"model": "local-0.5b"}).context.policy.name == "resample"
-    assert resolve({"model": "local-0.5b"}, config={"model": "gpt-4.1"}).context.policy.name == "resample"
-    assert resolve({"model": "gpt-4.1"}, config={"model": "local-0.5b"}).context.policy.name == "adaptive"
-    assert Context().policy.name == Context(model="local-1.5b").policy.name == DEFAULT_POLICY
+def test_the_default_policy_is_the_measured_winner_of_the_model_and_form_and_a_named_policy_beats_it(monkeypatch):
+    # the embedded models' module-form default is their HumanEval winner, wherever the model is named
+    for model in ("local", "local-0.5b", "local-1.5b"):
+        assert Context(model=model).policy == Policy.preset(MODULE_POLICIES[model])
+        assert resolve(config={"model": model}, form="module").context.policy.name == MODULE_POLICIES[model]
+    assert resolve({"model": "gpt-4.1"}, config={"model": "local-0.5b"}).context.policy.name == DEFAULT_POLICY
+    # the project form's default was measured on projects (QuixBugs, the seeded bugs): the same for every model
+    assert resolve({"model": "local-0.5b"}, form="project").context.policy.name == DEFAULT_POLICY
     # a switch set below a default policy still changes it; a policy named anywhere wins
     monkeypatch.setenv("CODEHEAL_MODEL", "local-0.5b")
     monkeypatch.setenv("CODEHEAL_RETRY_TEMPERATURE", "0.9")
-    assert (Context().policy.name, Context().policy.retry_temperature) == ("resample", 0.9)
+    assert (Context().policy.name, Context().policy.retry_temperature) == (MODULE_POLICIES["local-0.5b"], 0.9)
     assert resolve(config={"policy": "self_heal"}).context.policy.name == "self_heal"
     monkeypatch.setenv("CODEHEAL_POLICY", "raw_error")
-    assert Context().policy.name == "raw_error"
+    assert Context().policy.name == resolve(form="project").context.policy.name == "raw_error"
 
 
-def test_a_local_models_default_policy_is_the_one_of_the_model_it_names_now():
-    # "local" is keyed by no name of its own: its default is that of the model it stands for
+def test_every_name_of_a_local_model_has_the_default_policy_of_the_model_it_names():
     for name in LOCAL_MODELS:
         assert default_policy(name) == default_policy(lasting_name(name)), name
 

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from doubles import SHOP, SHOP_FIXED
 from scripted_openai import ScriptedServer, is_fix_actor
-from test_fix import FIXED, LESSON, SHOP, TEST, git
+from test_fix import LESSON, TEST, git
 
 from codeheal.cli import main
 from codeheal.forms.project.diff import rooted
@@ -30,7 +31,7 @@ def monorepo(tmp_path: Path) -> Path:
 
 
 def heal(monorepo: Path, tmp_path: Path, capsys, *args: str) -> tuple[int, str, str]:
-    with ScriptedServer(lambda body: FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
+    with ScriptedServer(lambda body: SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON) as server:
         code = main(["fix", str(monorepo / "packages" / "shop"), "--test", TEST, "--model", "scripted",
                      "--base-url", server.url, "--mutants", "0", "--checkpointer", str(tmp_path / "c.sqlite"), *args])
     out, err = capsys.readouterr()

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from doubles import SHOP, SHOP_FIXED
 from scripted_openai import ScriptedServer, is_fix_actor
-from test_fix import FIXED, LESSON, SHOP, git
+from test_fix import LESSON, git
 
 from codeheal.cli import main
 
@@ -82,7 +83,7 @@ def test_the_hook_fails_and_shows_the_diff_when_it_proposes_a_change(
 
     def script(body: dict) -> str:
         calls.append(body["messages"][0]["content"])
-        return FIXED if is_fix_actor(body["messages"]) else LESSON
+        return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
 
     with ScriptedServer(script) as server:
         code, out, err = run_hook(configured_shop, tmp_path, monkeypatch, capsys, server.url)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from doubles import SHOP_FIXED
 from scripted_openai import (
     ADD_TASK,
     ADD_TESTS,
@@ -15,13 +16,13 @@ from scripted_openai import (
     heal_add,
     is_fix_actor,
 )
-from test_fix import FIXED, LESSON, TEST, git, run_cli, shop  # noqa: F401 (shop: the fixture)
+from test_fix import LESSON, TEST, git, run_cli, shop  # noqa: F401 (shop: the fixture)
 
 from codeheal.cli import EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE, _parser
 
 
 def heal(body: dict) -> str:
-    return FIXED if is_fix_actor(body["messages"]) else LESSON
+    return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
 
 
 def cut_short(capsys, db: Path, *command: str) -> None:
