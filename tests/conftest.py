@@ -11,9 +11,10 @@ from codeheal.learning import forget
 
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).
-Their scripts answer a reflection after each failure; the default policy (adaptive) has
-none after a wrong value in the module form. Its own behaviour is tested in test_policy_presets, and the
-real-model tests (marker `model`) run the default."""
+Their scripts answer a reflection after each failure; the default policies write none in the
+module form (sample_first for the embedded models, adaptive after a wrong value). Their own
+behaviour is tested in test_policy_presets, and the real-model tests (marker `model`) run the
+default."""
 
 
 @pytest.fixture(autouse=True)

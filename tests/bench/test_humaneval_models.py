@@ -13,13 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
 from humaneval_models import RUNS, joined
 
+from codeheal.settings.presets import MODULE_POLICIES
+
 
 def write_run(results: Path, folder: str, model: str, finished: dict[str, int], problems: int = 4,
-              tuning: dict[str, int] | None = None) -> None:
-    """A run's summary: per condition the problems finished, and its hidden passes on the
-    tuning slice (`tuning`, else 1) in 10 s a pass."""
+              tuning: dict[str, int] | None = None, seconds: dict[str, float] | None = None) -> None:
+    """A run's summary: per condition the problems finished, its hidden passes on the tuning
+    slice (`tuning`, else 1) and its seconds (`seconds`, else 10)."""
     conditions = {c: {"finished": n, "passed": n // 2, "pass_at_1": n / 2 / problems,
-                      "wall_s": 10.0 * (tuning or {}).get(c, 1), "slices": {"tuning": {"passed": (tuning or {}).get(c, 1)}}}
+                      "wall_s": (seconds or {}).get(c, 10.0), "slices": {"tuning": {"passed": (tuning or {}).get(c, 1)}}}
                   for c, n in finished.items()}
     (results / folder).mkdir(parents=True)
     summary = {"problems": problems, "model": model, "max_attempts": 10, "conditions": conditions}
@@ -37,7 +39,7 @@ def test_a_condition_not_run_on_every_problem_is_named_with_its_count_not_shown(
     summary = joined(tmp_path)
 
     assert summary["problems"] == 4
-    assert summary["default_policy"] == {small[0]: "resample", large[0]: "adaptive"}
+    assert summary["default_policy"] == {model: MODULE_POLICIES[model] for model in RUNS}
     assert list(summary["models"][small[0]]["conditions"]) == ["one_shot", "resample", "raw_error"]
     assert summary["models"][small[0]]["unfinished"] == {"self_heal": 1, "sample_first": 0, "adaptive": 0}
     assert list(summary["models"][large[0]]["conditions"]) == list(ALL)
@@ -61,11 +63,12 @@ def test_runs_of_another_model_or_other_problems_are_refused(tmp_path: Path) -> 
 def test_each_model_names_its_default_and_the_retry_condition_that_won_its_tuning_slice(tmp_path: Path) -> None:
     small, large = RUNS.items()
     # one_shot is no retry condition; of two equal winners the faster is named
-    write_run(tmp_path, small[1], small[0], ALL, tuning={"one_shot": 9, "resample": 5, "self_heal": 5, "adaptive": 4})
+    write_run(tmp_path, small[1], small[0], ALL, tuning={"one_shot": 9, "resample": 5, "self_heal": 5, "adaptive": 4},
+              seconds={"resample": 30.0, "self_heal": 20.0})
     write_run(tmp_path, large[1], large[0], {"one_shot": 4, "adaptive": 3})
 
     models = joined(tmp_path)["models"]
 
-    assert models[small[0]]["tuning_winner"] == "resample"
+    assert models[small[0]]["tuning_winner"] == "self_heal"
     assert models[large[0]]["tuning_winner"] is None, "no retry condition finished"
-    assert (models[small[0]]["default"], models[large[0]]["default"]) == ("resample", "adaptive")
+    assert models[small[0]]["default"] == MODULE_POLICIES[small[0]]
