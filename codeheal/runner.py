@@ -93,7 +93,7 @@ def run_with_progress(
         config["metadata"] = {CONTEXT_KEY: json.dumps(resolved.explicit)}
         models = ", then ".join(ladder(context))
         console.print(f"[dim]thread {thread_id} · model {escape(models)} · policy {context.policy.name} · "
-                      f"sandbox {context.sandbox} · up to {context.max_attempts} attempts[/dim]")
+                      f"sandbox {context.sandbox} · up to {context.max_attempts} attempts[/dim]", soft_wrap=True)
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console, form) if verbose else None
         calls = _ModelCalls()
