@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from codeheal.errors import InputError
+from codeheal.syntax import parse_code
 
 PRELUDE = (
     'globals().update(__import__("codeheal_report").test_names(__import__("solution")))'
@@ -60,7 +61,7 @@ def parse_tests(tests: str) -> ast.Module:
     """Parse the tests, or raise InputError naming the offending line. Parsed once per text:
     every candidate of a run is judged against the same tests (callers only read the tree)."""
     try:
-        return ast.parse(tests, filename="tests.py")
+        return parse_code(tests, filename="tests.py")
     except SyntaxError as exc:
         line = (exc.text or "").rstrip("\n")
         caret = " " * max((exc.offset or 1) - 1, 0) + "^"
@@ -197,7 +198,7 @@ def build_test_module(tests: str, watched: Sequence[WatchedAssert] = ()) -> str:
 def statement_at(tests: str, line: int) -> str | None:
     """The innermost statement of the tests that spans `line`, as written; None if none."""
     try:
-        module = ast.parse(tests)
+        module = parse_code(tests)
     except SyntaxError:
         return None
     spanning = [node for node in ast.walk(module) if isinstance(node, ast.stmt)

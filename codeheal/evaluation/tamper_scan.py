@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from codeheal.syntax import parse_code
+
 HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor", "codeheal_plain"})
 """Modules whose import alone is flagged: the runner, its plugin system, codeheal's report
 plugin and supervisor."""
@@ -46,7 +48,7 @@ class Finding:
 
 def scan(code: str) -> list[Finding]:
     """Findings in `code` (which must parse), in line order."""
-    tree = ast.parse(code)
+    tree = parse_code(code)
     own_module = _own_module_lookups(tree)
     findings = [finding for node in ast.walk(tree) if id(node) not in own_module and (finding := _check(node))]
     findings += _exits_at_import(tree.body)
@@ -58,7 +60,7 @@ def lying_dunders(code: str) -> list[Finding]:
     that never looks at the other value, a `__hash__` or `__bool__` that never looks at
     self. Such a value would agree with any expected value in the project's asserts."""
     findings = []
-    for node in ast.walk(ast.parse(code)):
+    for node in ast.walk(parse_code(code)):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name not in COMPARISON_DUNDERS:
             continue
         params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]

@@ -31,6 +31,7 @@ from codeheal.prompting.model_call import charged, total_usage
 from codeheal.prompting.probes import probe_messages
 from codeheal.state import Feedback, Selection, State, TestedCandidate
 from codeheal.steps import ModelCall, Steps
+from codeheal.syntax import parse_code
 
 PROBES_WANTED = 6
 PROBE_MAX_TOKENS = 300
@@ -132,7 +133,7 @@ def parse_probes(reply: str, entry_point: str, limit: int = PROBES_WANTED + 2) -
     calls: dict[str, str] = {}
     for line in reply.splitlines():
         try:
-            body = ast.parse(line.strip()).body
+            body = parse_code(line.strip()).body
         except SyntaxError:
             continue
         call = _literal_call(body[0], entry_point) if len(body) == 1 else None

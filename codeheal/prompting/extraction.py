@@ -6,6 +6,7 @@ import ast
 import re
 
 from codeheal.fences import python_blocks
+from codeheal.syntax import parse_code
 
 CODE_START = re.compile(r"^(def |class |import |from |@|async def )", re.MULTILINE)
 DEFINITION = re.compile(r"^(?:async\s+def|def|class|import|from)\s", re.MULTILINE)
@@ -33,7 +34,7 @@ def without_self_tests(code: str) -> str:
     asserts and calls of its own test_* functions. They run on import, so one wrong
     example of the model's would hide a correct solution from the real tests."""
     try:
-        module = ast.parse(code)
+        module = parse_code(code)
     except SyntaxError:
         return code  # reported as such by the evaluator
     drop = {
@@ -66,7 +67,7 @@ def _unfenced_code(reply: str) -> str | None:
     if start.start() == 0:
         return candidate  # all code; a syntax error in it is feedback, not "no code"
     try:
-        ast.parse(candidate)
+        parse_code(candidate)
     except SyntaxError:
         return None
     return candidate

@@ -25,6 +25,7 @@ from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Candidate, CandidateJob, State, TestedCandidate
 from codeheal.steps import Steps
+from codeheal.syntax import parse_code
 from codeheal.tokens import TokenCounter
 
 
@@ -96,7 +97,7 @@ class ModuleForm(Form):
         """Code that parses to the same syntax tree is one candidate (it differs only in
         formatting or comments, and passes or fails alike); code that does not parse, by its text."""
         try:
-            tree = ast.dump(ast.parse(candidate or ""))
+            tree = ast.dump(parse_code(candidate or ""))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return candidate or "", {}
         return "ast:" + hashlib.sha256(tree.encode()).hexdigest(), {}

@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from codeheal.fences import python_blocks
 from codeheal.prompting.parts import CODE_FENCE, format_feedback
 from codeheal.state import Feedback, State
+from codeheal.syntax import parse_code
 
 EXCERPT_CONTEXT = 3
 
@@ -93,7 +94,7 @@ def function_stub(task: str) -> str | None:
     function has no body yet (only a docstring, `pass` or `...`); else None."""
     for block in reversed([match.group(2) for match in python_blocks(task)]):
         try:
-            module = ast.parse(block)
+            module = parse_code(block)
         except SyntaxError:
             continue
         functions = [n for n in module.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
@@ -153,5 +154,5 @@ def tested_function(state: State) -> str | None:
     if state.get("entry_point"):
         return state["entry_point"]
     stub = function_stub(state.get("task") or "")
-    functions = [n for n in ast.parse(stub).body if isinstance(n, ast.FunctionDef)] if stub else []
+    functions = [n for n in parse_code(stub).body if isinstance(n, ast.FunctionDef)] if stub else []
     return functions[-1].name if functions else None

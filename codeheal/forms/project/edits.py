@@ -46,6 +46,7 @@ from codeheal.fences import FENCE, PYTHON_TAGS
 from codeheal.forms.project.import_time import added, def_time, import_time
 from codeheal.forms.project.realign import realign
 from codeheal.state import ChangedDefinition
+from codeheal.syntax import parse_code
 
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
@@ -408,7 +409,7 @@ def _check_def_time(found: _Found, replacement: cst.FunctionDef, where: str) -> 
 
 def _as_ast(node: cst.FunctionDef) -> ast.FunctionDef | ast.AsyncFunctionDef:
     code = textwrap.dedent(cst.Module(body=[]).code_for_node(node.with_changes(leading_lines=())))
-    definition = ast.parse(code).body[0]
+    definition = parse_code(code).body[0]
     assert isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef))
     return definition
 

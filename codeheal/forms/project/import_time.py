@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from collections import Counter
 
+from codeheal.syntax import parse_code
+
 GENERIC_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "type"})
 
 
@@ -30,7 +32,7 @@ def import_time(code: str) -> Counter[str]:
     module and class statement other than a definition, an import, a docstring, a main guard
     or a name bound to an inert value, and what each definition evaluates (def_time)."""
     found: Counter[str] = Counter()
-    _statements(ast.parse(code).body, found)
+    _statements(parse_code(code).body, found)
     return found
 
 

@@ -15,6 +15,8 @@ import tokenize
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
+from codeheal.syntax import parse_code
+
 BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, VARIABLE, INGREDIENT = range(9)
 """Operator classes, likeliest first: the order in which a run screens them. INGREDIENT: a
 variable replaced by an expression of it written elsewhere in its function (`b` -> `b[1:]`),
@@ -62,7 +64,7 @@ def line_mutants(line: str, names: Collection[str], ingredients: Collection[str]
     line, comment = _code_and_comment(line)
     fragment, shift = _parseable(line)
     try:
-        tree = ast.parse(fragment)
+        tree = parse_code(fragment)
     except SyntaxError:
         return []
     text = fragment.encode()
@@ -109,7 +111,7 @@ def _uses(ingredients: Collection[str]) -> dict[str, list[str]]:
     uses: dict[str, list[str]] = {}
     for text in sorted(ingredients):
         try:
-            node = ast.parse(text, mode="eval").body
+            node = parse_code(text, mode="eval").body
         except SyntaxError:
             continue
         for child in ast.iter_child_nodes(node):
@@ -154,7 +156,7 @@ def _restore(mutated: str, line: str) -> str:
 
 def _parses(line: str) -> bool:
     try:
-        ast.parse(_parseable(line)[0])
+        parse_code(_parseable(line)[0])
     except SyntaxError:
         return False
     return True

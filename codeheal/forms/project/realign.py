@@ -17,6 +17,8 @@ import io
 import tokenize
 from dataclasses import dataclass, field
 
+from codeheal.syntax import parse_code
+
 
 @dataclass
 class _Line:
@@ -35,7 +37,7 @@ def realign(original: str, rewrite: str) -> str:
     realigned text would differ from it in meaning."""
     try:
         before, after = _lines(original), _lines(rewrite)
-        meaning = ast.dump(ast.parse(rewrite))
+        meaning = ast.dump(parse_code(rewrite))
     except (SyntaxError, tokenize.TokenError, ValueError):
         return rewrite
     old, old_tail = before
@@ -59,7 +61,7 @@ def realign(original: str, rewrite: str) -> str:
     if merged == rewrite:
         return rewrite
     try:
-        same = ast.dump(ast.parse(merged)) == meaning
+        same = ast.dump(parse_code(merged)) == meaning
     except SyntaxError:
         same = False
     return merged if same else rewrite

@@ -28,6 +28,7 @@ from pathlib import PurePosixPath
 from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, paths_named
 from codeheal.state import CheckFailure, Frame, SuspiciousLine
+from codeheal.syntax import parse_code
 from codeheal.tokens import estimate_tokens
 
 EXAMPLES_SHOWN = 3
@@ -367,6 +368,6 @@ def _parse(source: str) -> ast.Module:
     """The module's tree, parsed once per text (every prompt, scope check and line slot of a
     run reads the same files; the trees are only read)."""
     try:
-        return ast.parse(source)
+        return parse_code(source)
     except SyntaxError:
         return ast.Module(body=[], type_ignores=[])
