@@ -1,7 +1,7 @@
-"""Python source parsed behind one lock. CPython 3.11 before 3.11.9 can fail a parse made
-while another thread parses ("SystemError: AST constructor recursion depth mismatch",
-python/cpython#106905), and graph nodes parse in LangGraph's worker threads, several runs at
-once in a benchmark or an embedding app."""
+"""Python source parsed behind one lock. CPython 3.11 (3.11.7 here) can fail a parse made
+while another thread parses, rarely ("SystemError: AST constructor recursion depth mismatch";
+python/cpython#106905 and reports like it from threaded apps), and graph nodes parse in
+LangGraph's worker threads, several runs at once in a benchmark or an embedding app."""
 
 from __future__ import annotations
 
