@@ -1,4 +1,4 @@
-"""`codeheal-bench`: run a benchmark of codeheal (HumanEval, QuixBugs, seeded bugs) and print
+"""`codeheal-bench`: run a benchmark of codeheal (HumanEval, MBPP, QuixBugs, seeded bugs) and print
 its summary. Exit codes: 0 done, 1 a seed check found problems, 2 bad input or configuration,
 3 the model or the sandbox was unavailable."""
 
@@ -44,29 +44,22 @@ def parser() -> argparse.ArgumentParser:
         "OUT/humaneval.jsonl as they arrive and a rerun skips the finished ones; then OUT/humaneval.json, .md and "
         ".png are written.",
     )
-    humaneval.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    _preset_flags(humaneval)
     humaneval.add_argument("--max-checks", type=int, metavar="N",
                            help="only the problems whose visible tests hold at most N checks (0: no example "
                            "mined from the prompt); the weak-test subset, chosen from the prompts alone")
-    humaneval.add_argument("--concurrency", type=int, default=1, metavar="K",
-                           help="problems run at once (default 1); give the embedded model K parallel slots "
-                           "with CODEHEAL_LOCAL_SLOTS=K")
-    humaneval.add_argument("--max-attempts", type=int, default=3, metavar="N",
-                           help="attempt cap of every condition but one_shot (default 3)")
-    humaneval.add_argument("--retry-samples", type=int, metavar="K",
-                           help="candidates per retry (default: the library's, Context.retry_samples)")
-    humaneval.add_argument("--select-samples", type=int, metavar="K",
-                           help="after a pass, choose among up to K more candidates by their outputs on "
-                           "generated inputs (default: the library's, Context.module.select_samples)")
-    humaneval.add_argument("--max-tokens", type=int, metavar="N",
-                           help="token budget of every run, the same for all conditions (default: none)")
-    humaneval.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
-                           help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
-    humaneval.add_argument("--conditions", nargs="+", metavar="POLICY", choices=CONDITIONS, default=CONDITIONS,
-                           help=f"the policy presets to run, of {', '.join(CONDITIONS)} (one_shot always runs; "
-                           "default: every one)")
-    _common_flags(humaneval, "one visible-test run", 10.0)
-    humaneval.set_defaults(handler=_humaneval)
+    humaneval.set_defaults(handler=_humaneval, suite="humaneval", data=None)
+
+    mbpp = benchmarks.add_parser(
+        "mbpp", help="MBPP: the policy presets with one visible assert per problem",
+        description="Run MBPP's test problems (task ids 11-510, or a slice, or the first N) under each policy "
+        "preset, as `humaneval` does: the problem's first assert is the only test the loop sees; all its asserts "
+        "score the final code. MBPP's mbpp.jsonl is not shipped: --data FILE or $CODEHEAL_MBPP_FILE. Results "
+        "in OUT/mbpp.{jsonl,json,md,png}; a rerun skips the finished problems.",
+    )
+    _preset_flags(mbpp)
+    mbpp.add_argument("--data", type=Path, metavar="FILE", help="MBPP's mbpp.jsonl (default: $CODEHEAL_MBPP_FILE)")
+    mbpp.set_defaults(handler=_humaneval, suite="mbpp", max_checks=None)
 
     quixbugs = benchmarks.add_parser(
         "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
@@ -97,6 +90,29 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _preset_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags of a benchmark of the policy presets on problems (HumanEval, MBPP)."""
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    parser.add_argument("--concurrency", type=int, default=1, metavar="K",
+                        help="problems run at once (default 1); give the embedded model K parallel slots "
+                        "with CODEHEAL_LOCAL_SLOTS=K")
+    parser.add_argument("--max-attempts", type=int, default=3, metavar="N",
+                        help="attempt cap of every condition but one_shot (default 3)")
+    parser.add_argument("--retry-samples", type=int, metavar="K",
+                        help="candidates per retry (default: the library's, Context.retry_samples)")
+    parser.add_argument("--select-samples", type=int, metavar="K",
+                        help="after a pass, choose among up to K more candidates by their outputs on "
+                        "generated inputs (default: the library's, Context.module.select_samples)")
+    parser.add_argument("--max-tokens", type=int, metavar="N",
+                        help="token budget of every run, the same for all conditions (default: none)")
+    parser.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
+                        help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
+    parser.add_argument("--conditions", nargs="+", metavar="POLICY", choices=CONDITIONS, default=CONDITIONS,
+                        help=f"the policy presets to run, of {', '.join(CONDITIONS)} (one_shot always runs; "
+                        "default: every one)")
+    _common_flags(parser, "one visible-test run", 10.0)
+
+
 def _project_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-attempts", type=int, metavar="N",
                         help="attempts per program, attempt 1 testing it as it is (default: the library's, "
@@ -123,14 +139,14 @@ def _humaneval(args: argparse.Namespace) -> int:
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
         select_samples=args.select_samples, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
-        max_checks=args.max_checks,
+        max_checks=args.max_checks, suite=args.suite, data=args.data,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():
         stderr.print(f"{name:<12} hidden {result['passed']}/{summary['problems']} "
                      f"(pass@1 {result['pass_at_1']:.3f}), mean attempts {result['mean_attempts']:.2f}, "
                      f"wall {result['wall_s']:.0f} s")
-    print(args.out / "humaneval.json")
+    print(args.out / f"{args.suite}.json")
     return EXIT_DONE
 
 

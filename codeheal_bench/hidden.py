@@ -1,4 +1,5 @@
-"""The hidden test: HumanEval's official `check`, run on a final candidate for scoring only.
+"""The hidden test: HumanEval's official `check` (or MBPP's asserts in that form: mbpp.py), run
+on a final candidate for scoring only.
 
 It runs through codeheal's public evaluation (`codeheal.aevaluate`), as the loop judges a
 candidate: the candidate is solution.py, and the check is one test, `test_check`, that calls
@@ -34,9 +35,11 @@ class HiddenVerdict:
 def hidden_tests(problem: Problem) -> str:
     """The check as the tests of a module-form evaluation: the guard, the official test, and
     one test function that calls its `check` on the guarded entry point."""
+    # The entry point is read before the official test is defined: a candidate's function may
+    # itself be called `check` (MBPP has one).
     return (
-        f"{GUARD}\n\n{problem.hidden_test.strip(chr(10))}\n\n\n"
-        f"def {CHECK_TEST}():\n    check(_bench_plain_results({problem.entry_point}))\n"
+        f"{GUARD}\n\n_bench_entry_point = {problem.entry_point}\n\n{problem.hidden_test.strip(chr(10))}\n\n\n"
+        f"def {CHECK_TEST}():\n    check(_bench_plain_results(_bench_entry_point))\n"
     )
 
 

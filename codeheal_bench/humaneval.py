@@ -1,4 +1,4 @@
-"""The HumanEval benchmark: the policy presets (Context.policy) on the same problems, model
+"""The HumanEval benchmark (and MBPP's, the same run on other problems: mbpp.py): the policy presets (Context.policy) on the same problems, model
 and token budget. A condition is a preset, run exactly as a user who names it gets it:
 
 - one_shot: one greedy attempt.
@@ -12,8 +12,8 @@ and token budget. A condition is a preset, run exactly as a user who names it ge
   for the model says (codeheal/learning.py). What it learns is kept in OUT/what_pays.sqlite
   (LangGraph's store), so a resumed run goes on from it.
 
-Visible tests (the prompt's own examples) drive the loop; HumanEval's `check` only scores the
-final code. Every setting but the preset's own is the library's default (what a user gets).
+Visible tests (the prompt's own examples; MBPP's first assert) drive the loop; HumanEval's
+`check` (all of MBPP's asserts) only scores the final code. Every setting but the preset's own is the library's default (what a user gets).
 The conditions run one after another, each with K problems at once. The first attempt is the
 same model call in every condition (same prompt, same temperature 0, same model), so it is made
 once, by one_shot; the others start from that code: the graph re-tests it as their attempt 1.
@@ -26,7 +26,8 @@ import hashlib
 import os
 import time
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage, BaseMessage
@@ -57,11 +58,12 @@ from codeheal_bench.humaneval_records import (
     ProblemRecord,
 )
 from codeheal_bench.humaneval_report import humaneval_report
+from codeheal_bench.mbpp import load_mbpp
 from codeheal_bench.problems import Problem, Slice, load_problems
 from codeheal_bench.records import Records
 from codeheal_bench.report import write_report
 
-RECORDS_FILE = "humaneval.jsonl"
+Suite = Literal["humaneval", "mbpp"]
 STORE_FILE = "what_pays.sqlite"
 """The graph's store in the results directory: what the adaptive condition learned, per model
 and kind of failure; a resumed run opens it again."""
@@ -97,6 +99,11 @@ class BenchConfig(RunConfig):
     the prompt, only `callable`); None: every problem. Chosen from the prompts alone."""
     conditions: tuple[Condition, ...] = CONDITIONS
     """The presets to run; one_shot always runs (its attempt 1 is every other's)."""
+    suite: Suite = "humaneval"
+    """The problems: HumanEval's (problems.py) or MBPP's test split (mbpp.py); the results are
+    OUT/SUITE.jsonl, .json, .md and .png."""
+    data: Path | None = None
+    """MBPP's data file; None: $CODEHEAL_MBPP_FILE."""
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
@@ -113,13 +120,16 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
 
 
 def task_text(problem: Problem) -> str:
-    """The task the loop is given: the HumanEval prompt, as code to complete."""
-    return TASK_TEMPLATE.format(entry_point=problem.entry_point, prompt=problem.prompt.strip("\n"))
+    """The task the loop is given: the problem's own, else the HumanEval prompt as code to complete."""
+    return problem.task or TASK_TEMPLATE.format(entry_point=problem.entry_point, prompt=problem.prompt.strip("\n"))
 
 
 def chosen_problems(config: BenchConfig) -> list[Problem]:
     """The problems a run covers: the slice, the first `limit`, those with at most `max_checks`."""
-    problems = load_problems(config.limit, config.slice)
+    if config.suite == "mbpp":
+        problems = load_mbpp(config.data, config.limit, config.slice)
+    else:
+        problems = load_problems(config.limit, config.slice)
     if config.max_checks is None:
         return problems
     return [problem for problem in problems if problem.visible_count <= config.max_checks]
@@ -140,7 +150,7 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
     conditions = run_conditions(config)
     contexts = {condition: settings_of(condition_context(condition, config)) for condition in CONDITIONS}
     records: Records[ProblemRecord] = Records(
-        config.out_dir / RECORDS_FILE, key=lambda r: (r["condition"], r["task_id"]),
+        config.out_dir / f"{config.suite}.jsonl", key=lambda r: (r["condition"], r["task_id"]),
         settings_of=lambda r: contexts[r["condition"]],
     )
     asyncio.run(_run_all(config, conditions, problems, records, console))
@@ -168,7 +178,7 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
     if config.model in EMBEDDED:
         settings += f" Local server slots: {os.environ.get(SLOTS_ENV, '1')}."
     return write_report(config.out_dir, humaneval_report(problems, list(records), config.model,
-                                                         config.max_attempts, conditions, settings))
+                                                         config.max_attempts, conditions, settings, config.suite))
 
 
 def run_conditions(config: BenchConfig) -> tuple[Condition, ...]:

@@ -1,4 +1,4 @@
-"""The HumanEval report from the per-problem records: the JSON summary, the Markdown report with
+"""The HumanEval (or MBPP) report from the per-problem records: the JSON summary, the Markdown report with
 its failure analysis, and the plots of hidden pass rate against attempt index and tokens."""
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from codeheal_bench.price import PRICE_LIST, attempt_price, attempt_seconds
 from codeheal_bench.problems import Problem, slice_of
 from codeheal_bench.report import Report, summed_breakdowns, time_line
 
-NAME = "humaneval"
+SUITES = {"humaneval": "HumanEval", "mbpp": "MBPP"}
+"""The problem sets this report reads: the name of its files -> the name a person reads."""
+HIDDEN_TESTS = {"humaneval": "HumanEval's official `check`", "mbpp": "all of MBPP's asserts for the problem"}
+VISIBLE_TESTS = {"humaneval": "the prompt's own examples", "mbpp": "the problem's first assert"}
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
 """Token budgets per problem at which the pass-rate-against-tokens curves are read."""
 SECOND_BUDGETS = (5, 10, 20, 30, 60, 120)
@@ -28,10 +31,10 @@ OWN_ASSERT = "the tests could not be loaded: AssertionError"
 
 def humaneval_report(
     problems: list[Problem], records: list[ProblemRecord], model: str, max_attempts: int,
-    conditions: tuple[Condition, ...], settings: str = "",
+    conditions: tuple[Condition, ...], settings: str = "", suite: str = "humaneval",
 ) -> Report:
-    """humaneval.json, .md, .png and _tokens.png for the selected problems and conditions
-    (a condition not yet run on every problem counts its finished ones)."""
+    """SUITE.json, .md, .png and _tokens.png (humaneval.json, ...) for the selected problems and
+    conditions (a condition not yet run on every problem counts its finished ones)."""
     chosen = {p.task_id for p in problems}
     by_condition = {c: [r for r in records if r["condition"] == c and r["task_id"] in chosen] for c in conditions}
     order = {p.task_id: n for n, p in enumerate(problems)}
@@ -42,10 +45,11 @@ def humaneval_report(
         "model": model,
         "max_attempts": max_attempts,
         "conditions": {c: condition_summary(c, by_condition, len(problems)) for c in conditions},
+        "suite": suite,
     }
     analysis = {c: failure_analysis(by_condition[c]) for c in conditions}
-    plots = {f"{NAME}.png": lambda path: plot(summary, path), f"{NAME}_tokens.png": lambda path: plot_tokens(summary, path)}
-    return Report(NAME, summary, markdown(summary, analysis, problems, settings), plots=plots)
+    plots = {f"{suite}.png": lambda path: plot(summary, path), f"{suite}_tokens.png": lambda path: plot_tokens(summary, path)}
+    return Report(suite, summary, markdown(summary, analysis, problems, settings), plots=plots)
 
 
 def condition_summary(condition: Condition, by_condition: dict[str, list[ProblemRecord]], problems: int) -> dict:
@@ -226,13 +230,13 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     conditions = summary["conditions"]
     sources = Counter(p.visible_source for p in problems)
     lines = [
-        "# HumanEval: one shot, resampling and self-healing",
+        f"# {SUITES[summary['suite']]}: one shot, resampling and self-healing",
         "",
         f"Model `{summary['model']}`, {n} problems, up to {summary['max_attempts']} attempts for "
         f"the healing conditions. {settings}".rstrip(),
         "",
-        "Hidden = HumanEval's official `check`, run once on the final code and never shown to the "
-        "loop. Visible = the prompt's own examples, the only tests the loop sees. `pass@1` is the "
+        f"Hidden = {HIDDEN_TESTS[summary['suite']]}, run once on the final code and never shown to the "
+        f"loop. Visible = {VISIBLE_TESTS[summary['suite']]}, the only tests the loop sees. `pass@1` is the "
         "hidden pass rate (a fraction). Attempt 1 is one model call shared by all conditions "
         "(same prompt, temperature 0): the others re-test one_shot's code as their attempt 1, and "
         "their `wall s` includes one_shot's wall time. Tuning slice: even task ids (where defaults "
@@ -381,7 +385,7 @@ def plot(summary: dict, path: Path) -> None:
         axes.set_xlabel("attempt index (stop after k attempts)")
         axes.set_xticks(range(1, cap + 1))
 
-    _save_figure(draw, f"HumanEval ({summary['problems']} problems), {summary['model']}", path)
+    _save_figure(draw, f"{SUITES[summary['suite']]} ({summary['problems']} problems), {summary['model']}", path)
 
 
 def plot_tokens(summary: dict, path: Path) -> None:
@@ -392,7 +396,7 @@ def plot_tokens(summary: dict, path: Path) -> None:
             axes.plot(BUDGETS, [100 * c["hidden_pass_rate_by_budget"][str(b)] for b in BUDGETS], marker="o", label=name)
         axes.set_xlabel("token budget per problem (prompt + completion)")
 
-    _save_figure(draw, f"HumanEval ({summary['problems']} problems): pass rate at equal budgets", path)
+    _save_figure(draw, f"{SUITES[summary['suite']]} ({summary['problems']} problems): pass rate at equal budgets", path)
 
 
 def _save_figure(draw, title: str, path: Path) -> None:

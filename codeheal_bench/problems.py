@@ -29,7 +29,7 @@ LOWERCASE_BOOLS = {"true": "True", "false": "False"}
 
 @dataclass(frozen=True)
 class Problem:
-    """One HumanEval problem: what the loop sees (prompt, visible tests) and the hidden test."""
+    """One problem (HumanEval's, or MBPP's: mbpp.py): what the loop sees (prompt, visible tests) and the hidden test."""
 
     task_id: str
     prompt: str
@@ -39,6 +39,8 @@ class Problem:
     visible_source: VisibleSource
     hidden_test: str
     canonical_solution: str
+    task: str = ""
+    """The task as the loop is given it; empty: HumanEval's (humaneval.task_text)."""
 
 
 def load_problems(limit: int | None = None, part: Slice = "all") -> list[Problem]:

@@ -58,5 +58,6 @@ def test_the_right_solution_passes_with_the_scan_off_too() -> None:
 
 def test_the_check_is_one_test_with_no_marker_in_it() -> None:
     tests = hidden_tests(PROBLEM)
-    assert tests.rstrip().endswith("def test_check():\n    check(_bench_plain_results(truncate_number))")
+    assert tests.rstrip().endswith("def test_check():\n    check(_bench_plain_results(_bench_entry_point))")
+    assert "_bench_entry_point = truncate_number\n" in tests
     assert "environ" not in tests and "print(" not in tests

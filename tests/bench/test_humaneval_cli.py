@@ -42,7 +42,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         calls_first_run = len(fake.requests)
 
         summary = json.loads((tmp_path / "humaneval.json").read_text())
-        assert set(summary) == {"problems", "model", "max_attempts", "conditions"}
+        assert set(summary) == {"problems", "model", "max_attempts", "conditions", "suite"}
         assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
         conditions = summary["conditions"]
         assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive"]

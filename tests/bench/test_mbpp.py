@@ -1,0 +1,108 @@
+"""`codeheal-bench mbpp`: MBPP-format problems (made up here, in MBPP's file format) with one
+visible assert; the real graph, sandbox and hidden asserts, a scripted server as the model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from scripted_openai import ScriptedServer
+
+from codeheal.errors import ConfigError
+from codeheal_bench.cli import main
+from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.mbpp import load_mbpp
+
+ITEMS = [
+    {"task_id": 5, "text": "Write a function to double a number.", "code": "def double(x):\n    return 2 * x",
+     "test_setup_code": "", "test_list": ["assert double(1) == 2", "assert double(2) == 4", "assert double(0) == 0"],
+     "challenge_test_list": []},
+    {"task_id": 11, "text": "Write a function to check whether a number is even.",
+     "code": "def check(n):\n    return n % 2 == 0", "test_setup_code": "",
+     "test_list": ["assert check(4) == True", "assert check(7) == False", "assert check(0) == True"],
+     "challenge_test_list": []},
+    {"task_id": 12, "text": "Write a function to add the numbers of a list, skipping None.",
+     "code": "def sum(items):\n    total = 0\n    for item in items:\n        total += item or 0\n    return total",
+     "test_setup_code": "NUMBERS = [1, None, 2]",
+     "test_list": ["assert sum(NUMBERS) == 3", "assert sum([]) == 0", "assert sum([None]) == 0"],
+     "challenge_test_list": ["assert sum([5, None, -5, 1]) == 1"]},
+    {"task_id": 13, "text": "Write a function to return the larger of two numbers.",
+     "code": "def larger(a, b):\n    return a if a > b else b", "test_setup_code": "",
+     "test_list": ["assert larger(1, 2) == 2", "assert larger(5, 3) == 5", "assert larger(4, 4) == 4"],
+     "challenge_test_list": []},
+]
+# Passes the one visible assert, fails the hidden ones: the weak-test case.
+WEAK_LARGER = "def larger(a, b):\n    return b\n"
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    path = tmp_path / "mbpp.jsonl"
+    path.write_text("".join(json.dumps(item) + "\n" for item in ITEMS), encoding="utf-8")
+    return path
+
+
+def test_only_the_test_split_loads_with_one_visible_assert_and_every_assert_hidden(data: Path) -> None:
+    problems = {p.task_id: p for p in load_mbpp(data)}
+    assert list(problems) == ["Mbpp/11", "Mbpp/12", "Mbpp/13"]  # task 5 is a prompt example, not a test
+    summed = problems["Mbpp/12"]
+    assert summed.entry_point == "sum"  # named after a builtin: the reference code says which
+    assert summed.visible_tests == "NUMBERS = [1, None, 2]\nassert sum(NUMBERS) == 3\n"
+    assert summed.hidden_test.count("assert candidate(") == 4 and "NUMBERS = [1, None, 2]" in summed.hidden_test
+    assert "`sum`" in summed.task and "skipping None" in summed.task
+    assert [p.task_id for p in load_mbpp(data, part="tuning")] == ["Mbpp/12"]
+    assert [p.task_id for p in load_mbpp(data, limit=1, part="report")] == ["Mbpp/11"]
+
+
+def test_the_hidden_asserts_judge_reference_and_weak_code_alike_for_every_entry_point_name(data: Path) -> None:
+    problems = {p.task_id: p for p in load_mbpp(data)}
+    # Mbpp/12's `sum` is left out: the module form's tests never see a candidate's name that
+    # shadows a builtin (codeheal/evaluation/pytest_plugin.py, test_names), so they call the builtin.
+    for problem in (problems["Mbpp/11"], problems["Mbpp/13"]):
+        assert asyncio.run(hidden_verdict(problem, problem.canonical_solution)).passed, problem.task_id
+    # A function called `check` is still what is checked, not the hidden check itself.
+    assert not asyncio.run(hidden_verdict(problems["Mbpp/11"], "def check(n):\n    return True\n")).passed
+    assert not asyncio.run(hidden_verdict(problems["Mbpp/13"], WEAK_LARGER)).passed
+
+
+def test_bad_data_is_refused_before_any_model_call(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.delenv("CODEHEAL_MBPP_FILE", raising=False)
+    with pytest.raises(ConfigError, match="CODEHEAL_MBPP_FILE"):
+        load_mbpp(None)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_mbpp(tmp_path / "missing.jsonl")
+    (tmp_path / "other.jsonl").write_text('{"prompt": "x"}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="not MBPP"):
+        load_mbpp(tmp_path / "other.jsonl")
+    (tmp_path / "train.jsonl").write_text(json.dumps(ITEMS[0]) + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="none of MBPP's test problems"):
+        load_mbpp(tmp_path / "train.jsonl")
+    assert main(["mbpp", "--out", str(tmp_path / "out")]) == 2
+
+
+def test_mbpp_run_writes_its_own_results_and_counts_weak_test_passes(tmp_path: Path, monkeypatch) -> None:
+    data = tmp_path / "mbpp.jsonl"
+    data.write_text("".join(json.dumps(item) + "\n" for item in ITEMS if item["task_id"] != 12), encoding="utf-8")
+    references = {item["code"].split("(")[0].removeprefix("def "): item["code"] for item in ITEMS}
+
+    def script(body: dict) -> str:
+        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+        name = next(name for name in references if f"`{name}`" in text)
+        code = WEAK_LARGER if name == "larger" else references[name]
+        return f"```python\n{code}\n```\n"
+
+    out = tmp_path / "out"
+    monkeypatch.setenv("CODEHEAL_MBPP_FILE", str(data))
+    with ScriptedServer(script) as fake:
+        assert main(["mbpp", "--conditions", "sample_first", "--model", "fake-coder", "--base-url", fake.url,
+                     "--out", str(out)]) == 0
+    summary = json.loads((out / "mbpp.json").read_text())
+    assert summary["suite"] == "mbpp" and summary["problems"] == 2
+    for condition in ("one_shot", "sample_first"):
+        result = summary["conditions"][condition]
+        assert result["passed"] == 1 and result["visible_passed"] == 2  # the weak answer passes its one visible assert and is kept
+        assert result["slices"]["report"]["visible_passed_hidden_failed"] == 1
+    assert (out / "mbpp.md").read_text().startswith("# MBPP: ")
+    assert not (out / "humaneval.json").exists()
