@@ -1,14 +1,17 @@
-"""Join the embedded models' HumanEval runs into benchmarks/results/humaneval.json: every
-condition (policy preset) on all 164 problems, for each model, up to 3 attempts at the current
-code, beside the model's default policy and the condition that won its tuning slice. Each run
-is a `codeheal-bench humaneval` folder of its own (records, report, plots), written by
+"""Join the embedded models' HumanEval runs into benchmarks/results/humaneval.json, and their MBPP
+runs into mbpp.json: every condition (policy preset) on every problem, for each model, up to 3
+attempts at the current code, beside the model's default policy and the condition that won its
+tuning slice; then, per model, the condition with the most tuning passes on both benchmarks
+together (the rule the defaults follow). Each run is a `codeheal-bench humaneval` (or `mbpp`)
+folder of its own (records, report, plots), written by
 
     codeheal-bench humaneval --model local-0.5b --slice all --max-attempts 3 \
         --conditions adaptive resample raw_error self_heal sample_first --out benchmarks/results/humaneval-0.5b-presets
 
 (a run may be made in parts, each with one_shot's records copied in: attempt 1 is shared, and a
 rerun with every record in place rewrites the report without the model), and the same with
-`--model local-1.5b --out benchmarks/results/humaneval-1.5b-presets`. Then
+`--model local-1.5b --out benchmarks/results/humaneval-1.5b-presets`; the MBPP runs likewise
+(`codeheal-bench mbpp --limit 80 ... --out benchmarks/results/mbpp-0.5b-presets`). Then
 
     .venv/bin/python benchmarks/humaneval_models.py
 """
@@ -24,17 +27,19 @@ from codeheal_bench.humaneval_records import CONDITIONS
 
 RESULTS = Path(__file__).resolve().parent / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b-presets", "local-1.5b": "humaneval-1.5b-presets"}
-"""Each embedded model, by the name that stays with it, and the folder of its run."""
+"""Each embedded model, by the name that stays with it, and the folder of its HumanEval run."""
+SUITE_RUNS = {"humaneval": RUNS, "mbpp": {"local-0.5b": "mbpp-0.5b-presets", "local-1.5b": "mbpp-1.5b-presets"}}
+"""Each benchmark's runs, by the name of its results (SUITE.json in each folder)."""
 
 
-def joined(results: Path = RESULTS) -> dict:
+def joined(results: Path = RESULTS, suite: str = "humaneval") -> dict:
     """The summary of every run in RUNS under `results`: its finished conditions (run on every
     problem), for each unfinished one the problems it has done so far (the run resumes where
     it stopped), the model's default policy, and the retry condition with the most hidden
     passes on the tuning slice (`tuning_winner`, the fewer seconds among equals)."""
     models = {}
-    for model, folder in RUNS.items():
-        run = json.loads((results / folder / "humaneval.json").read_text(encoding="utf-8"))
+    for model, folder in SUITE_RUNS[suite].items():
+        run = json.loads((results / folder / f"{suite}.json").read_text(encoding="utf-8"))
         if run["model"] != model:
             raise SystemExit(f"{folder} was run with model {run['model']!r}, not {model!r}")
         done = {c: run["conditions"].get(c, {}).get("finished", 0) for c in CONDITIONS}
@@ -59,14 +64,33 @@ def tuning_winner(conditions: dict[str, dict]) -> str | None:
     return max(retries, key=lambda c: (retries[c]["slices"]["tuning"]["passed"], -retries[c].get("wall_s", 0.0)))
 
 
+def both_winner(suites: dict[str, dict], model: str) -> str | None:
+    """The retry condition with the most tuning passes on every benchmark together, among those
+    finished on each (the fewer seconds in all among equals); None before one has."""
+    runs = [summary["models"][model]["conditions"] for summary in suites.values()]
+    common = [c for c in runs[0] if c != "one_shot" and all(c in run for run in runs)]
+    if not common:
+        return None
+    return max(common, key=lambda c: (sum(run[c]["slices"]["tuning"]["passed"] for run in runs),
+                                      -sum(run[c].get("wall_s", 0.0) for run in runs)))
+
+
 def main() -> int:
-    summary = joined()
-    (RESULTS / "humaneval.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    for model, run in summary["models"].items():
-        rates = ", ".join(f"{c} {100 * r['pass_at_1']:.1f} %" for c, r in run["conditions"].items())
-        pending = ", ".join(f"{c} {n} of {summary['problems']}" for c, n in run["unfinished"].items())
-        print(f"{model}: {rates}" + (f"; unfinished: {pending}" if pending else "")
-              + f"; default {run['default']}, tuning slice's winner {run['tuning_winner']}")
+    suites = {}
+    for suite, runs in SUITE_RUNS.items():
+        if not all((RESULTS / folder / f"{suite}.json").exists() for folder in runs.values()):
+            print(f"{suite}: not every model's run is there yet; skipped")
+            continue
+        summary = suites[suite] = joined(RESULTS, suite)
+        (RESULTS / f"{suite}.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        for model, run in summary["models"].items():
+            rates = ", ".join(f"{c} {100 * r['pass_at_1']:.1f} %" for c, r in run["conditions"].items())
+            pending = ", ".join(f"{c} {n} of {summary['problems']}" for c, n in run["unfinished"].items())
+            print(f"{suite} {model}: {rates}" + (f"; unfinished: {pending}" if pending else "")
+                  + f"; default {run['default']}, tuning slice's winner {run['tuning_winner']}")
+    if len(suites) > 1:
+        for model in RUNS:
+            print(f"{model}: most tuning passes on {' and '.join(suites)} together: {both_winner(suites, model)}")
     return 0
 
 

@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from humaneval_models import both_winner
+
 from codeheal.context import SETTINGS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,11 +39,30 @@ def humaneval_table() -> str:
     hidden pass rate on all problems and on each slice, with the tokens, wall time and price it
     took; each model's default marked, and the retry condition that won its tuning slice named."""
     run = _load("humaneval")
-    rows = [
+    return _presets_table(run, (
         f"HumanEval, all {run['problems']} problems, each embedded model, every policy preset, up to 3 attempts "
         "at the current code (`benchmarks/results/humaneval.json`). Tuning slice: even task ids; report slice: odd "
         "task ids. Wall time includes attempt 1 (one greedy call, shared by every condition); price at the API "
-        "list in `codeheal_bench/price.py`, attempt 1 counted once, under `one_shot`.",
+        "list in `codeheal_bench/price.py`, attempt 1 counted once, under `one_shot`."))
+
+
+def mbpp_table() -> str:
+    """The MBPP runs as humaneval_table shows HumanEval's, and per model the retry condition with
+    the most tuning passes on both benchmarks together (the rule the defaults follow)."""
+    run = _load("mbpp")
+    table = _presets_table(run, (
+        f"MBPP, the first {run['problems']} problems of its test split (task ids 11-{10 + run['problems']}), one "
+        "visible assert each (the problem's first), every assert of the problem hidden; each embedded model, every "
+        "policy preset, up to 3 attempts at the current code (`benchmarks/results/mbpp.json`). Slices, wall time "
+        "and price as for HumanEval."))
+    suites = {"humaneval": _load("humaneval"), "mbpp": run}
+    both = "; ".join(f"`{model}`: `{both_winner(suites, model)}`" for model in run["models"])
+    return table + f"\nMost hidden passes on the two tuning slices together, per model: {both}.\n"
+
+
+def _presets_table(run: dict, intro: str) -> str:
+    rows = [
+        intro,
         "",
         "| model | condition | hidden pass@1 | tuning | report | visible pass, hidden fail | mean attempts "
         "| tokens (prompt + completion) | wall time | price |",
@@ -309,6 +330,7 @@ def context_table() -> str:
 
 RENDERERS: dict[str, Callable[[], str]] = {
     "humaneval": humaneval_table,
+    "mbpp": mbpp_table,
     "benchmarks": other_benchmarks,
     "headline": headline,
     "quixbugs": quixbugs_summary,

@@ -11,13 +11,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from humaneval_models import RUNS, joined
+from humaneval_models import RUNS, SUITE_RUNS, both_winner, joined
 
 from codeheal.settings.presets import MODULE_POLICIES
 
 
 def write_run(results: Path, folder: str, model: str, finished: dict[str, int], problems: int = 4,
-              tuning: dict[str, int] | None = None, seconds: dict[str, float] | None = None) -> None:
+              tuning: dict[str, int] | None = None, seconds: dict[str, float] | None = None,
+              suite: str = "humaneval") -> None:
     """A run's summary: per condition the problems finished, its hidden passes on the tuning
     slice (`tuning`, else 1) and its seconds (`seconds`, else 10)."""
     conditions = {c: {"finished": n, "passed": n // 2, "pass_at_1": n / 2 / problems,
@@ -25,7 +26,7 @@ def write_run(results: Path, folder: str, model: str, finished: dict[str, int], 
                   for c, n in finished.items()}
     (results / folder).mkdir(parents=True)
     summary = {"problems": problems, "model": model, "max_attempts": 10, "conditions": conditions}
-    (results / folder / "humaneval.json").write_text(json.dumps(summary))
+    (results / folder / f"{suite}.json").write_text(json.dumps(summary))
 
 
 ALL = {"one_shot": 4, "resample": 4, "raw_error": 4, "self_heal": 4, "sample_first": 4, "adaptive": 4}
@@ -72,3 +73,18 @@ def test_each_model_names_its_default_and_the_retry_condition_that_won_its_tunin
     assert models[small[0]]["tuning_winner"] == "self_heal"
     assert models[large[0]]["tuning_winner"] is None, "no retry condition finished"
     assert models[small[0]]["default"] == MODULE_POLICIES[small[0]]
+
+
+def test_the_default_rule_sums_the_tuning_slices_of_both_benchmarks(tmp_path: Path) -> None:
+    model = "local-1.5b"
+    for suite, runs in SUITE_RUNS.items():
+        for each, folder in runs.items():
+            tuning = ({"resample": 10, "sample_first": 9, "self_heal": 1} if suite == "humaneval"
+                      else {"resample": 2, "sample_first": 4, "self_heal": 9})
+            # self_heal wins MBPP by most, but is unfinished on HumanEval: it is not a candidate
+            finished = {**ALL, "self_heal": 4 if suite == "mbpp" else 2}
+            write_run(tmp_path, folder, each, finished, tuning=tuning, suite=suite)
+    suites = {suite: joined(tmp_path, suite) for suite in SUITE_RUNS}
+    assert suites["humaneval"]["models"][model]["tuning_winner"] == "resample"
+    assert suites["mbpp"]["models"][model]["tuning_winner"] == "self_heal"
+    assert both_winner(suites, model) == "sample_first"  # 13 against resample's 12
