@@ -110,6 +110,9 @@ def _preset_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conditions", nargs="+", metavar="POLICY", choices=CONDITIONS, default=CONDITIONS,
                         help=f"the policy presets to run, of {', '.join(CONDITIONS)} (one_shot always runs; "
                         "default: every one)")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run no problem: write the report of the records already in OUT (a condition counts "
+                        "the problems it finished)")
     _common_flags(parser, "one visible-test run", 10.0)
 
 
@@ -139,7 +142,7 @@ def _humaneval(args: argparse.Namespace) -> int:
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
         select_samples=args.select_samples, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
-        max_checks=args.max_checks, suite=args.suite, data=args.data,
+        max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():

@@ -104,6 +104,9 @@ class BenchConfig(RunConfig):
     OUT/SUITE.jsonl, .json, .md and .png."""
     data: Path | None = None
     """MBPP's data file; None: $CODEHEAL_MBPP_FILE."""
+    report_only: bool = False
+    """Run nothing: write the report of the records already in OUT (a condition counts the
+    problems it finished)."""
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
@@ -153,7 +156,8 @@ def run_benchmark(config: BenchConfig, console: Console) -> dict:
         config.out_dir / f"{config.suite}.jsonl", key=lambda r: (r["condition"], r["task_id"]),
         settings_of=lambda r: contexts[r["condition"]],
     )
-    asyncio.run(_run_all(config, conditions, problems, records, console))
+    if not config.report_only:
+        asyncio.run(_run_all(config, conditions, problems, records, console))
     return report(config, problems, records, conditions)
 
 

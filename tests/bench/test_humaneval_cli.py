@@ -128,6 +128,15 @@ def test_humaneval_runs_one_slice_and_the_conditions_asked_for(tmp_path):
     report = (tmp_path / "humaneval.md").read_text()
     assert "The tuning slice (2 problems)" in report and "The report slice" not in report
 
+    # --report-only runs nothing: it rewrites the report of the
+    # records there, a condition counting the problems it finished.
+    records_file = tmp_path / "humaneval.jsonl"
+    records_file.write_text("".join(line + "\n" for line in records_file.read_text().splitlines()[:3]))
+    assert main([*argv, "--report-only"]) == 0  # the server is gone: a model call would fail
+    assert len(records_file.read_text().splitlines()) == 3
+    partial = json.loads((tmp_path / "humaneval.json").read_text())["conditions"]
+    assert (partial["one_shot"]["finished"], partial["resample"]["finished"]) == (2, 1)
+
 
 def test_the_adaptive_condition_keeps_what_it_learned_in_the_run_dir_and_a_resumed_run_goes_on(tmp_path):
     from langgraph.store.sqlite import SqliteStore
