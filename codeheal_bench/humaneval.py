@@ -1,5 +1,6 @@
-"""The HumanEval benchmark (and MBPP's, the same run on other problems: mbpp.py): the policy presets (Context.policy) on the same problems, model
-and token budget. A condition is a preset, run exactly as a user who names it gets it:
+"""The HumanEval benchmark (and MBPP's, the same run on other problems: mbpp.py): the policy
+presets (Context.policy) on the same problems, model and token budget. A condition is a preset,
+run exactly as a user who names it gets it:
 
 - one_shot: one greedy attempt.
 - resample: later attempts are independent samples from the first attempt's prompt (no
@@ -13,7 +14,8 @@ and token budget. A condition is a preset, run exactly as a user who names it ge
   (LangGraph's store), so a resumed run goes on from it.
 
 Visible tests (the prompt's own examples; MBPP's first assert) drive the loop; HumanEval's
-`check` (all of MBPP's asserts) only scores the final code. Every setting but the preset's own is the library's default (what a user gets).
+`check` (all of MBPP's asserts) only scores the final code. Every setting but the preset's own
+is the library's default (what a user gets).
 The conditions run one after another, each with K problems at once. The first attempt is the
 same model call in every condition (same prompt, same temperature 0, same model), so it is made
 once, by one_shot; the others start from that code: the graph re-tests it as their attempt 1.

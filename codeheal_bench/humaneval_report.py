@@ -1,5 +1,6 @@
-"""The HumanEval (or MBPP) report from the per-problem records: the JSON summary, the Markdown report with
-its failure analysis, and the plots of hidden pass rate against attempt index and tokens."""
+"""The HumanEval (or MBPP) report from the per-problem records: the JSON summary, the Markdown
+report with its failure analysis, and the plots of hidden pass rate against attempt index and
+tokens."""
 
 from __future__ import annotations
 
@@ -283,11 +284,7 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
         "",
         "## Visible tests",
         "",
-        f"- from `>>>` doctests: {sources['doctest']} problems",
-        f"- from inline examples (`f(x) == y`, `=>`, `➞`, `returns`, `should return`): "
-        f"{sources['inline']} problems",
-        f"- no usable example: {sources['none']} problems; their only visible check is that the "
-        "module imports and defines the entry point, so the loop cannot tell right from wrong there",
+        *(visible_sources(sources) if summary["suite"] == "humaneval" else ["- the first assert of each problem"]),
         f"- {sum(p.visible_count for p in problems)} visible checks in all",
         "",
         "## Failure analysis",
@@ -369,6 +366,16 @@ def headline(conditions: dict[str, dict], analysis: dict[str, dict[str, int]]) -
             f"hidden failures into passes and {a.get('hidden_broken_by_retries', 0)} passes into failures."
         )
     return lines
+
+
+def visible_sources(sources: Counter) -> list[str]:
+    """Where HumanEval's visible tests came from, per problem."""
+    return [
+        f"- from `>>>` doctests: {sources['doctest']} problems",
+        f"- from inline examples (`f(x) == y`, `=>`, `➞`, `returns`, `should return`): {sources['inline']} problems",
+        f"- no usable example: {sources['none']} problems; their only visible check is that the module imports "
+        "and defines the entry point, so the loop cannot tell right from wrong there",
+    ]
 
 
 def plot(summary: dict, path: Path) -> None:

@@ -29,7 +29,8 @@ LOWERCASE_BOOLS = {"true": "True", "false": "False"}
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem (HumanEval's, or MBPP's: mbpp.py): what the loop sees (prompt, visible tests) and the hidden test."""
+    """One problem (HumanEval's, or MBPP's: mbpp.py): what the loop sees (prompt, visible tests)
+    and the hidden test."""
 
     task_id: str
     prompt: str
