@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from humaneval_models import both_winner
+from humaneval_models import both_winner, tiebreak_run
 
 from codeheal.context import SETTINGS
 
@@ -56,7 +56,7 @@ def mbpp_table() -> str:
         "policy preset, up to 3 attempts at the current code (`benchmarks/results/mbpp.json`). Slices, wall time "
         "and price as for HumanEval."))
     suites = {"humaneval": _load("humaneval"), "mbpp": run}
-    both = "; ".join(f"`{model}`: `{both_winner(suites, model)}`" for model in run["models"])
+    both = "; ".join(f"`{model}`: `{both_winner(suites, model, tiebreak_run(model))}`" for model in run["models"])
     return table + f"\nMost hidden passes on the two tuning slices together, per model: {both}.\n"
 
 

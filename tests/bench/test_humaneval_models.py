@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 
-from humaneval_models import RUNS, SUITE_RUNS, both_winner, joined
+from humaneval_models import RUNS, SUITE_RUNS, TIEBREAK_RUNS, both_winner, joined, tiebreak_run
 
 from codeheal.settings.presets import MODULE_POLICIES
 
@@ -88,3 +88,27 @@ def test_the_default_rule_sums_the_tuning_slices_of_both_benchmarks(tmp_path: Pa
     assert suites["humaneval"]["models"][model]["tuning_winner"] == "resample"
     assert suites["mbpp"]["models"][model]["tuning_winner"] == "self_heal"
     assert both_winner(suites, model) == "sample_first"  # 13 against resample's 12
+
+
+def test_a_tie_on_both_tuning_slices_is_decided_by_the_further_problems_of_the_tiebreak_run(tmp_path: Path) -> None:
+    model = "local-0.5b"
+    for suite, runs in SUITE_RUNS.items():
+        for each, folder in runs.items():
+            tuning = ({"raw_error": 6, "sample_first": 7} if suite == "humaneval"
+                      else {"raw_error": 4, "sample_first": 3})
+            write_run(tmp_path, folder, each, ALL, tuning=tuning, suite=suite,
+                      seconds={"raw_error": 5.0, "sample_first": 50.0})
+    suites = {suite: joined(tmp_path, suite) for suite in SUITE_RUNS}
+    assert both_winner(suites, model) == "raw_error", "10 each: the fewer seconds without a tie-break run"
+
+    # the tie-break run's 8 problems: its first 4 are MBPP's (raw_error 4, sample_first 3 there)
+    write_run(tmp_path, TIEBREAK_RUNS[model], model, {"one_shot": 8, "raw_error": 8, "sample_first": 8},
+              problems=8, tuning={"raw_error": 5, "sample_first": 5}, suite="mbpp")
+    tiebreak = tiebreak_run(model, tmp_path)
+    assert both_winner(suites, model, tiebreak) == "sample_first", "2 further passes against raw_error's 1"
+
+    other = tmp_path / "other"
+    write_run(other, TIEBREAK_RUNS[model], model, {"one_shot": 8, "raw_error": 8, "sample_first": 5},
+              problems=8, tuning={"raw_error": 5, "sample_first": 5}, suite="mbpp")
+    assert both_winner(suites, model, tiebreak_run(model, other)) == "raw_error", "sample_first unfinished there"
+    assert tiebreak_run("local-1.5b", tmp_path) is None
