@@ -13,20 +13,22 @@ from codeheal.sandboxes import sandbox_for
 from codeheal.state import Feedback
 
 
-def evaluate(code: str, tests: str, *, context: Context | None = None) -> Feedback:
+def evaluate(code: str, tests: str, *, context: Context | None = None, entry_point: str | None = None) -> Feedback:
     """The Feedback on `code` (saved as solution.py) under `tests` (pytest `test_*` functions
-    or plain asserts, the candidate's names in scope), as the loop's evaluator gives it.
+    or plain asserts, the candidate's names in scope but those of builtins, save `entry_point`,
+    the function the tests call), as the loop's evaluator gives it.
     `context` supplies the sandbox, its time limit and the tamper scan (default: Context()).
     Raises InputError for tests that do not parse, SandboxError when the sandbox cannot run."""
     settings = context or Context()
     parse_tests(tests)
     return evaluate_candidate(sandbox_for(settings), code, tests, time_limit(settings),
-                              tamper_scan=settings.tamper_scan)
+                              tamper_scan=settings.tamper_scan, entry_point=entry_point)
 
 
-async def aevaluate(code: str, tests: str, *, context: Context | None = None) -> Feedback:
+async def aevaluate(code: str, tests: str, *, context: Context | None = None,
+                    entry_point: str | None = None) -> Feedback:
     """`evaluate` without blocking the event loop."""
     settings = context or Context()
     parse_tests(tests)
     return await aevaluate_candidate(sandbox_for(settings), code, tests, time_limit(settings),
-                                     tamper_scan=settings.tamper_scan)
+                                     tamper_scan=settings.tamper_scan, entry_point=entry_point)

@@ -410,6 +410,7 @@ class CandidateJob(TypedDict, total=False):
     index: int
     session: str | None
     tests: str
+    entry_point: str | None
     form_run: FormRun
     change: AppliedChange
     """Project form: the reply as the fan-out applied it (Form.distinct), so that its test does

@@ -49,7 +49,7 @@ async def hidden_verdict(problem: Problem, code: str, context: Context | None = 
     never picks an attempt."""
     if not code.strip():
         return HiddenVerdict(passed=False, error="no code")
-    feedback = await aevaluate(code, hidden_tests(problem),
+    feedback = await aevaluate(code, hidden_tests(problem), entry_point=problem.entry_point,
                                context=context or Context(sandbox="local", timeout_s=HIDDEN_TIMEOUT_S))
     if feedback["passed"]:
         return HiddenVerdict(passed=True, error=None)

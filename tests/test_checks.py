@@ -8,7 +8,7 @@ import pytest
 
 from codeheal.errors import InputError
 from codeheal.evaluation.checks import (
-    PRELUDE,
+    prelude,
     build_test_module,
     calls_name,
     count_checks,
@@ -22,7 +22,7 @@ def function_names(module: str) -> list[str]:
 
 def test_each_top_level_assert_becomes_its_own_test_named_by_its_line():
     module = build_test_module("assert add(1, 2) == 3\n\nassert add(0, 0) == 0\n")
-    assert module.startswith(PRELUDE)
+    assert module.startswith(prelude())
     assert function_names(module) == ["test_line_1", "test_line_3"]
 
 
@@ -83,3 +83,9 @@ def test_parse_tests_names_the_line_with_a_caret():
     assert message.startswith("tests.py line 2:")
     assert "assert add(1,, 2) == 3" in message
     assert "^" in message
+
+
+def test_the_prelude_names_the_entry_point_and_refuses_one_that_is_not_a_name():
+    assert "test_names(__import__(\"solution\"), 'sum'))" in build_test_module("assert sum([1]) == 1\n", entry_point="sum")
+    with pytest.raises(InputError, match="not a Python identifier"):
+        prelude("sum')); import os; ('")

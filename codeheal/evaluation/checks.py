@@ -2,7 +2,8 @@
 
 The module sees every name of the candidate except those of builtins: `abs` in the tests is
 the builtin, bound before the candidate was imported, whatever the candidate defines or
-patches. Its asserts report to the host (`watched_asserts`), wherever they are (a loop, a
+patches; only the request's entry point, the function under test, is the candidate's
+whatever its name. Its asserts report to the host (`watched_asserts`), wherever they are (a loop, a
 `with`, an `if`, a helper): each comparison the values of both sides, every other assert its
 tested value, as plain data the host checks itself."""
 
@@ -18,10 +19,6 @@ from typing import Any
 from codeheal.errors import InputError
 from codeheal.syntax import parse_code
 
-PRELUDE = (
-    'globals().update(__import__("codeheal_report").test_names(__import__("solution")))'
-    "  # the candidate's names, _private ones too, then the builtins (added by codeheal)\n"
-)
 PRELUDE_LINES = 1
 TEST_MODULE = "test_solution.py"
 COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
@@ -168,8 +165,18 @@ def _instrumented(tests: str, watched: Sequence[WatchedAssert]) -> str:
     return "\n".join(line.decode("utf-8") for line in lines)
 
 
-def build_test_module(tests: str, watched: Sequence[WatchedAssert] = ()) -> str:
-    """The tests as test_solution.py: the candidate's names in scope, and each plain
+def prelude(entry_point: str | None = None) -> str:
+    """The test module's first line (PRELUDE_LINES): the candidate's names, then the builtins,
+    then the candidate's `entry_point` (codeheal_report.test_names)."""
+    if entry_point is not None and not entry_point.isidentifier():
+        raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
+    named = f", {entry_point!r}" if entry_point else ""
+    return (f'globals().update(__import__("codeheal_report").test_names(__import__("solution"){named}))'
+            "  # the candidate's names, _private ones too, then the builtins (added by codeheal)\n")
+
+
+def build_test_module(tests: str, watched: Sequence[WatchedAssert] = (), entry_point: str | None = None) -> str:
+    """The tests as test_solution.py: the candidate's names in scope (`prelude`), and each plain
     top-level assert wrapped in its own test function so it counts as its own check;
     the `watched` asserts (from `watched_asserts` of the same tests) instrumented.
 
@@ -192,7 +199,7 @@ def build_test_module(tests: str, watched: Sequence[WatchedAssert] = ()) -> str:
         out.extend(lines[start + 1:end])
         cursor = end
     out.extend(lines[cursor:])
-    return PRELUDE + "\n".join(out) + "\n"
+    return prelude(entry_point) + "\n".join(out) + "\n"
 
 
 def statement_at(tests: str, line: int) -> str | None:

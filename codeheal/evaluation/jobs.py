@@ -32,12 +32,14 @@ HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, 
 (read-only in the sandbox)."""
 
 
-def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None) -> Job:
-    """The sandbox job that runs the tests against one candidate; everything but the
-    candidate is read-only in it."""
+def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None,
+             entry_point: str | None = None) -> Job:
+    """The sandbox job that runs the tests against one candidate (its `entry_point`, the
+    function the tests call, is the candidate's even when a builtin has its name);
+    everything but the candidate is read-only in it."""
     files = {
         "solution.py": candidate,
-        TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests))),
+        TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests)), entry_point),
         **HARNESS,
         "pytest.ini": "[pytest]\n",
     }

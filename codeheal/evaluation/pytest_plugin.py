@@ -258,13 +258,15 @@ if _coverage is not None:
     threading.Thread(target=_coverage.watch, daemon=True).start()
 
 
-def test_names(candidate):
+def test_names(candidate, entry_point=None):
     """The names the module form's tests see: the candidate's (its _private ones too, not
     those of builtins), then the builtins as they were before it was imported, then the
-    recorder."""
+    recorder. The one exception is `entry_point`, the function the request says the tests
+    call: the candidate's, even when a builtin has its name (a function called `sum`)."""
     names = {name: obj for name, obj in vars(candidate).items()
              if not name.startswith(("__", RECORDER_PREFIX)) and name not in _BUILTINS}
-    return {**names, **_BUILTINS, RECORDER_PREFIX + "value_": value}
+    own = {entry_point: vars(candidate)[entry_point]} if entry_point in vars(candidate) else {}
+    return {**names, **_BUILTINS, **own, RECORDER_PREFIX + "value_": value}
 
 
 def _make_value(emit):

@@ -58,10 +58,9 @@ def test_only_the_test_split_loads_with_one_visible_assert_and_every_assert_hidd
 
 def test_the_hidden_asserts_judge_reference_and_weak_code_alike_for_every_entry_point_name(data: Path) -> None:
     problems = {p.task_id: p for p in load_mbpp(data)}
-    # Mbpp/12's `sum` is left out: the module form's tests never see a candidate's name that
-    # shadows a builtin (codeheal/evaluation/pytest_plugin.py, test_names), so they call the builtin.
-    for problem in (problems["Mbpp/11"], problems["Mbpp/13"]):
+    for problem in problems.values():  # Mbpp/12's `sum` too: the entry point is the candidate's
         assert asyncio.run(hidden_verdict(problem, problem.canonical_solution)).passed, problem.task_id
+    assert not asyncio.run(hidden_verdict(problems["Mbpp/12"], "def sum(items):\n    return 3\n")).passed
     # A function called `check` is still what is checked, not the hidden check itself.
     assert not asyncio.run(hidden_verdict(problems["Mbpp/11"], "def check(n):\n    return True\n")).passed
     assert not asyncio.run(hidden_verdict(problems["Mbpp/13"], WEAK_LARGER)).passed

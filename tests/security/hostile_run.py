@@ -29,14 +29,17 @@ MARGIN_S = 2.5
 """How far past timeout_s a hostile run may end (pytest start-up on a busy 2-core machine)."""
 
 
-def evaluate(code: str, tests: str, timeout_s: float = TIMEOUT_S, **settings: object) -> tuple[dict, float]:
-    """Run `code` against `tests` through the real graph (no model: the code is the input),
-    in bubblewrap. Returns every node update merged, and the seconds it took."""
+def evaluate(code: str, tests: str, timeout_s: float = TIMEOUT_S, entry_point: str | None = None,
+             **settings: object) -> tuple[dict, float]:
+    """Run `code` against `tests` (calling `entry_point`, where named) through the real graph
+    (no model: the code is the input), in bubblewrap. Returns every node update merged, and
+    the seconds it took."""
     graph = build_graph(llm=None).compile()
     context = Context(max_attempts=1, timeout_s=timeout_s, isolation="bwrap", sandbox="local", **settings)
     started = time.monotonic()
     updates: dict = {}
-    for chunk in graph.stream({"task": "hostile", "tests": tests, "starting_code": code},
+    request = {"task": "hostile", "tests": tests, "starting_code": code, "entry_point": entry_point}
+    for chunk in graph.stream(request,
                               context=context, stream_mode="updates"):
         for update in chunk.values():
             updates.update(update or {})

@@ -87,6 +87,42 @@ def test_a_candidate_shadowing_a_builtin_does_not_change_the_tests() -> None:
     assert feedback["failures"][0]["exception"] == "AssertionError"
 
 
+@pytest.mark.parametrize("entry_point", ["sum", "len", "sorted"])
+def test_the_entry_point_is_the_candidates_even_when_a_builtin_has_its_name(entry_point: str) -> None:
+    # the function under test may be called `sum` (MBPP names some so): the tests call it
+    tests = f"assert {entry_point}([3, 1, 2]) == 'six'\nassert abs(-2) == 2\n"
+    right = f"def {entry_point}(xs):\n    return 'six'\n"
+    updates, _ = evaluate(right, tests, entry_point=entry_point, tamper_scan=False)
+    assert updates["status"] == "passed", updates["feedback"]
+    wrong = f"def {entry_point}(xs):\n    return 'five'\n"
+    assert failure_kinds(_failed_with(wrong, tests, entry_point)) == {"AssertionError"}
+    # without the request naming it, the tests' name is the builtin's, whatever the candidate defines
+    assert not evaluate(right, tests, tamper_scan=False)[0]["feedback"]["passed"]
+
+
+@pytest.mark.parametrize("code", [
+    "def abs(x):\n    return 0\ndef area(r):\n    return 3 * r * r\n",
+    "import builtins\nbuiltins.abs = lambda x: 0\ndef area(r):\n    return 3 * r * r\n",
+    "def area(r):\n    return 3 * r * r\narea.__globals__['abs'] = lambda x: 0\n",
+])
+def test_only_the_entry_point_passes_through_the_builtins(code: str) -> None:
+    # the entry point is `area`: the candidate's `abs`, however it is made, stays out of the tests
+    feedback = _failed_with(code, "assert abs(area(1) - 3.14159) < 1e-3\n", "area")
+    assert feedback["failures"][0]["exception"] == "AssertionError"
+
+
+def test_an_entry_point_named_after_a_builtin_does_not_replace_the_other_builtins() -> None:
+    code = "def len(x):\n    return 2\ndef sum(xs):\n    return 6\n"
+    feedback = _failed_with(code, "assert sum([1, 2, 3]) == 6\nassert len([1, 2, 3]) == 2\n", "sum")
+    assert [f["test"] for f in feedback["failures"]] == ["test_line_2"], feedback["failures"]
+
+
+def _failed_with(code: str, tests: str, entry_point: str) -> dict:
+    updates, _ = evaluate(code, tests, entry_point=entry_point, tamper_scan=False)
+    assert updates["status"] == "failed" and not updates["feedback"]["passed"], updates["feedback"]
+    return updates["feedback"]
+
+
 def test_patching_builtins_at_import_does_not_change_the_tests() -> None:
     code = "import builtins\nbuiltins.abs = lambda x: 0\ndef area(r):\n    return 3 * r * r\n"
     feedback = failed(code, "assert abs(area(1) - 3.14159) < 1e-3\n")

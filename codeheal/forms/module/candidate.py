@@ -30,32 +30,35 @@ def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedba
 
 def evaluation_steps(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
+    *, tamper_scan: bool = True, entry_point: str | None = None,
 ) -> Steps[Feedback]:
-    """The feedback on one candidate: judged without running when it can be, else tested."""
+    """The feedback on one candidate: judged without running when it can be, else tested
+    (`entry_point`: the function the tests call, make_job)."""
     feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
-    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session))
+    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point))
     feedback = _from_run(result, tests)
     return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
 
 
 def evaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
+    *, tamper_scan: bool = True, entry_point: str | None = None,
 ) -> Feedback:
     """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
     not run it."""
-    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session,
+                                      tamper_scan=tamper_scan, entry_point=entry_point))
 
 
 async def aevaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True,
+    *, tamper_scan: bool = True, entry_point: str | None = None,
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan))
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session,
+                                             tamper_scan=tamper_scan, entry_point=entry_point))
 
 
 def _from_run(result: RunResult, tests: str) -> Feedback:

@@ -55,7 +55,7 @@ class ModuleForm(Form):
     """A module written from the task against the tests, tested as solution.py beside them."""
 
     name = "module"
-    run_fields = ("tests",)
+    run_fields = ("tests", "entry_point")
     task_keys = ("task", "tests")
     output_keys = ()
 
@@ -115,6 +115,7 @@ class ModuleForm(Form):
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]
         feedback = yield from evaluation_steps(
-            sandbox, code, job["tests"], time_limit(context), job.get("session"), tamper_scan=context.tamper_scan
+            sandbox, code, job["tests"], time_limit(context), job.get("session"), tamper_scan=context.tamper_scan,
+            entry_point=job.get("entry_point"),
         )
         return TestedCandidate(index=job["index"], code=code, feedback=feedback)
