@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,21 @@ from codeheal_bench.price import PRICE_LIST, attempt_price, attempt_seconds
 from codeheal_bench.problems import Problem, slice_of
 from codeheal_bench.report import Report, summed_breakdowns, time_line
 
-SUITES = {"humaneval": "HumanEval", "mbpp": "MBPP"}
-"""The problem sets this report reads: the name of its files -> the name a person reads."""
-HIDDEN_TESTS = {"humaneval": "HumanEval's official `check`", "mbpp": "all of MBPP's asserts for the problem"}
-VISIBLE_TESTS = {"humaneval": "the prompt's own examples", "mbpp": "the problem's first assert"}
+
+@dataclass(frozen=True)
+class SuiteText:
+    """How the report names a problem set and its two kinds of tests."""
+
+    title: str
+    hidden: str
+    visible: str
+
+
+SUITES = {
+    "humaneval": SuiteText("HumanEval", "HumanEval's official `check`", "the prompt's own examples"),
+    "mbpp": SuiteText("MBPP", "all of MBPP's asserts for the problem", "the problem's first assert"),
+}
+"""The problem sets this report reads, by the name of their files (humaneval.Suite)."""
 BUDGETS = (250, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000)
 """Token budgets per problem at which the pass-rate-against-tokens curves are read."""
 SECOND_BUDGETS = (5, 10, 20, 30, 60, 120)
@@ -231,13 +243,13 @@ def markdown(summary: dict, analysis: dict[str, dict[str, int]], problems: list[
     conditions = summary["conditions"]
     sources = Counter(p.visible_source for p in problems)
     lines = [
-        f"# {SUITES[summary['suite']]}: one shot, resampling and self-healing",
+        f"# {SUITES[summary['suite']].title}: one shot, resampling and self-healing",
         "",
         f"Model `{summary['model']}`, {n} problems, up to {summary['max_attempts']} attempts for "
         f"the healing conditions. {settings}".rstrip(),
         "",
-        f"Hidden = {HIDDEN_TESTS[summary['suite']]}, run once on the final code and never shown to the "
-        f"loop. Visible = {VISIBLE_TESTS[summary['suite']]}, the only tests the loop sees. `pass@1` is the "
+        f"Hidden = {SUITES[summary['suite']].hidden}, run once on the final code and never shown to the "
+        f"loop. Visible = {SUITES[summary['suite']].visible}, the only tests the loop sees. `pass@1` is the "
         "hidden pass rate (a fraction). Attempt 1 is one model call shared by all conditions "
         "(same prompt, temperature 0): the others re-test one_shot's code as their attempt 1, and "
         "their `wall s` includes one_shot's wall time. Tuning slice: even task ids (where defaults "
@@ -392,7 +404,7 @@ def plot(summary: dict, path: Path) -> None:
         axes.set_xlabel("attempt index (stop after k attempts)")
         axes.set_xticks(range(1, cap + 1))
 
-    _save_figure(draw, f"{SUITES[summary['suite']]} ({summary['problems']} problems), {summary['model']}", path)
+    _save_figure(draw, f"{SUITES[summary['suite']].title} ({summary['problems']} problems), {summary['model']}", path)
 
 
 def plot_tokens(summary: dict, path: Path) -> None:
@@ -403,7 +415,7 @@ def plot_tokens(summary: dict, path: Path) -> None:
             axes.plot(BUDGETS, [100 * c["hidden_pass_rate_by_budget"][str(b)] for b in BUDGETS], marker="o", label=name)
         axes.set_xlabel("token budget per problem (prompt + completion)")
 
-    _save_figure(draw, f"{SUITES[summary['suite']]} ({summary['problems']} problems): pass rate at equal budgets", path)
+    _save_figure(draw, f"{SUITES[summary['suite']].title} ({summary['problems']} problems): pass rate at equal budgets", path)
 
 
 def _save_figure(draw, title: str, path: Path) -> None:

@@ -105,3 +105,12 @@ def test_mbpp_run_writes_its_own_results_and_counts_weak_test_passes(tmp_path: P
         assert result["slices"]["report"]["visible_passed_hidden_failed"] == 1
     assert (out / "mbpp.md").read_text().startswith("# MBPP: ")
     assert not (out / "humaneval.json").exists()
+
+
+def test_every_suite_a_run_may_name_has_the_report_s_words_for_it() -> None:
+    from typing import get_args
+
+    from codeheal_bench.humaneval import Suite
+    from codeheal_bench.humaneval_report import SUITES
+
+    assert set(get_args(Suite)) == set(SUITES)
