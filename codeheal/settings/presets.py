@@ -135,10 +135,11 @@ MODULE_POLICIES: dict[str, PolicyName] = {
     "local": "sample_first", "local-1.5b": "sample_first", "local-0.5b": "sample_first",
 }
 """The module form's default per model where it was measured: the preset with the most hidden
-passes on the HumanEval tuning slice at 3 attempts (benchmarks/humaneval_models.py,
-docs/benchmarks.md). With the embedded models, two fresh samples per retry: local-1.5b 64/82
-against 60 for adaptive (all 164: 128 against 121), local-0.5b 56 against 51 (109 against
-103). Keyed by every name of a model: "local" is local-1.5b."""
+passes on the tuning slices of HumanEval and MBPP together at 3 attempts, a tie decided by 40
+more MBPP tuning problems (benchmarks/humaneval_models.py, both_winner; docs/benchmarks.md).
+With the embedded models, two fresh samples per retry: local-1.5b 90 of 122 against 89 for
+self_heal, local-0.5b 75 tied with raw_error, then 20 of 40 more against 17. Keyed by every
+name of a model: "local" is local-1.5b."""
 
 
 def default_policy(model: str, form: FormName | None = None) -> PolicyName:
