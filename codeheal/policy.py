@@ -212,6 +212,8 @@ def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], boo
     chooses per kind), or a run stuck on the same failure (needs_fresh_start). `rules`: the
     run's policy as its form adjusts it (Form.policy_for)."""
     feedback = state.get("feedback")
+    if shows_after_repeat(state, rules):
+        return False
     return (
         not rules.feedback
         or (state.get("attempts") or 0) <= rules.fresh_attempts
@@ -219,6 +221,18 @@ def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], boo
         or (rules.feedback_when == "by_kind" and not shows_by_kind(state, shows))
         or needs_fresh_start(state, rules)
     )
+
+
+def shows_after_repeat(state: State, rules: Policy) -> bool:
+    """Fresh samples found nothing new: every candidate of the latest attempt, written from the
+    first prompt, repeated code already tried, under a policy that stops on a repeat. The next
+    retry is shown the failure instead of the run ending stuck, when the policy shows failures
+    at all (feedback on; under "informative", an informative one): what it says is the one
+    thing the model has not seen. A repair that repeats still ends the run (is_stuck)."""
+    history, feedback = state.get("history") or [], state.get("feedback")
+    if not (rules.stop_on_repeat and rules.feedback and feedback and history and history[-1].get("repeat")):
+        return False
+    return not is_repair(history[-1]) and (rules.feedback_when != "informative" or informative(feedback))
 
 
 def shows_by_kind(state: State, shows: Callable[[FailureKind], bool] | None = None) -> bool:
@@ -244,9 +258,10 @@ def is_stuck(state: State, rules: Policy) -> bool:
     """The latest model's turn (all the run, without a model ladder) is stuck: a fresh start
     after two equal failures failed the same way as they did. With stop_on_repeat (always in
     a form that cannot sample fresh, Form.policy_for), also when an attempt's candidates were
-    all tried before: sampling again found nothing new."""
+    all tried before: sampling again found nothing new, and no failure is left to show
+    (shows_after_repeat)."""
     history = _turn(state.get("history") or [])
-    if rules.stop_on_repeat and history and history[-1].get("repeat"):
+    if rules.stop_on_repeat and history and history[-1].get("repeat") and not shows_after_repeat(state, rules):
         return True
     return _fresh_starts_on(rules) and _restart_repeated(history)
 

@@ -235,12 +235,13 @@ def test_a_fresh_sample_gets_no_reflection_even_when_the_policy_reflects():
     assert "It multiplies." in model.prompt(3) and result["reflections"] == ["It multiplies."]
 
 
-def test_sample_first_stops_when_a_retry_finds_nothing_new():
-    model = ScriptedModel(messages=iter([fenced(BAD_ADD)] * 5))
+def test_sample_first_shows_the_failure_when_fresh_samples_find_nothing_new_and_stops_when_that_repeats():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD)] * 7))
     result = run(model, policy="sample_first", max_attempts=5)
-    assert (result["status"], result["attempts"]) == ("stuck", 2)
-    assert len(model.calls) == 3
-    assert result["history"][1]["repeat"] is True
+    assert (result["status"], result["attempts"]) == ("stuck", 3)
+    assert len(model.calls) == 5  # 1 + two samples of the first prompt + two shown the failure
+    assert result["history"][1]["repeat"] is True and result["history"][2]["repeat"] is True
+    assert model.prompt(2) == model.prompt(0) and FAILED_BEFORE in model.prompt(3)
 
 
 def test_fresh_samples_that_fail_alike_do_not_end_a_sample_first_run():

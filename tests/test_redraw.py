@@ -1,6 +1,6 @@
 """A retry whose every reply repeats code that already failed in the run is drawn once more,
 at the next retry's temperature, and the repeat is not tested again; a policy that stops on a
-repeat (stop_on_repeat, the project form's) stops instead."""
+repeat (stop_on_repeat, the project form's) stops instead, once no failure is left to show."""
 
 from __future__ import annotations
 
@@ -46,6 +46,39 @@ def test_a_policy_that_stops_on_a_repeat_stops_instead_of_drawing_again():
     result = run(model, sandbox, max_attempts=3, policy=Policy.preset("self_heal", stop_on_repeat=True))
     assert (result["status"], result["attempts"]) == ("stuck", 2)
     assert len(model.calls) == 3 and result["history"][1]["repeat"]
+
+
+FRESH_FIRST = Policy.preset("sample_first", retry_samples=1)
+"""The default of the embedded models (fresh samples for two retries, stop on a repeat), one sample a retry."""
+
+
+def test_fresh_samples_that_find_nothing_new_are_followed_by_a_retry_shown_the_failure():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD), fenced(BAD_ADD), fenced(GOOD_ADD)]))
+    result = run(model, CountingSandbox(), max_attempts=5, policy=FRESH_FIRST)
+    assert (result["status"], result["attempts"]) == ("passed", 3)
+    assert result["history"][1]["repeat"] and result["history"][1]["fresh_start"]
+    assert model.prompt(1) == model.prompt(0)  # attempt 2: a fresh sample of the first prompt
+    assert "add(2, 3)" in model.prompt(2) and "-1" in model.prompt(2)  # attempt 3 sees the failure
+    assert not result["history"][2]["fresh_start"]
+
+
+def test_a_repair_that_repeats_after_them_ends_the_run_stuck():
+    model = ScriptedModel(messages=iter([fenced(BAD_ADD)] * 3))
+    result = run(model, CountingSandbox(), max_attempts=5, policy=FRESH_FIRST)
+    assert (result["status"], result["attempts"]) == ("stuck", 3)
+    assert len(model.calls) == 3
+
+
+@pytest.mark.parametrize("policy", [
+    Policy.preset("resample", stop_on_repeat=True),  # no failure is ever shown
+    Policy.preset("sample_first", retry_samples=1, feedback_when="informative"),  # shown only if informative
+])
+def test_with_no_failure_to_show_a_repeat_of_fresh_samples_ends_the_run(policy: Policy) -> None:
+    broken = "def add(a, b):\n    return a +\n"  # a SyntaxError says nothing the prompt lacked
+    model = ScriptedModel(messages=iter([fenced(broken if policy.feedback else BAD_ADD)] * 3))
+    result = run(model, CountingSandbox(), max_attempts=5, policy=policy)
+    assert (result["status"], result["attempts"]) == ("stuck", 2)
+    assert len(model.calls) == 2
 
 
 @pytest.mark.default_policy

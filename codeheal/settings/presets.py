@@ -88,7 +88,9 @@ class Policy:
     stop_on_repeat: bool = setting(
         False,
         'End the run (status "stuck") when every candidate of an attempt had been tried '
-        "before: sampling found nothing new. The project form always stops. Off: such an "
+        "before: sampling found nothing new. After fresh samples, the next retry is shown the "
+        "failure first (if the policy shows it); a repair that repeats ends the run. The project "
+        "form always stops. Off: such an "
         "attempt draws once more at the next retry's temperature, and the repeat is not tested again.",
     )
     memory: int = setting(
