@@ -209,8 +209,9 @@ def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], boo
     failure, no lessons) rather than shown the last failure: feedback off, the first
     Policy.fresh_attempts retries, a failure that is not `informative` when the policy
     shows only those, a failure routed by kind to a fresh sample (shows_by_kind; `shows`
-    chooses per kind), or a run stuck on the same failure (needs_fresh_start). `rules`: the
-    run's policy as its form adjusts it (Form.policy_for)."""
+    chooses per kind), or a run stuck on the same failure (needs_fresh_start); never after
+    fresh samples that found nothing new (shows_after_repeat). `rules`: the run's policy as
+    its form adjusts it (Form.policy_for)."""
     feedback = state.get("feedback")
     if shows_after_repeat(state, rules):
         return False
