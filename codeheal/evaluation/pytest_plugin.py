@@ -263,10 +263,10 @@ def test_names(candidate, entry_point=None):
     those of builtins), then the builtins as they were before it was imported, then the
     recorder. The one exception is `entry_point`, the function the request says the tests
     call: the candidate's, even when a builtin has its name (a function called `sum`)."""
-    names = {name: obj for name, obj in vars(candidate).items()
-             if not name.startswith(("__", RECORDER_PREFIX)) and name not in _BUILTINS}
-    own = {entry_point: vars(candidate)[entry_point]} if entry_point in vars(candidate) else {}
-    return {**names, **_BUILTINS, **own, RECORDER_PREFIX + "value_": value}
+    own = {name: obj for name, obj in vars(candidate).items() if not name.startswith(("__", RECORDER_PREFIX))}
+    names = {name: obj for name, obj in own.items() if name not in _BUILTINS}
+    entry = {entry_point: own[entry_point]} if entry_point in own else {}
+    return {**names, **_BUILTINS, **entry, RECORDER_PREFIX + "value_": value}
 
 
 def _make_value(emit):

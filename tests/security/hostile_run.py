@@ -39,8 +39,7 @@ def evaluate(code: str, tests: str, timeout_s: float = TIMEOUT_S, entry_point: s
     started = time.monotonic()
     updates: dict = {}
     request = {"task": "hostile", "tests": tests, "starting_code": code, "entry_point": entry_point}
-    for chunk in graph.stream(request,
-                              context=context, stream_mode="updates"):
+    for chunk in graph.stream(request, context=context, stream_mode="updates"):
         for update in chunk.values():
             updates.update(update or {})
     return updates, time.monotonic() - started

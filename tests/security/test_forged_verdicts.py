@@ -13,6 +13,9 @@ import pytest
 from bwrap_probe import bwrap_usable
 from hostile_run import ADD_TESTS, FIND_CLASS, FORGED, WRONG_ADD, evaluate
 
+import codeheal
+from codeheal import Context
+
 pytestmark = [
     pytest.mark.usefixtures("contained"),
     pytest.mark.skipif(not bwrap_usable(), reason="bubblewrap is not usable here"),
@@ -115,6 +118,15 @@ def test_an_entry_point_named_after_a_builtin_does_not_replace_the_other_builtin
     code = "def len(x):\n    return 2\ndef sum(xs):\n    return 6\n"
     feedback = _failed_with(code, "assert sum([1, 2, 3]) == 6\nassert len([1, 2, 3]) == 2\n", "sum")
     assert [f["test"] for f in feedback["failures"]] == ["test_line_2"], feedback["failures"]
+
+
+def test_an_entry_point_named_like_the_builtins_module_brings_no_builtins_in() -> None:
+    # a dunder name is never the candidate's, entry point or not: its __builtins__ stays out.
+    # The loop refuses such an entry point (the tests never call it); codeheal.evaluate takes it.
+    code = "import builtins\n__builtins__ = dict(vars(builtins), abs=lambda x: 5)\ndef f(x):\n    return x\n"
+    context = Context(sandbox="local", isolation="bwrap", tamper_scan=False)
+    feedback = codeheal.evaluate(code, "assert abs(f(-1)) == 5\n", context=context, entry_point="__builtins__")
+    assert not feedback["passed"] and feedback["failures"][0]["exception"] == "AssertionError", feedback
 
 
 def _failed_with(code: str, tests: str, entry_point: str) -> dict:
