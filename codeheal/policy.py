@@ -224,6 +224,16 @@ def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], boo
     )
 
 
+def hedges(state: State, rules: Policy, shows: Callable[[FailureKind], bool] | None = None) -> bool:
+    """Whether the next retry, a fresh sample (writes_fresh), writes one of its samples shown the
+    failure (Policy.hedge): it is the first retry, it has at least two samples, and it is fresh
+    only because of Policy.fresh_attempts (the policy would show this failure otherwise)."""
+    return (
+        rules.hedge and rules.retry_samples > 1 and state.get("attempts") == 1
+        and not writes_fresh(state, dataclasses.replace(rules, fresh_attempts=0), shows)
+    )
+
+
 def shows_after_repeat(state: State, rules: Policy) -> bool:
     """Fresh samples found nothing new: every candidate of the latest attempt, written from the
     first prompt, repeated code already tried, under a policy that stops on a repeat. The next

@@ -103,6 +103,9 @@ def _preset_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--select-samples", type=int, metavar="K",
                         help="after a pass, choose among up to K more candidates by their outputs on "
                         "generated inputs (default: the library's, Context.module.select_samples)")
+    parser.add_argument("--hedge", action="store_true", default=None,
+                        help="the first retry writes one sample shown the failure, the rest fresh "
+                        "(Policy.hedge; default: each preset's own)")
     parser.add_argument("--max-tokens", type=int, metavar="N",
                         help="token budget of every run, the same for all conditions (default: none)")
     parser.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
@@ -141,7 +144,7 @@ def _humaneval(args: argparse.Namespace) -> int:
     config = BenchConfig(
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
-        select_samples=args.select_samples, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
+        select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
         max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
     )
     summary = run_benchmark(config, stderr)

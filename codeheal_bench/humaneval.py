@@ -92,6 +92,8 @@ class BenchConfig(RunConfig):
     """None: the library's default."""
     select_samples: int | None = None
     """Context.module.select_samples of every condition; None: the library's default."""
+    hedge: bool | None = None
+    """Policy.hedge of the conditions asked for but one_shot; None: each preset's own."""
     max_tokens: int | None = None
     """Token budget of every run, all conditions alike; None: none."""
     slice: Slice = "all"
@@ -120,6 +122,7 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         max_attempts=None if condition == "one_shot" else config.max_attempts,
         retry_samples=config.retry_samples,
         select_samples=None if condition == "one_shot" else config.select_samples,  # one attempt: no choice
+        hedge=config.hedge if condition in config.conditions and condition != "one_shot" else None,
         max_tokens=config.max_tokens,
     )
 
@@ -181,6 +184,8 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
     select = condition_context("resample", config).module.select_samples
     if select:
         settings += f" After a pass, up to {select} more candidates chosen among by their outputs on generated inputs."
+    if config.hedge:
+        settings += " The first retry hedged: one sample shown the failure, the rest fresh (Policy.hedge)."
     if config.model in EMBEDDED:
         settings += f" Local server slots: {os.environ.get(SLOTS_ENV, '1')}."
     return write_report(config.out_dir, humaneval_report(problems, list(records), config.model,

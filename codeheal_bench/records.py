@@ -15,6 +15,9 @@ from codeheal.errors import CodehealError, ConfigError
 
 R = TypeVar("R", bound=Mapping[str, Any])
 T = TypeVar("T")
+ADDED_SETTINGS: dict[str, object] = {"hedge": False}
+"""Settings added after records were written, each with the value under which the code runs as
+it did before the setting existed: a record without one ran so."""
 
 
 class Records(Generic[R]):
@@ -35,7 +38,8 @@ class Records(Generic[R]):
             except json.JSONDecodeError:
                 continue
             # As JSON writes them (a tuple becomes a list), the settings the record would have now.
-            wanted, written = json.loads(json.dumps(settings_of(record))), record.get("context", {})
+            wanted = json.loads(json.dumps(settings_of(record)))
+            written = {**{k: v for k, v in ADDED_SETTINGS.items() if k in wanted}, **record.get("context", {})}
             if written != wanted:
                 raise ConfigError(f"{path} line {number} ({_name(record)}) was written with other settings: "
                                   f"{_differences(written, wanted)}; pass --out with another directory, or "

@@ -23,6 +23,7 @@ from codeheal.policy import (
     Turn,
     attempt_limit,
     completion_allowance,
+    hedges,
     model_context,
     redraws,
     sampling_temperature,
@@ -60,7 +61,10 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         route = (Route(attempt=attempt, kind=asked["kind"], action="fresh" if fresh else "shown", model=now.model)
                  if asked else None)
         counter = token_counter(llm or chat_model(writer, context.policy.temperature))
-        draws = form.draws(state, writer, fresh=fresh, prefill=uses_prefill(writer, llm), counter=counter)
+        prefill = uses_prefill(writer, llm)
+        draws = form.draws(state, writer, fresh=fresh, prefill=prefill, counter=counter)
+        if fresh and hedges(state, rules, shows):
+            draws = hedged(form.draws(state, writer, fresh=False, prefill=prefill, counter=counter), draws)
         per_call = 1 if llm else completions_per_request(writer)
         calls = Calls(state, context, attempt, now, llm, writer, counter, per_call)
         candidates = yield from calls.draw(draws)
@@ -129,6 +133,13 @@ class Calls:
             self.usages += [usage for _, usage in replies]
             candidates += [draw.candidate(reply) for reply, _ in replies]
         return candidates
+
+
+def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
+    """A hedged retry's calls (policy.hedges): one sample of the first call shown the failure,
+    tested first, then the fresh calls with one sample fewer."""
+    rest = [replace(fresh[0], samples=fresh[0].samples - 1), *fresh[1:]]
+    return [replace(shown[0], samples=1), *(draw for draw in rest if draw.samples)]
 
 
 def repeats_tried(state: State, candidates: list[str]) -> bool:

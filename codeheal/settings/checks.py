@@ -19,7 +19,7 @@ Layer = Literal["default", "environment", "config", "saved", "given"]
 LAYERS: tuple[Layer, ...] = ("default", "environment", "config", "saved", "given")
 """The layers of a run's settings, each over the ones before it (codeheal.context.resolve)."""
 SET_BY_USER = ("config", "saved", "given")
-FEEDBACK_SWITCHES = ("feedback_when", "fresh_attempts", "fresh_start", "show_failed_code")
+FEEDBACK_SWITCHES = ("feedback_when", "fresh_attempts", "fresh_start", "show_failed_code", "hedge")
 """Switches that shape what a retry is shown: meaningless with feedback off."""
 MODULE_ONLY = (*(f.name for f in dataclasses.fields(ModuleSettings)), *MODULE_SWITCHES)
 PROJECT_ONLY = tuple(f.name for f in dataclasses.fields(ProjectSettings))
@@ -114,6 +114,11 @@ def contradictions(values: Mapping[str, object], sources: Mapping[str, str]) -> 
             f"{where('then_models', values, sources)} contradicts {where('max_attempts', values, sources)}: "
             "the attempts are shared out among the run's model and each model it names, one at least "
             "each; raise max_attempts or name fewer models"
+        )
+    if values["hedge"] and values["retry_samples"] < 2:
+        raise ConfigError(
+            f"{where('hedge', values, sources)} contradicts {where('retry_samples', values, sources)}: a hedged "
+            "retry writes one sample shown the failure and at least one fresh; raise retry_samples to 2 or drop hedge"
         )
     if not values["feedback"]:
         for name in FEEDBACK_SWITCHES:

@@ -44,6 +44,13 @@ class Policy:
         "How many retries are fresh samples (written from the first attempt's prompt) before "
         "any failure is shown. Module form only.",
     )
+    hedge: bool = setting(
+        False,
+        "The first retry, when it is a fresh sample only because of fresh_attempts and the "
+        "policy would show the failure, writes one of its retry_samples shown it and the rest "
+        "fresh: the retry sees what failed, and the fresh samples keep their chance (a model "
+        "that repeats a shown wrong value loses nothing). Needs retry_samples >= 2. Module form only.",
+    )
     reflect: bool = setting(
         True,
         "Write a reflection after a failure that the next attempt is shown (with feedback on; "

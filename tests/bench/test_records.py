@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codeheal import Context
+from codeheal import Context, settings_of
 from codeheal.errors import ConfigError
 
 from codeheal_bench.records import Records
@@ -40,3 +40,13 @@ def test_records_are_appended_as_they_finish_and_read_back_skipping_a_line_cut_s
     assert again["kth"]["healed"] and again.get("wrap") is None
     with pytest.raises(ConfigError, match=r"quixbugs.jsonl line 1 \(kth\).*model 'm' \(now 'other'\)"):
         Records(path, key=lambda r: r["program"], settings_of=lambda r: {"model": "other"})
+
+
+def test_a_record_older_than_a_setting_ran_with_its_value_from_before_and_no_other(tmp_path: Path) -> None:
+    path = tmp_path / "records.jsonl"
+    now = settings_of(Context(model="local", timeout_s=10.0))
+    before = {k: v for k, v in now.items() if k != "hedge"}  # written before Policy.hedge existed
+    path.write_text(json.dumps({"condition": "one_shot", "task_id": "HumanEval/0", "context": before}) + "\n")
+    assert ("one_shot", "HumanEval/0") in by_condition(path, {"one_shot": now})
+    with pytest.raises(ConfigError, match=r"hedge False \(now True\)"):
+        by_condition(path, {"one_shot": {**now, "hedge": True}})

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from codeheal.settings.values import setting
 
-MODULE_SWITCHES = ("show_failed_code",)
-"""Policy switches only the module form reads: its retry prompt can show the failed module."""
+MODULE_SWITCHES = ("show_failed_code", "hedge")
+"""Policy switches only the module form reads: its retry prompt can show the failed module, and
+its first retry can mix a shown sample with fresh ones."""
 
 
 @dataclass(kw_only=True)
