@@ -51,8 +51,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--policy", help="a policy preset other than the default (codeheal solve --policy)")
+    parser.add_argument("--hedge", action="store_true",
+                        help="codeheal solve --hedge: the first retry sees the failure in one of its samples")
     args = parser.parse_args()
-    command = [*COMMAND, "--policy", args.policy] if args.policy else COMMAND
+    command = [*COMMAND, *(["--policy", args.policy] if args.policy else []), *(["--hedge"] if args.hedge else [])]
     load = os.getloadavg()[0]
     runs = []
     for number in range(1, args.runs + 1):

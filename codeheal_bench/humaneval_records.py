@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-Condition = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive"]
+Condition = Literal["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive", "hedged"]
 """A benchmark condition is a policy preset (Context.policy): what a user runs by naming it."""
-CONDITIONS: tuple[Condition, ...] = ("one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive")
+CONDITIONS: tuple[Condition, ...] = (
+    "one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive", "hedged",
+)
 AttemptKind = Literal["passed", "failed", "no_code", "syntax", "timeout", "crash"]
 
 

@@ -4,7 +4,7 @@ a run stops on a repeat."""
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced, rewritten
@@ -51,8 +51,11 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 
 @pytest.mark.default_policy
-def test_the_default_is_sample_first_for_the_embedded_models_and_adaptive_for_other_models():
-    assert Context().policy == Context(model="local-0.5b").policy == Policy.preset("sample_first")
+def test_the_default_is_each_embedded_models_measured_winner_and_adaptive_for_other_models():
+    assert Context().policy == Context(model="local-1.5b").policy == Policy.preset("sample_first")
+    small = Context(model="local-0.5b").policy
+    assert small == Policy.preset("hedged")
+    assert small.hedge and replace(small, name="sample_first", hedge=False) == Policy.preset("sample_first")
     context = Context(model="gpt-4.1")
     policy = context.policy
     assert policy.name == "adaptive" and policy == Context(policy="adaptive").policy
@@ -171,7 +174,7 @@ def test_a_policy_given_on_resume_replaces_the_saved_switches_it_sets():
 
 
 def test_an_unknown_policy_is_refused_by_name():
-    with pytest.raises(ConfigError, match="policy must be .*\"sample_first\", got 'greedy'"):
+    with pytest.raises(ConfigError, match="policy must be .*\"sample_first\" or \"hedged\", got 'greedy'"):
         Context(policy="greedy")
 
 

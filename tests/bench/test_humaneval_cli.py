@@ -45,7 +45,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         assert set(summary) == {"problems", "model", "max_attempts", "conditions", "suite"}
         assert (summary["problems"], summary["model"], summary["max_attempts"]) == (5, "fake-coder", 3)
         conditions = summary["conditions"]
-        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive"]
+        assert list(conditions) == ["one_shot", "resample", "raw_error", "self_heal", "sample_first", "adaptive", "hedged"]
         for result in conditions.values():
             assert {"passed", "pass_at_1", "mean_attempts", "wall_s", "tokens", "prompt_tokens",
                     "completion_tokens", "slices", "hidden_pass_rate_by_budget"} <= set(result)
@@ -58,14 +58,14 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         # with a second sample (resample) or from the visible doctest.
         assert conditions["one_shot"]["passed"] == 4
         assert conditions["one_shot"]["hidden_pass_rate_by_attempt"] == [0.8]
-        for healing in ("resample", "raw_error", "self_heal", "sample_first", "adaptive"):
+        for healing in ("resample", "raw_error", "self_heal", "sample_first", "adaptive", "hedged"):
             assert conditions[healing]["passed"] == 5
             assert conditions[healing]["mean_attempts"] == 1.2
             assert conditions[healing]["hidden_pass_rate_by_attempt"] == [0.8, 1.0, 1.0]
             assert conditions[healing]["first_attempt_shared"] == 5
 
         records = [json.loads(line) for line in (tmp_path / "humaneval.jsonl").read_text().splitlines()]
-        assert len(records) == 30
+        assert len(records) == 35
         assert all(r["context"]["max_attempts"] == (1 if r["condition"] == "one_shot" else 3) for r in records)
         healed = next(r for r in records if r["condition"] == "self_heal" and r["task_id"] == "HumanEval/2")
         assert [a["kind"] for a in healed["attempt_log"]] == ["failed", "passed"]
@@ -76,8 +76,9 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         assert resampled["reflections"] == [] and resampled["status"] == "passed"
         # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 one retry sample each
         # (the library's default) in resample and raw_error, a reflection and a retry in
-        # self_heal, two fresh samples in sample_first, and one retry in adaptive (no lesson).
-        assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2 + 1
+        # self_heal, two fresh samples in sample_first, one retry in adaptive (no lesson), and in
+        # hedged one sample shown the failure and one fresh (two calls).
+        assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2 + 1 + 2
         assert healed["attempt_log"][1]["candidates_tested"] == 1
         sampled = next(r for r in records if r["condition"] == "sample_first" and r["task_id"] == "HumanEval/2")
         assert sampled["context"]["policy"] == "sample_first" and sampled["context"]["retry_samples"] == 2
@@ -88,6 +89,8 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         assert sampled["attempt_log"][0]["replies"] == []
         assert [len(a["replies"]) for a in sampled["attempt_log"]] == [0, 2]
         assert all("```python" in reply for reply in sampled["attempt_log"][1]["replies"])
+        hedged = next(r for r in records if r["condition"] == "hedged" and r["task_id"] == "HumanEval/2")
+        assert hedged["context"]["hedge"] and [len(a["replies"]) for a in hedged["attempt_log"]] == [0, 2]
 
         report = (tmp_path / "humaneval.md").read_text()
         assert "| self_heal | 5/5 |" in report and "## Failure analysis" in report
@@ -100,7 +103,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         monkeypatch.setattr(humaneval, "_warm_up", lambda config: pytest.fail("a complete rerun loaded the model"))
         assert main(argv) == 0
         assert len(fake.requests) == calls_first_run
-        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 30
+        assert len((tmp_path / "humaneval.jsonl").read_text().splitlines()) == 35
     assert capsys.readouterr().out.strip().endswith("humaneval.json")
 
 

@@ -29,12 +29,12 @@ def write_run(results: Path, folder: str, model: str, finished: dict[str, int], 
     (results / folder / f"{suite}.json").write_text(json.dumps(summary))
 
 
-ALL = {"one_shot": 4, "resample": 4, "raw_error": 4, "self_heal": 4, "sample_first": 4, "adaptive": 4}
+ALL = {"one_shot": 4, "resample": 4, "raw_error": 4, "self_heal": 4, "sample_first": 4, "adaptive": 4, "hedged": 4}
 
 
 def test_a_condition_not_run_on_every_problem_is_named_with_its_count_not_shown(tmp_path: Path) -> None:
     small, large = RUNS.items()
-    write_run(tmp_path, small[1], small[0], {**ALL, "self_heal": 1, "sample_first": 0, "adaptive": 0})
+    write_run(tmp_path, small[1], small[0], {**ALL, "self_heal": 1, "sample_first": 0, "adaptive": 0, "hedged": 0})
     write_run(tmp_path, large[1], large[0], ALL)
 
     summary = joined(tmp_path)
@@ -42,7 +42,7 @@ def test_a_condition_not_run_on_every_problem_is_named_with_its_count_not_shown(
     assert summary["problems"] == 4
     assert summary["default_policy"] == {model: MODULE_POLICIES[model] for model in RUNS}
     assert list(summary["models"][small[0]]["conditions"]) == ["one_shot", "resample", "raw_error"]
-    assert summary["models"][small[0]]["unfinished"] == {"self_heal": 1, "sample_first": 0, "adaptive": 0}
+    assert summary["models"][small[0]]["unfinished"] == {"self_heal": 1, "sample_first": 0, "adaptive": 0, "hedged": 0}
     assert list(summary["models"][large[0]]["conditions"]) == list(ALL)
     assert summary["models"][large[0]]["unfinished"] == {}
 
