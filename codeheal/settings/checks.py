@@ -107,7 +107,7 @@ def contradictions(values: Mapping[str, object], sources: Mapping[str, str]) -> 
     if values["policy"] == "one_shot" and values["max_attempts"] != 1:
         raise ConfigError(
             f"{where('max_attempts', values, sources)} contradicts {where('policy', values, sources)}, which makes "
-            "one attempt: name another policy (resample, raw_error, self_heal, sample_first, hedged, adaptive) or drop max_attempts"
+            f"one attempt: name another policy ({', '.join(p for p in PRESETS if p != 'one_shot')}) or drop max_attempts"
         )
     if 1 + len(values["then_models"]) > values["max_attempts"]:
         raise ConfigError(

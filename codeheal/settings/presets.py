@@ -123,16 +123,16 @@ class Policy:
 
 SWITCHES = tuple(f.name for f in dataclasses.fields(Policy) if f.name != "name")
 """The loop's switches: every field of Policy but its name."""
+_SAMPLE_FIRST = Policy(name="sample_first", feedback_when="informative", fresh_attempts=2, reflect=False,
+                       retry_samples=2, temperature_step=0.15, stop_on_repeat=True)
 PRESETS: dict[str, Policy] = {
     "adaptive": Policy(name="adaptive", feedback_when="by_kind", temperature_step=0.15),
     "one_shot": Policy(name="one_shot"),
     "resample": Policy(name="resample", feedback=False),
     "raw_error": Policy(name="raw_error", reflect=False),
     "self_heal": Policy(name="self_heal"),
-    "sample_first": Policy(name="sample_first", feedback_when="informative", fresh_attempts=2, reflect=False,
-                           retry_samples=2, temperature_step=0.15, stop_on_repeat=True),
-    "hedged": Policy(name="hedged", feedback_when="informative", fresh_attempts=2, hedge=True, reflect=False,
-                     retry_samples=2, temperature_step=0.15, stop_on_repeat=True),
+    "sample_first": _SAMPLE_FIRST,
+    "hedged": dataclasses.replace(_SAMPLE_FIRST, name="hedged", hedge=True),
 }
 """The named policies: the benchmark's conditions, and what a user gets by naming one."""
 PRESET_LIMITS: dict[str, dict[str, object]] = {"one_shot": {"max_attempts": 1}}
