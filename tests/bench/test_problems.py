@@ -28,20 +28,76 @@ def test_doctest_output_stops_at_the_closing_quotes():
     assert PROBLEMS["HumanEval/2"].visible_source == "doctest"
 
 
-def test_inline_examples_become_asserts_and_arithmetic_or_definitions_do_not():
+def test_inline_examples_become_asserts_and_wrong_arithmetic_or_definitions_do_not():
     prompt = '''def tri(n):
     """tri(1) = 3
     tri(4) = 3
     Examples:
     tri(3) = [1, 3, 2, 8]
     tri(5) => 19 - 5 - 6 = 8
+    tri(6) => 19 - 5 = 8
     tri(2) returns true.
     tri(x) ==> 5
     """
 '''
     assert visible_checks(prompt, "tri") == (
-        ["assert tri(3) == [1, 3, 2, 8]", "assert tri(2) == True"], "inline"
+        ["assert tri(3) == [1, 3, 2, 8]", "assert tri(5) == 8", "assert tri(2) == True"], "inline"
     )
+
+
+def test_prose_examples_become_asserts_in_the_signatures_order():
+    prompt = '''def top(arr, k):
+    """Return the k largest.
+    Example 1:
+        Input: arr = [3, 1, 2], k = 2
+        Output: [2, 3]
+    Example 2:
+        Input:
+            arr : [5]
+            k : 1
+        Output: [5]  # the only one
+    For arr = [1, 2], k = 1 the output should be [2].
+    for top([7, 8], 1) == [8]
+    top([1, 1], 1) # => [1] (ties kept)
+    top([4, 6], 1) -> 2 + 4 = 6
+    top([4, 6], 2) -> 2 + 2 = 5
+    """
+'''
+    assert visible_checks(prompt, "top") == ([
+        "assert top([7, 8], 1) == [8]",
+        "assert top([1, 1], 1) == [1]",
+        "assert top([4, 6], 1) == 6",
+        "assert top([3, 1, 2], 2) == [2, 3]",
+        "assert top([5], 1) == [5]",
+        "assert top([1, 2], 1) == [2]",
+    ], "inline")
+
+
+def test_prose_examples_naming_no_parameter_or_no_literal_are_not_checks():
+    prompt = '''def f(grid, capacity):
+    """Input: grid = [[1]], bucket = 1
+    Output: 1
+    Input: grid = some_grid, capacity = 1
+    Output: 2
+    For N = 1000 the output should be "1".
+    g(1) == 2
+    """
+'''
+    assert visible_checks(prompt, "f") == ([], "none")
+
+
+def test_every_mined_check_holds_for_the_reference_but_humanevals_own_wrong_examples():
+    wrong = set()
+    for problem in PROBLEMS.values():
+        for check in problem.visible_tests.splitlines():
+            namespace: dict = {}
+            exec(problem.prompt + problem.canonical_solution, namespace)  # HumanEval's reference: trusted
+            try:
+                exec(check, namespace)
+            except AssertionError:
+                wrong.add(problem.task_id)
+    assert wrong == {"HumanEval/47", "HumanEval/116", "HumanEval/148"}
+    assert sum(p.visible_source == "none" for p in PROBLEMS.values()) == 10
 
 
 def test_a_problem_without_examples_gets_only_an_import_and_existence_check():

@@ -1,0 +1,262 @@
+"""Asserts mined from the examples a HumanEval prompt writes: its visible tests.
+
+``>>>`` doctests first (read with the standard library's doctest parser). A prompt with none is
+read for the examples HumanEval writes in prose:
+
+- a call of the entry point followed by its value: ``call == value``, ``call => value``,
+  ``call ➞ value``, ``call # => value``, ``call returns value``, ``call should return value``,
+  or, below an "Example" heading or in a prompt with no heading, ``call = value``; the call may
+  follow a word (``for call == value``, ``assert call => value``); a value written as arithmetic
+  that ends in its result (``-> 19 - 5 - 6 = 8``) counts when the arithmetic is right;
+- ``Input: <arguments>`` then ``Output: <value>``, the arguments bare (``Input: [4,2,3]``) or
+  named (``arr = [1], k = 3``, or one ``name : value`` per line);
+- ``For <name> = <value>[, ...] the output (result) should be <value>``.
+
+Named arguments become positional ones in the signature's order, and only when every name is a
+parameter. Only examples whose arguments and expected value are Python literals become asserts.
+"""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import re
+from typing import Literal
+
+VisibleSource = Literal["doctest", "inline", "none"]
+SEPARATOR = re.compile(r"\s*(?P<sep>==>|=>|->|➞|==|=|#\s*=>|#?\s*returns|should return)\s*(?P<value>.+)$")
+EXAMPLES_HEADING = re.compile(r"example", re.IGNORECASE)
+LOWERCASE_BOOLS = {"true": "True", "false": "False"}
+INPUT = re.compile(r"^\s*Input\s*:\s*(?P<args>.*)$")
+OUTPUT = re.compile(r"^\s*Output\s*:\s*(?P<value>.+)$")
+FOR_SHOULD_BE = re.compile(r"\bFor (?P<args>.+?),?\s+the (?:output|result) should be\s+(?P<value>.+)$", re.IGNORECASE)
+NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<value>.+)$")
+
+
+def visible_checks(prompt: str, entry_point: str) -> tuple[list[str], VisibleSource]:
+    """Asserts mined from the prompt's examples, and where they came from: "doctest",
+    "inline" (prose) or "none"."""
+    checks = _doctest_checks(prompt)
+    if checks:
+        return checks, "doctest"
+    checks = _unique(
+        _call_checks(prompt, entry_point)
+        + _input_output_checks(prompt, entry_point)
+        + _for_checks(prompt, entry_point)
+    )
+    return (checks, "inline") if checks else ([], "none")
+
+
+def _unique(checks: list[str | None]) -> list[str]:
+    return list(dict.fromkeys(c for c in checks if c))
+
+
+def _doctest_checks(prompt: str) -> list[str]:
+    checks: list[str | None] = []
+    for example in doctest.DocTestParser().get_examples(prompt):
+        want = _before_docstring_end(example.want)
+        checks.append(_assert(example.source, want) if want.strip() else _comparison(example.source))
+    return _unique(checks)
+
+
+def _before_docstring_end(want: str) -> str:
+    """The expected output without the closing quotes doctest reads as part of it."""
+    kept = []
+    for line in want.splitlines():
+        if line.strip().startswith(('"""', "'''")):
+            break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _comparison(source: str) -> str | None:
+    """`>>> f(x) == y` written with no output line: the comparison itself is the check."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Compare) and [type(op) for op in node.ops] == [ast.Eq]:
+        return _assert(ast.unparse(node.left), ast.unparse(node.comparators[0]))
+    return None
+
+
+def _call_checks(prompt: str, entry_point: str) -> list[str | None]:
+    """`call <separator> value` lines. A bare `=` also writes definitions (`tri(1) = 3` in a
+    recurrence), so it counts only below the prompt's last line that mentions an example."""
+    lines = prompt.splitlines()
+    headings = [i for i, line in enumerate(lines) if EXAMPLES_HEADING.search(line)]
+    examples_start = headings[-1] if headings else 0
+    checks: list[str | None] = []
+    for index, line in enumerate(lines):
+        found = _call_then_rest(line, entry_point)
+        if found is None:
+            continue
+        call, rest = found
+        match = SEPARATOR.match(rest)
+        if not match or (match["sep"] == "=" and index < examples_start):
+            continue
+        value = match["value"].strip()
+        checks.append(_assert(call, LOWERCASE_BOOLS.get(value.rstrip(".").lower(), _arithmetic_result(value))))
+    return checks
+
+
+def _call_then_rest(line: str, entry_point: str) -> tuple[str, str] | None:
+    """The first call of the entry point in the line (at its start or after a word) and the
+    text after it."""
+    match = re.search(rf"(?:^|(?<=[\s(]))(?<![\w.]){re.escape(entry_point)}\(", line)
+    if not match:
+        return None
+    before = line[: match.start()].strip().lower()
+    if not (re.fullmatch(r"\W*", before) or before in ("for", "assert", "e.g.")):
+        return None
+    for end in range(match.end(), len(line) + 1):
+        if line[end - 1] == ")" and _parses(line[match.start() : end]):
+            return line[match.start() : end], line[end:]
+    return None
+
+
+def _arithmetic_result(value: str) -> str:
+    """`19 - 5 - 6 = 8` -> `8` when the arithmetic is right; any other text as it is."""
+    left, sep, right = value.rpartition("=")
+    if not sep or left.rstrip().endswith(("=", "!", "<", ">")):
+        return value
+    try:
+        node = ast.parse(left.strip(), mode="eval").body
+        result = ast.literal_eval(right.strip().rstrip("."))
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        return value
+    allowed = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop)
+    if not all(isinstance(n, allowed) and not isinstance(n, ast.Pow) for n in ast.walk(node)):
+        return value
+    try:
+        return repr(result) if eval(compile(ast.Expression(node), "<example>", "eval"), {"__builtins__": {}}) == result else value
+    except (ArithmeticError, TypeError, ValueError):
+        return value
+
+
+def _input_output_checks(prompt: str, entry_point: str) -> list[str | None]:
+    """`Input:` (one line, or `name : value` lines below it) then `Output:`."""
+    checks: list[str | None] = []
+    arguments: list[str] | None = None
+    for line in prompt.splitlines():
+        if (start := INPUT.match(line)) is not None:
+            arguments = [start["args"].strip()] if start["args"].strip() else []
+        elif (end := OUTPUT.match(line)) is not None and arguments is not None:
+            call = _call(prompt, entry_point, ", ".join(arguments))
+            checks.append(_assert(call, _prose_value(end["value"])) if call else None)
+            arguments = None
+        elif arguments is not None and (named := NAMED_LINE.match(line)) is not None:
+            arguments.append(f"{named['name']} = {named['value'].strip()}")
+    return checks
+
+
+def _for_checks(prompt: str, entry_point: str) -> list[str | None]:
+    """`For lst = [1,2,3] the output should be 14`: the named arguments end at the last comma
+    that leaves them a valid argument list (prose may follow them)."""
+    checks: list[str | None] = []
+    for line in prompt.splitlines():
+        match = FOR_SHOULD_BE.search(line)
+        if not match:
+            continue
+        pieces = match["args"].split(",")
+        calls = (_call(prompt, entry_point, ",".join(pieces[:n])) for n in range(len(pieces), 0, -1))
+        call = next((c for c in calls if c), None)
+        checks.append(_assert(call, _prose_value(match["value"])) if call else None)
+    return checks
+
+
+def _call(prompt: str, entry_point: str, arguments: str) -> str | None:
+    """`entry_point(arguments)` with named arguments put in the signature's order; None when
+    the text is no argument list of literals or names a parameter the function lacks."""
+    try:
+        call = ast.parse(f"{entry_point}({arguments})", mode="eval").body
+    except SyntaxError:
+        try:  # `arr = [1], k = 3` is keyword syntax with spaces; `x = 1` alone may be too
+            call = ast.parse(f"{entry_point}({arguments.replace(' = ', '=')})", mode="eval").body
+        except SyntaxError:
+            return None
+    if not isinstance(call, ast.Call) or not call.keywords:
+        return ast.unparse(call) if isinstance(call, ast.Call) else None
+    parameters = _parameters(prompt, entry_point)
+    named = {k.arg: k.value for k in call.keywords}
+    if call.args or None in named or not parameters or set(named) - set(parameters):
+        return None
+    if [p for p in parameters if p in named] != parameters[: len(named)]:
+        return None
+    return f"{entry_point}({', '.join(ast.unparse(named[p]) for p in parameters[: len(named)])})"
+
+
+def _parameters(prompt: str, entry_point: str) -> list[str]:
+    try:
+        tree = ast.parse(prompt)
+    except SyntaxError:
+        return []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef) and node.name == entry_point:
+            return [a.arg for a in node.args.args]
+    return []
+
+
+def _parses(text: str) -> bool:
+    try:
+        return isinstance(ast.parse(text, mode="eval").body, ast.Call)
+    except SyntaxError:
+        return False
+
+
+def _prose_value(text: str) -> str:
+    """A value ending a sentence: `1.` is 1, not 1.0."""
+    text = text.strip()
+    return text[:-1] if re.fullmatch(r"-?\d+\.", text) else text
+
+
+def _assert(call_text: str, want_text: str) -> str | None:
+    """`assert <call> == <expected>` when the call has literal arguments and some prefix of
+    the expected text is a literal (prose after the value is dropped); else None."""
+    try:
+        call = ast.parse(call_text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not _literal_call(call):
+        return None
+    expected = _literal_prefix(want_text.strip())
+    if expected is None:
+        return None
+    return f"assert {ast.unparse(call)} == {expected}"
+
+
+def _literal_call(node: ast.expr) -> bool:
+    """A call (possibly wrapped, like `round(f(x), 2)`) whose every name is a function name."""
+    calls = [n for n in ast.walk(node) if isinstance(n, ast.Call)]
+    if not calls or any(isinstance(c.func, ast.Name) and c.func.id == "print" for c in calls):
+        return False
+    called = {id(c.func) for c in calls}
+    return all(
+        id(n) in called or isinstance(n, ast.Attribute)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name)
+    )
+
+
+def _literal_prefix(text: str) -> str | None:
+    """The longest literal the text starts with, when only prose or punctuation follows it
+    (``8 - 2 = 6`` is arithmetic, not the value 8)."""
+    text = text.rstrip()
+    for end in range(len(text), 0, -1):
+        if not _only_prose_after(text, end):
+            continue
+        try:
+            value = ast.literal_eval(text[:end])
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+        return repr(value)
+    return None
+
+
+def _only_prose_after(text: str, end: int) -> bool:
+    rest = text[end:].lstrip()
+    if not rest:
+        return True
+    if rest[0] in ".,;:":
+        return len(rest) == 1 or rest[1].isspace()
+    return text[end].isspace() and (rest[0].isalpha() or rest[0] in "(#")
