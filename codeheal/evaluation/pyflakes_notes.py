@@ -1,6 +1,7 @@
 """A static look at a candidate before it runs: pyflakes' findings (undefined names, names
 used before assignment, redefinitions, unused variables), as notes for the next attempt.
-They never fail an attempt on their own: only the tests decide."""
+They never fail an attempt on their own, but for an undefined name in code that passed
+(hollow.py)."""
 
 from __future__ import annotations
 

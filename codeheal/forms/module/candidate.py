@@ -1,6 +1,7 @@
 """Judging one candidate of the module form against the tests: without running it when it
 can be (no code, a SyntaxError, harness tampering), else in a sandbox job, its report turned
-into Feedback (with pyflakes notes when it failed)."""
+into Feedback (with pyflakes notes when it failed; a pass with a stub or an undefined name is
+no pass: evaluation/hollow.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from codeheal.evaluation.feedback import (
     syntax_feedback,
     tamper_feedback,
 )
+from codeheal.evaluation.hollow import hollow_failures, hollow_feedback
 from codeheal.evaluation.jobs import make_job
 from codeheal.evaluation.pyflakes_notes import lint_notes
 from codeheal.sandboxes.base import RunResult, Sandbox
@@ -39,7 +41,10 @@ def evaluation_steps(
         return feedback
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point))
     feedback = _from_run(result, tests)
-    return feedback if feedback["passed"] else {**feedback, "lint": lint_notes(candidate)}
+    if not feedback["passed"]:
+        return {**feedback, "lint": lint_notes(candidate)}
+    hollow = hollow_failures(candidate, tests, entry_point)
+    return hollow_feedback(feedback, hollow) if hollow else feedback
 
 
 def evaluate_candidate(

@@ -1,0 +1,104 @@
+"""A pass the tests did not see through: the candidate passed, yet a function the tests call
+does nothing, or a line uses a name the code never defines.
+
+The guarantee (module form): a candidate is never reported passed when a top-level function
+the tests name (or the entry point) has a body of nothing but a docstring, `pass`, `...` or
+`raise NotImplementedError`, or when pyflakes finds an undefined name in it (a NameError
+wherever that line runs, in a branch the tests did not take). The pass becomes a failure whose
+feedback says which, so the next attempt is told what to mend. Names a star import may bring
+are not counted as undefined.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from pyflakes import api, messages
+from pyflakes.reporter import Reporter
+
+from codeheal.state import CheckFailure, Feedback
+
+
+class _UndefinedNames(Reporter):
+    def __init__(self) -> None:
+        self.found: list[tuple[int, str]] = []
+
+    def flake(self, message: messages.Message) -> None:
+        if isinstance(message, messages.UndefinedName):
+            self.found.append((message.lineno, message.message_args[0]))
+
+    def syntaxError(self, *args: object) -> None:
+        pass
+
+    def unexpectedError(self, *args: object) -> None:
+        pass
+
+
+def hollow_failures(candidate: str, tests: str, entry_point: str | None = None) -> list[CheckFailure]:
+    """Why a candidate that passed its tests is no pass (see the module's guarantee); empty
+    when nothing is hollow."""
+    try:
+        tree = ast.parse(candidate)
+    except SyntaxError:
+        return []
+    return _stubs(tree, _called_names(tests) | ({entry_point} if entry_point else set())) + _undefined(candidate)
+
+
+def hollow_feedback(passed: Feedback, failures: list[CheckFailure]) -> Feedback:
+    """A passing run's feedback turned into a failure by `failures` (from hollow_failures)."""
+    return {**passed, "passed": False, "failures": failures, "error": "The tests passed, but the code is not done yet."}
+
+
+def _called_names(tests: str) -> set[str]:
+    try:
+        tree = ast.parse(tests)
+    except SyntaxError:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _stubs(tree: ast.Module, called: set[str]) -> list[CheckFailure]:
+    return [
+        CheckFailure(
+            test="<static check>", exception="Stub", line=node.lineno, frames=[], expected=None, actual=None,
+            message=f"`{node.name}` does nothing (its body is only {_stub_kind(node)}); the tests did not "
+            "exercise it. Write its body.",
+        )
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in called and _stub_kind(node)
+    ]
+
+
+def _stub_kind(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """What a function's body is when it does nothing: "a docstring", "`pass`", "`...`",
+    "`raise NotImplementedError`"; None when it does something."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body:
+        return "a docstring"
+    if len(body) != 1:
+        return None
+    only = body[0]
+    if isinstance(only, ast.Pass):
+        return "`pass`"
+    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Constant) and only.value.value is Ellipsis:
+        return "`...`"
+    if isinstance(only, ast.Raise) and only.exc is not None:
+        raised = only.exc.func if isinstance(only.exc, ast.Call) else only.exc
+        if isinstance(raised, ast.Name) and raised.id == "NotImplementedError":
+            return "`raise NotImplementedError`"
+    return None
+
+
+def _undefined(candidate: str) -> list[CheckFailure]:
+    collector = _UndefinedNames()
+    api.check(candidate, "solution.py", collector)
+    return [
+        CheckFailure(
+            test="<static check>", exception="NameError", line=line, frames=[], expected=None, actual=None,
+            message=f"name '{name}' is not defined (solution.py line {line}): the tests did not reach that "
+            "line; define or import it.",
+        )
+        for line, name in collector.found
+    ]
