@@ -46,7 +46,7 @@ def hollow_failures(candidate: str, tests: str, entry_point: str | None = None) 
 
 def hollow_feedback(passed: Feedback, failures: list[CheckFailure]) -> Feedback:
     """A passing run's feedback turned into a failure by `failures` (from hollow_failures)."""
-    return {**passed, "passed": False, "failures": failures, "error": "The tests passed, but the code is not done yet."}
+    return {**passed, "passed": False, "failures": failures}
 
 
 def _called_names(tests: str) -> set[str]:
@@ -61,8 +61,8 @@ def _stubs(tree: ast.Module, called: set[str]) -> list[CheckFailure]:
     return [
         CheckFailure(
             test="<static check>", exception="Stub", line=node.lineno, frames=[], expected=None, actual=None,
-            message=f"`{node.name}` does nothing (its body is only {_stub_kind(node)}); the tests did not "
-            "exercise it. Write its body.",
+            message=f"`{node.name}` does nothing (its body is only {_stub_kind(node)}): the tests passed "
+            "without exercising it. Write its body.",
         )
         for node in tree.body
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in called and _stub_kind(node)
@@ -97,8 +97,8 @@ def _undefined(candidate: str) -> list[CheckFailure]:
     return [
         CheckFailure(
             test="<static check>", exception="NameError", line=line, frames=[], expected=None, actual=None,
-            message=f"name '{name}' is not defined (solution.py line {line}): the tests did not reach that "
-            "line; define or import it.",
+            message=f"name '{name}' is not defined (solution.py line {line}), on a line the tests passed "
+            "without reaching: define or import it.",
         )
         for line, name in collector.found
     ]
