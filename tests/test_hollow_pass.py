@@ -54,6 +54,9 @@ def test_a_name_never_defined_on_a_line_the_tests_did_not_reach_is_no_pass(code:
     "from math import *\n\ndef ceil_div(a, b):\n    return ceil(a / b)\n",  # a star import may define it
     "def ceil_div(a, b):\n    return _impl(a, b)\n\ndef _impl(a, b):\n    return -(-a // b)\n",
     "def ceil_div(a, b):\n    global CACHE\n    CACHE = {}\n    return -(-a // b)\n",
+    # names only annotations use raise nothing: postponed, written as a string, on a local
+    "from __future__ import annotations\n\ndef ceil_div(a: Num, b: Num) -> Num:\n    return -(-a // b)\n",
+    'def ceil_div(a: "Num", b):\n    result: Num = -(-a // b)\n    return result\n',
 ])
 def test_names_defined_anywhere_imported_or_maybe_starred_pass(code: str) -> None:
     assert evaluate(code, ONE)["passed"]
@@ -67,3 +70,16 @@ def test_the_loop_heals_a_stub_that_passed_weak_tests_through_the_feedback() -> 
         context=Context(policy="raw_error", max_attempts=3))
     assert (result["status"], result["attempts"]) == ("passed", 2)
     assert "does nothing" in model.prompt(1) and "Write its body" in model.prompt(1)
+
+
+def test_with_the_hollow_check_off_the_tests_alone_decide_as_a_benchmarks_harness_scores() -> None:
+    import asyncio
+
+    from codeheal_bench.hidden import hidden_verdict
+    from codeheal_bench.problems import load_problems
+
+    untaken = "def ceil_div(a, b):\n    if a % b:\n        return -(-a // b)\n    return math.floor(a / b)\n"
+    assert evaluate(untaken, ONE, hollow_check=False)["passed"] and not evaluate(untaken, ONE)["passed"]
+    problem = next(p for p in load_problems() if p.task_id == "HumanEval/2")
+    right = "def truncate_number(number):\n    if number < 0:\n        raise Invalid(number)\n    return number % 1.0\n"
+    assert asyncio.run(hidden_verdict(problem, right)).passed  # the official check alone scores

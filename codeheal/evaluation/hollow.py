@@ -5,8 +5,8 @@ The guarantee (module form): a candidate is never reported passed when a top-lev
 the tests name (or the entry point) has a body of nothing but a docstring, `pass`, `...` or
 `raise NotImplementedError`, or when pyflakes finds an undefined name in it (a NameError
 wherever that line runs, in a branch the tests did not take). The pass becomes a failure whose
-feedback says which, so the next attempt is told what to mend. Names a star import may bring
-are not counted as undefined.
+feedback says which, so the next attempt is told what to mend. Names a star import may bring,
+and names only annotations use (they raise nothing when the code runs), are not counted.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from codeheal.state import CheckFailure, Feedback
 
 class _UndefinedNames(Reporter):
     def __init__(self) -> None:
-        self.found: list[tuple[int, str]] = []
+        self.found: list[tuple[int, int, str]] = []
 
     def flake(self, message: messages.Message) -> None:
         if isinstance(message, messages.UndefinedName):
-            self.found.append((message.lineno, message.message_args[0]))
+            self.found.append((message.lineno, message.col, message.message_args[0]))
 
     def syntaxError(self, *args: object) -> None:
         pass
@@ -41,7 +41,7 @@ def hollow_failures(candidate: str, tests: str, entry_point: str | None = None) 
         tree = ast.parse(candidate)
     except SyntaxError:
         return []
-    return _stubs(tree, _called_names(tests) | ({entry_point} if entry_point else set())) + _undefined(candidate)
+    return _stubs(tree, _called_names(tests) | ({entry_point} if entry_point else set())) + _undefined(candidate, tree)
 
 
 def hollow_feedback(passed: Feedback, failures: list[CheckFailure]) -> Feedback:
@@ -91,14 +91,29 @@ def _stub_kind(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     return None
 
 
-def _undefined(candidate: str) -> list[CheckFailure]:
+def _undefined(candidate: str, tree: ast.Module) -> list[CheckFailure]:
     collector = _UndefinedNames()
     api.check(candidate, "solution.py", collector)
+    spans = _annotation_spans(tree)
     return [
         CheckFailure(
             test="<static check>", exception="NameError", line=line, frames=[], expected=None, actual=None,
             message=f"name '{name}' is not defined (solution.py line {line}), on a line the tests passed "
             "without reaching: define or import it.",
         )
-        for line, name in collector.found
+        for line, col, name in collector.found
+        if not any(start <= (line, col) < end for start, end in spans)
     ]
+
+
+def _annotation_spans(tree: ast.Module) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """Where the annotations are: a name only they use raises nothing when the code runs
+    (postponed, written as a string, or on a local variable, an annotation is not evaluated;
+    one that is fails the import, which the tests see)."""
+    annotations = [
+        node.annotation if isinstance(node, (ast.arg, ast.AnnAssign)) else node.returns
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.arg, ast.AnnAssign, ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    return [((a.lineno, a.col_offset), (a.end_lineno or a.lineno, a.end_col_offset or 0))
+            for a in annotations if a is not None]

@@ -32,10 +32,11 @@ def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedba
 
 def evaluation_steps(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True, entry_point: str | None = None,
+    *, tamper_scan: bool = True, entry_point: str | None = None, hollow_check: bool = True,
 ) -> Steps[Feedback]:
     """The feedback on one candidate: judged without running when it can be, else tested
-    (`entry_point`: the function the tests call, make_job)."""
+    (`entry_point`: the function the tests call, make_job); a pass with a stub the tests call
+    or an undefined name is a failure unless `hollow_check` is off (hollow.py)."""
     feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
@@ -43,27 +44,27 @@ def evaluation_steps(
     feedback = _from_run(result, tests)
     if not feedback["passed"]:
         return {**feedback, "lint": lint_notes(candidate)}
-    hollow = hollow_failures(candidate, tests, entry_point)
+    hollow = hollow_failures(candidate, tests, entry_point) if hollow_check else []
     return hollow_feedback(feedback, hollow) if hollow else feedback
 
 
 def evaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True, entry_point: str | None = None,
+    *, tamper_scan: bool = True, entry_point: str | None = None, hollow_check: bool = True,
 ) -> Feedback:
     """The feedback on one candidate (blocking). Raises SandboxError when the sandbox could
     not run it."""
-    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session,
-                                      tamper_scan=tamper_scan, entry_point=entry_point))
+    return run_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan,
+                                      entry_point=entry_point, hollow_check=hollow_check))
 
 
 async def aevaluate_candidate(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
-    *, tamper_scan: bool = True, entry_point: str | None = None,
+    *, tamper_scan: bool = True, entry_point: str | None = None, hollow_check: bool = True,
 ) -> Feedback:
     """evaluate_candidate without blocking the event loop."""
-    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session,
-                                             tamper_scan=tamper_scan, entry_point=entry_point))
+    return await arun_steps(evaluation_steps(sandbox, candidate, tests, timeout_s, session, tamper_scan=tamper_scan,
+                                             entry_point=entry_point, hollow_check=hollow_check))
 
 
 def _from_run(result: RunResult, tests: str) -> Feedback:
