@@ -9,6 +9,7 @@ from doubles import CountingSandbox, fenced, scripted
 
 from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings, resolve
+from codeheal.evaluation.hollow import STATIC_CHECK
 from codeheal.nodes.selection import choose_by_agreement, parse_probes, visible_feedback
 
 TASK = "Return the absolute value of x.\n\n```python\ndef absolute(x):\n    \"\"\"|x|\"\"\"\n```"
@@ -101,6 +102,16 @@ def test_generated_inputs_never_make_a_candidate_that_fails_the_user_s_tests_eli
     # a run that crashed on the generated checks is not eligible either (candidate 0 always is)
     agreement = choose_by_agreement([candidate(0, probes_failed=1), candidate(1, error="timed out")], WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
+
+
+def test_a_hollow_pass_is_never_eligible_nor_made_a_pass_by_cutting_the_generated_checks():
+    hollow = candidate(1)
+    hollow["feedback"] = {**hollow["feedback"], "passed": False, "failures": [
+        {"test": STATIC_CHECK, "exception": "NameError", "actual": None}]}
+    agreement = choose_by_agreement([candidate(0, probes_failed=1), hollow, dict(hollow, index=2)], WEAK_TESTS, PROBE_TEXT)
+    assert agreement.index == 0 and agreement.selection["eligible"] == 1
+    feedback = visible_feedback(hollow["feedback"], WEAK_TESTS)
+    assert not feedback["passed"] and feedback["failures"][0]["test"] == STATIC_CHECK and feedback["passed_count"] == 1
 
 
 def test_failed_generated_inputs_never_make_the_verdict_failed():

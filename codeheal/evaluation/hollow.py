@@ -18,6 +18,9 @@ from pyflakes.reporter import Reporter
 
 from codeheal.state import CheckFailure, Feedback
 
+STATIC_CHECK = "<static check>"
+"""The test name of a hollow pass's failures: no test of the user's, yet a failure of theirs
+(a choice among candidates by generated checks keeps it: nodes/selection.py)."""
 
 class _UndefinedNames(Reporter):
     def __init__(self) -> None:
@@ -60,7 +63,7 @@ def _called_names(tests: str) -> set[str]:
 def _stubs(tree: ast.Module, called: set[str]) -> list[CheckFailure]:
     return [
         CheckFailure(
-            test="<static check>", exception="Stub", line=node.lineno, frames=[], expected=None, actual=None,
+            test=STATIC_CHECK, exception="Stub", line=node.lineno, frames=[], expected=None, actual=None,
             message=f"`{node.name}` does nothing (its body is only {_stub_kind(node)}): the tests passed "
             "without exercising it. Write its body.",
         )
@@ -97,7 +100,7 @@ def _undefined(candidate: str, tree: ast.Module) -> list[CheckFailure]:
     spans = _annotation_spans(tree)
     return [
         CheckFailure(
-            test="<static check>", exception="NameError", line=line, frames=[], expected=None, actual=None,
+            test=STATIC_CHECK, exception="NameError", line=line, frames=[], expected=None, actual=None,
             message=f"name '{name}' is not defined (solution.py line {line}), on a line the tests passed "
             "without reaching: define or import it.",
         )

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.hollow import STATIC_CHECK
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
@@ -188,7 +189,7 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
     for candidate in sorted(tested, key=lambda t: t["index"]):
         feedback = candidate["feedback"]
         failed = {f["test"]: f for f in feedback["failures"]}
-        if candidate["index"] and (feedback["error"] or visible & failed.keys()):
+        if candidate["index"] and (feedback["error"] or (visible | {STATIC_CHECK}) & failed.keys()):
             continue
         if feedback["error"]:
             signatures[candidate["index"]] = ("error",)
@@ -227,11 +228,13 @@ def wants_more_samples(state: State, context: Context) -> bool:
 
 
 def visible_feedback(feedback: Feedback, tests: str) -> Feedback:
-    """A candidate's feedback on the user's tests alone: the generated checks are cut out."""
+    """A candidate's feedback on the user's tests alone: the generated checks are cut out (a
+    hollow pass's findings stay: they fail the user's tests too)."""
     visible, _ = _names(tests, "")
-    failures = [f for f in feedback["failures"] if f["test"] in visible]
+    failures = [f for f in feedback["failures"] if f["test"] in visible or f["test"] == STATIC_CHECK]
     total = len(visible)
-    return {**feedback, "failures": failures, "total": total, "passed_count": total - len(failures),
+    failed = sum(f["test"] in visible for f in failures)
+    return {**feedback, "failures": failures, "total": total, "passed_count": total - failed,
             "passed": not failures and not feedback["error"]}
 
 
