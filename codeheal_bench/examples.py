@@ -168,15 +168,14 @@ def _for_checks(prompt: str, entry_point: str) -> list[str | None]:
 def _call(prompt: str, entry_point: str, arguments: str) -> str | None:
     """`entry_point(arguments)` with named arguments put in the signature's order; None when
     the text is no argument list of literals or names a parameter the function lacks."""
-    try:
+    try:  # `arr = [1], k = 3` is keyword syntax
         call = ast.parse(f"{entry_point}({arguments})", mode="eval").body
     except SyntaxError:
-        try:  # `arr = [1], k = 3` is keyword syntax with spaces; `x = 1` alone may be too
-            call = ast.parse(f"{entry_point}({arguments.replace(' = ', '=')})", mode="eval").body
-        except SyntaxError:
-            return None
-    if not isinstance(call, ast.Call) or not call.keywords:
-        return ast.unparse(call) if isinstance(call, ast.Call) else None
+        return None
+    if not isinstance(call, ast.Call):  # `1), g(2` closes the call early
+        return None
+    if not call.keywords:
+        return ast.unparse(call)
     parameters = _parameters(prompt, entry_point)
     named = {k.arg: k.value for k in call.keywords}
     if call.args or None in named or not parameters or set(named) - set(parameters):

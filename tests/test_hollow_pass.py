@@ -4,11 +4,15 @@ Judged for real in the sandbox; the loop heals through the feedback it gives."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from doubles import ScriptedModel, fenced
 
 from codeheal import Context, build_graph, evaluate
 from codeheal.policy import failure_kind
+from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.problems import load_problems
 
 WEAK = "assert callable(pluck)\n"
 ONE = "assert ceil_div(7, 2) == 4\n"
@@ -73,11 +77,6 @@ def test_the_loop_heals_a_stub_that_passed_weak_tests_through_the_feedback() -> 
 
 
 def test_with_the_hollow_check_off_the_tests_alone_decide_as_a_benchmarks_harness_scores() -> None:
-    import asyncio
-
-    from codeheal_bench.hidden import hidden_verdict
-    from codeheal_bench.problems import load_problems
-
     untaken = "def ceil_div(a, b):\n    if a % b:\n        return -(-a // b)\n    return math.floor(a / b)\n"
     assert evaluate(untaken, ONE, hollow_check=False)["passed"] and not evaluate(untaken, ONE)["passed"]
     problem = next(p for p in load_problems() if p.task_id == "HumanEval/2")

@@ -110,12 +110,12 @@ def test_a_hollow_pass_is_never_eligible_nor_made_a_pass_by_cutting_the_generate
         {"test": STATIC_CHECK, "exception": "NameError", "actual": None}]}
     agreement = choose_by_agreement([candidate(0, probes_failed=1), hollow, dict(hollow, index=2)], WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
-    feedback = visible_feedback(hollow["feedback"], WEAK_TESTS)
+    feedback = visible_feedback(hollow["feedback"], WEAK_TESTS, PROBE_TEXT)
     assert not feedback["passed"] and feedback["failures"][0]["test"] == STATIC_CHECK and feedback["passed_count"] == 1
 
 
 def test_failed_generated_inputs_never_make_the_verdict_failed():
-    feedback = visible_feedback(candidate(1, probes_failed=3)["feedback"], WEAK_TESTS)
+    feedback = visible_feedback(candidate(1, probes_failed=3)["feedback"], WEAK_TESTS, PROBE_TEXT)
     assert feedback["passed"] and feedback["total"] == 1 and feedback["passed_count"] == 1
     assert not feedback["failures"]
 

@@ -13,38 +13,26 @@ from __future__ import annotations
 
 import ast
 
-from pyflakes import api, messages
-from pyflakes.reporter import Reporter
+from pyflakes import messages
 
+from codeheal.evaluation.checks import parse_tests
+from codeheal.evaluation.pyflakes_notes import findings
 from codeheal.state import CheckFailure, Feedback
+from codeheal.syntax import parse_code
 
 STATIC_CHECK = "<static check>"
-"""The test name of a hollow pass's failures: no test of the user's, yet a failure of theirs
-(a choice among candidates by generated checks keeps it: nodes/selection.py)."""
-
-class _UndefinedNames(Reporter):
-    def __init__(self) -> None:
-        self.found: list[tuple[int, int, str]] = []
-
-    def flake(self, message: messages.Message) -> None:
-        if isinstance(message, messages.UndefinedName):
-            self.found.append((message.lineno, message.col, message.message_args[0]))
-
-    def syntaxError(self, *args: object) -> None:
-        pass
-
-    def unexpectedError(self, *args: object) -> None:
-        pass
+"""The test name of a hollow pass's failures: no generated check's, so a choice among
+candidates by generated checks keeps them (nodes/selection.py)."""
 
 
 def hollow_failures(candidate: str, tests: str, entry_point: str | None = None) -> list[CheckFailure]:
     """Why a candidate that passed its tests is no pass (see the module's guarantee); empty
     when nothing is hollow."""
     try:
-        tree = ast.parse(candidate)
+        tree = parse_code(candidate, filename="solution.py")
     except SyntaxError:
         return []
-    return _stubs(tree, _called_names(tests) | ({entry_point} if entry_point else set())) + _undefined(candidate, tree)
+    return _stubs(tree, _called_names(tests) | ({entry_point} if entry_point else set())) + _undefined(tree)
 
 
 def hollow_feedback(passed: Feedback, failures: list[CheckFailure]) -> Feedback:
@@ -53,11 +41,7 @@ def hollow_feedback(passed: Feedback, failures: list[CheckFailure]) -> Feedback:
 
 
 def _called_names(tests: str) -> set[str]:
-    try:
-        tree = ast.parse(tests)
-    except SyntaxError:
-        return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return {n.id for n in ast.walk(parse_tests(tests)) if isinstance(n, ast.Name)}
 
 
 def _stubs(tree: ast.Module, called: set[str]) -> list[CheckFailure]:
@@ -94,18 +78,16 @@ def _stub_kind(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     return None
 
 
-def _undefined(candidate: str, tree: ast.Module) -> list[CheckFailure]:
-    collector = _UndefinedNames()
-    api.check(candidate, "solution.py", collector)
+def _undefined(tree: ast.Module) -> list[CheckFailure]:
     spans = _annotation_spans(tree)
     return [
         CheckFailure(
-            test=STATIC_CHECK, exception="NameError", line=line, frames=[], expected=None, actual=None,
-            message=f"name '{name}' is not defined (solution.py line {line}), on a line the tests passed "
-            "without reaching: define or import it.",
+            test=STATIC_CHECK, exception="NameError", line=m.lineno, frames=[], expected=None, actual=None,
+            message=f"name '{m.message_args[0]}' is not defined (solution.py line {m.lineno}), on a line the "
+            "tests passed without reaching: define or import it.",
         )
-        for line, col, name in collector.found
-        if not any(start <= (line, col) < end for start, end in spans)
+        for m in findings(tree)
+        if isinstance(m, messages.UndefinedName) and not any(start <= (m.lineno, m.col) < end for start, end in spans)
     ]
 
 

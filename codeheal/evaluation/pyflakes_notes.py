@@ -5,30 +5,27 @@ They never fail an attempt on their own, but for an undefined name in code that 
 
 from __future__ import annotations
 
-from pyflakes import api, messages
-from pyflakes.reporter import Reporter
+import ast
+
+from pyflakes import checker, messages
+
+from codeheal.syntax import parse_code
 
 IGNORED = (messages.UnusedImport, messages.ImportStarUsed, messages.ImportStarUsage)
 MAX_NOTES = 5
 
 
-class _Collector(Reporter):
-    def __init__(self) -> None:
-        self.found: list[str] = []
-
-    def flake(self, message: messages.Message) -> None:
-        if not isinstance(message, IGNORED):
-            self.found.append(f"line {message.lineno}: {message.message % message.message_args}")
-
-    def syntaxError(self, *args: object) -> None:  # the evaluator reports syntax errors itself
-        pass
-
-    def unexpectedError(self, *args: object) -> None:
-        pass
+def findings(tree: ast.Module) -> list[messages.Message]:
+    """pyflakes' findings on a parsed candidate (solution.py), in line order."""
+    return sorted(checker.Checker(tree, filename="solution.py").messages, key=lambda m: m.lineno)
 
 
 def lint_notes(code: str) -> list[str]:
-    """pyflakes' findings on `code` worth showing a model, at most MAX_NOTES."""
-    collector = _Collector()
-    api.check(code, "solution.py", collector)
-    return collector.found[:MAX_NOTES]
+    """pyflakes' findings on `code` worth showing a model, at most MAX_NOTES; none for code
+    that does not parse (the evaluator reports syntax errors itself)."""
+    try:
+        tree = parse_code(code, filename="solution.py")
+    except Exception:  # a SyntaxError, or source that cannot be decoded (a null byte)
+        return []
+    notes = [f"line {m.lineno}: {m.message % m.message_args}" for m in findings(tree) if not isinstance(m, IGNORED)]
+    return notes[:MAX_NOTES]

@@ -45,7 +45,7 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
     agreement = choose_by_agreement(tested, state["tests"], state["probes"] or "", drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
-    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], state["tests"])
+    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], state["tests"], state["probes"] or "")
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))

@@ -20,7 +20,6 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
-from codeheal.evaluation.hollow import STATIC_CHECK
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
@@ -183,13 +182,13 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
     counted as often as it was drawn (`copies`, by its key; once when not given); the earliest
     among equals. Candidate 0, the attempt that passed the user's tests before, is always
     eligible."""
-    visible, probe_names = _names(tests, probes)
+    _, probe_names = _names(tests, probes)
     weight = {t["index"]: (copies or {}).get(t.get("key") or "", 1) for t in tested}
     signatures: dict[int, tuple[str, ...]] = {}
     for candidate in sorted(tested, key=lambda t: t["index"]):
         feedback = candidate["feedback"]
         failed = {f["test"]: f for f in feedback["failures"]}
-        if candidate["index"] and (feedback["error"] or (visible | {STATIC_CHECK}) & failed.keys()):
+        if candidate["index"] and (feedback["error"] or failed.keys() - probe_names):
             continue
         if feedback["error"]:
             signatures[candidate["index"]] = ("error",)
@@ -227,14 +226,14 @@ def wants_more_samples(state: State, context: Context) -> bool:
     return not choose_by_agreement(tested, state["tests"], state["probes"] or "", copies).unanimous
 
 
-def visible_feedback(feedback: Feedback, tests: str) -> Feedback:
-    """A candidate's feedback on the user's tests alone: the generated checks are cut out (a
-    hollow pass's findings stay: they fail the user's tests too)."""
-    visible, _ = _names(tests, "")
-    failures = [f for f in feedback["failures"] if f["test"] in visible or f["test"] == STATIC_CHECK]
+def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:
+    """A candidate's feedback on the user's tests alone: the generated checks' failures are cut
+    out, every other one stays (a hollow pass's findings among them: evaluation/hollow.py)."""
+    visible, probe_names = _names(tests, probes)
+    failures = [f for f in feedback["failures"] if f["test"] not in probe_names]
     total = len(visible)
-    failed = sum(f["test"] in visible for f in failures)
-    return {**feedback, "failures": failures, "total": total, "passed_count": total - failed,
+    return {**feedback, "failures": failures, "total": total,
+            "passed_count": total - sum(f["test"] in visible for f in failures),
             "passed": not failures and not feedback["error"]}
 
 
