@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from codeheal.batch import BatchItem, solve_many
     from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
     from codeheal.context import Context, Policy, resolve, settings_of
+    from codeheal.evaluation.examples import ExampleSource, example_checks
     from codeheal.judge import aevaluate, evaluate
     from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
@@ -32,6 +33,8 @@ _EXPORTS = {
     "Policy": "codeheal.context",
     "resolve": "codeheal.context",
     "settings_of": "codeheal.context",
+    "example_checks": "codeheal.evaluation.examples",
+    "ExampleSource": "codeheal.evaluation.examples",
     "evaluate": "codeheal.judge",
     "aevaluate": "codeheal.judge",
     "Feedback": "codeheal.state",

@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
                        "if its last run of the same task was cut short, continue that run")
     _add_checkpointer(solve)
-    solve.add_argument("--json", action="store_true", help="print one JSON object: code, status, attempts, reflections, history")
+    solve.add_argument("--json", action="store_true", help="print one JSON object: code, status, attempts, reflections, history, task_checks")
     solve.add_argument("--out", metavar="FILE", help="also write the final code to FILE when it passes")
     solve.set_defaults(handler=_solve)
 

@@ -8,7 +8,8 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
 - ``run_started``: the run's input was accepted; ``first`` says what happens first: the
   ``"model"`` writes code, the ``"starting_code"`` is tested, or the ``"project"`` (of
   ``files`` files) is tested as it is; ``left_out`` (project form) names what its copy left
-  out and why (secrets, what git ignores, binary files).
+  out and why (secrets, what git ignores, binary files); ``task_checks`` (module form, when
+  there are any) counts the asserts the task text's examples add to the tests.
 - ``model_switched``: ``attempt`` is the first the next model of the ladder
   (Context.then_models), ``model``, writes, because the one before it, ``previous``, was
   ``stuck`` or had written its share of the attempts (``after``: "stuck" or "turn used").
@@ -44,6 +45,7 @@ class RunStarted(TypedDict):
     first: Literal["model", "starting_code", "project"]
     files: int
     left_out: NotRequired[list[str]]
+    task_checks: NotRequired[int]
 
 
 class ChangeToWrite(TypedDict):

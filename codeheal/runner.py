@@ -319,6 +319,9 @@ class _Narrator:
                 "starting_code": "testing the given code",
                 "model": "writing code",
             }[event["first"]])
+            if event.get("task_checks"):
+                self.console.print(f"[dim]also checking {event['task_checks']} example(s) from the task text "
+                                   "(--no-task-examples: your tests alone)[/dim]")
             if event.get("left_out"):
                 shown = "; ".join(event["left_out"][:LEFT_OUT_SHOWN])
                 more = len(event["left_out"]) - LEFT_OUT_SHOWN

@@ -294,6 +294,8 @@ class OutputState(TypedDict):
     """Project form: what the diff changes."""
     files_written: NotRequired[list[str]]
     """Project form: the files `apply` wrote (none unless the tests passed)."""
+    task_checks: NotRequired[list[str]]
+    """Module form: the asserts the task text's examples added to the tests."""
 
 
 class RunTotals(TypedDict):
@@ -366,6 +368,9 @@ class RunScratch(TypedDict, total=False):
     select_round: int | None
     """The selector's latest round while it chooses (1, then 2 when the first disagreed)."""
     probe_function: str | None
+    task_checks: list[str]
+    """Module form: the asserts the task text's examples add to the user's tests
+    (ModuleSettings.task_examples); every candidate runs them after the tests."""
     """The function generated inputs call when an attempt that passed chooses by execution
     (module form: the entry point or the task's stub's); None: no choice can apply."""
     feedback: Feedback | None

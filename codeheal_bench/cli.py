@@ -48,6 +48,10 @@ def parser() -> argparse.ArgumentParser:
     humaneval.add_argument("--max-checks", type=int, metavar="N",
                            help="only the problems whose visible tests hold at most N checks (0: no example "
                            "mined from the prompt); the weak-test subset, chosen from the prompts alone")
+    humaneval.add_argument("--first-check-only", action="store_true",
+                           help="the loop's tests are each problem's first visible check alone (one assert, as "
+                           "MBPP's); the prompt's other examples are left to the task text, where "
+                           "task_examples reads them unless --no-task-examples")
     humaneval.set_defaults(handler=_humaneval, suite="humaneval", data=None)
 
     mbpp = benchmarks.add_parser(
@@ -59,7 +63,7 @@ def parser() -> argparse.ArgumentParser:
     )
     _preset_flags(mbpp)
     mbpp.add_argument("--data", type=Path, metavar="FILE", help="MBPP's mbpp.jsonl (default: $CODEHEAL_MBPP_FILE)")
-    mbpp.set_defaults(handler=_humaneval, suite="mbpp", max_checks=None)
+    mbpp.set_defaults(handler=_humaneval, suite="mbpp", max_checks=None, first_check_only=False)
 
     quixbugs = benchmarks.add_parser(
         "quixbugs", help="QuixBugs: `codeheal fix` on 20 programs with a one-line defect",
@@ -108,6 +112,9 @@ def _preset_flags(parser: argparse.ArgumentParser) -> None:
                         "(Policy.hedge; default: each preset's own)")
     parser.add_argument("--max-tokens", type=int, metavar="N",
                         help="token budget of every run, the same for all conditions (default: none)")
+    parser.add_argument("--no-task-examples", action="store_false", dest="task_examples", default=None,
+                        help="the loop's tests alone decide a pass, not also the task text's examples "
+                        "(Context.module.task_examples; default: the library's, on)")
     parser.add_argument("--slice", choices=("all", "tuning", "report"), default="all",
                         help="tuning: even task ids (where defaults are chosen); report: odd ones (default all)")
     parser.add_argument("--conditions", nargs="+", metavar="POLICY", choices=CONDITIONS, default=CONDITIONS,
@@ -147,6 +154,7 @@ def _humaneval(args: argparse.Namespace) -> int:
         select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice,
         conditions=tuple(args.conditions),
         max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
+        first_check_only=args.first_check_only, task_examples=args.task_examples,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():

@@ -27,7 +27,7 @@ import asyncio
 import hashlib
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,6 +111,11 @@ class BenchConfig(RunConfig):
     report_only: bool = False
     """Run nothing: write the report of the records already in OUT (a condition counts the
     problems it finished)."""
+    first_check_only: bool = False
+    """The loop's tests are each problem's first visible check alone (one assert, as MBPP's);
+    the prompt's other examples are left to the task text (Context.module.task_examples)."""
+    task_examples: bool | None = None
+    """Context.module.task_examples of every condition; None: the library's default."""
 
 
 def condition_context(condition: Condition, config: BenchConfig) -> Context:
@@ -124,6 +129,7 @@ def condition_context(condition: Condition, config: BenchConfig) -> Context:
         select_samples=None if condition == "one_shot" else config.select_samples,  # one attempt: no choice
         hedge=config.hedge if condition in config.conditions and condition != "one_shot" else None,
         max_tokens=config.max_tokens,
+        task_examples=config.task_examples,
     )
 
 
@@ -133,14 +139,18 @@ def task_text(problem: Problem) -> str:
 
 
 def chosen_problems(config: BenchConfig) -> list[Problem]:
-    """The problems a run covers: the slice, the first `limit`, those with at most `max_checks`."""
+    """The problems a run covers: the slice, the first `limit`, those with at most `max_checks`;
+    with `first_check_only`, each with its first visible check alone."""
     if config.suite == "mbpp":
         problems = load_mbpp(config.data, config.limit, config.slice)
     else:
         problems = load_problems(config.limit, config.slice)
-    if config.max_checks is None:
-        return problems
-    return [problem for problem in problems if problem.visible_count <= config.max_checks]
+    if config.max_checks is not None:
+        problems = [problem for problem in problems if problem.visible_count <= config.max_checks]
+    if config.first_check_only:
+        problems = [replace(p, visible_tests=p.visible_tests.splitlines()[0] + "\n", visible_count=min(p.visible_count, 1))
+                    for p in problems]
+    return problems
 
 
 def run_benchmark(config: BenchConfig, console: Console) -> dict:
@@ -184,6 +194,10 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
     select = condition_context("resample", config).module.select_samples
     if select:
         settings += f" After a pass, up to {select} more candidates chosen among by their outputs on generated inputs."
+    if config.first_check_only:
+        settings += " The loop's tests: each problem's first visible check alone."
+    if not condition_context("resample", config).module.task_examples:
+        settings += " The task text's examples not checked (task_examples off)."
     if config.hedge:
         settings += " The first retry hedged: one sample shown the failure, the rest fresh (Policy.hedge)."
     if config.model in EMBEDDED:

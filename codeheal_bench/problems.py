@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from codeheal import ExampleSource, example_checks
 from codeheal.errors import ConfigError
-from codeheal_bench.examples import VisibleSource, visible_checks
 
 Slice = Literal["all", "tuning", "report"]
 
@@ -27,7 +27,7 @@ class Problem:
     entry_point: str
     visible_tests: str
     visible_count: int
-    visible_source: VisibleSource
+    visible_source: ExampleSource
     hidden_test: str
     canonical_solution: str
     task: str = ""
@@ -59,7 +59,7 @@ def slice_of(task_id: str) -> Literal["tuning", "report"]:
 
 def _problem(item: dict) -> Problem:
     entry_point = item["entry_point"]
-    checks, source = visible_checks(item["prompt"], entry_point)
+    checks, source = example_checks(item["prompt"], entry_point)
     if not checks:
         checks = [f"assert callable({entry_point})"]
     return Problem(

@@ -160,4 +160,4 @@ def test_public_graph_runs_starting_code_without_any_model(monkeypatch):
         context=Context(model="gpt-unreachable"),
     )
     assert result["status"] == "passed"
-    assert set(result) == {"code", "status", "attempts", "reflections", "history"}
+    assert set(result) == {"code", "status", "attempts", "reflections", "history", "task_checks"}

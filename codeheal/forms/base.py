@@ -53,7 +53,7 @@ class Form(ABC):
         return policy
 
     @abstractmethod
-    def start(self, state: State) -> dict:
+    def start(self, state: State, context: Context) -> dict:
         """The form's fields of a fresh run, its first candidates among them. Raises
         InputError for input no model call could fix."""
 

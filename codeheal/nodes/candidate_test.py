@@ -12,7 +12,7 @@ from langgraph.types import Send
 
 from codeheal.context import current_context
 from codeheal.forms.choice import form_of
-from codeheal.nodes.selection import combined_tests
+from codeheal.nodes.selection import combined_tests, user_checks
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Candidate, CandidateJob, State
@@ -49,8 +49,10 @@ def candidate_sends(state: State) -> list[Send]:
     by generated checks), run in the same step."""
     fields = ("form", *form_of(state).run_fields)
     shared = {name: state[name] for name in fields if state.get(name) is not None}  # type: ignore[literal-required]
+    if state.get("task_checks"):
+        shared["tests"] = user_checks(state)
     if state.get("probes"):
-        shared["tests"] = combined_tests(state["tests"], state["probes"])
+        shared["tests"] = combined_tests(shared["tests"], state["probes"])
     done = {t["index"] for t in state.get("tested") or []}
     pending = [(index, found) for index, found in enumerate(candidates_to_test(state)) if index not in done]
     if not state.get("probes"):

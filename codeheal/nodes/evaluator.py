@@ -7,11 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from codeheal.context import current_context
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import more_to_test
-from codeheal.context import current_context
-from codeheal.nodes.selection import choose_by_agreement, drawn_copies, visible_feedback, wants_more_samples
+from codeheal.nodes.selection import (
+    choose_by_agreement,
+    drawn_copies,
+    user_checks,
+    visible_feedback,
+    wants_more_samples,
+)
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE, usage_fields
@@ -43,9 +49,9 @@ def evaluator(state: State) -> dict:
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
-    agreement = choose_by_agreement(tested, state["tests"], state["probes"] or "", drawn_copies(state))
+    agreement = choose_by_agreement(tested, user_checks(state), state["probes"] or "", drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
-    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], state["tests"], state["probes"] or "")
+    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], user_checks(state), state["probes"] or "")
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))

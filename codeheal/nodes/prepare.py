@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from codeheal.context import current_context
 from codeheal.forms.choice import choose_form
 from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
@@ -38,8 +39,9 @@ def prepare(state: State) -> dict:
         "screened": False,
         "stop_reason": None,
         "probe_function": None,
+        "task_checks": [],
         "form_run": None,
     }
-    update = {**reset, **form.start(state)}
+    update = {**reset, **form.start(state, current_context())}
     emit(form.run_started({**state, **update}))
     return update

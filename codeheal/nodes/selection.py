@@ -223,7 +223,7 @@ def wants_more_samples(state: State, context: Context) -> bool:
     copies = drawn_copies(state)
     if len(tested) < len(copies) or len(state.get("candidates") or []) - 1 >= context.module.select_samples:
         return False
-    return not choose_by_agreement(tested, state["tests"], state["probes"] or "", copies).unanimous
+    return not choose_by_agreement(tested, user_checks(state), state["probes"] or "", copies).unanimous
 
 
 def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:
@@ -241,6 +241,12 @@ def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
     visible = check_names(parse_tests(tests))
     combined = check_names(parse_tests(combined_tests(tests, probes))) if probes else visible
     return visible, combined - visible
+
+
+def user_checks(state: State) -> str:
+    """What every candidate must pass: the user's tests, then the task's examples (task_checks)."""
+    examples = state.get("task_checks")
+    return combined_tests(state["tests"], "\n".join(examples) + "\n") if examples else state["tests"]
 
 
 def combined_tests(tests: str, probes: str) -> str:

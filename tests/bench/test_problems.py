@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import ast
 import asyncio
 from pathlib import Path
 
+from codeheal import example_checks
+from codeheal.evaluation.examples import task_checks
 from codeheal_bench.cli import parser
 from codeheal_bench.hidden import hidden_verdict
-from codeheal_bench.humaneval import BenchConfig, chosen_problems
+from codeheal_bench.humaneval import (
+    BenchConfig,
+    chosen_problems,
+    condition_context,
+    task_text,
+)
 from codeheal_bench.humaneval_report import wall_seconds
-from codeheal_bench.problems import load_problems, visible_checks
+from codeheal_bench.problems import load_problems
 
 PROBLEMS = {p.task_id: p for p in load_problems()}
 
@@ -40,7 +48,7 @@ def test_inline_examples_become_asserts_and_wrong_arithmetic_or_definitions_do_n
     tri(x) ==> 5
     """
 '''
-    assert visible_checks(prompt, "tri") == (
+    assert example_checks(prompt, "tri") == (
         ["assert tri(3) == [1, 3, 2, 8]", "assert tri(5) == 8", "assert tri(2) == True"], "inline"
     )
 
@@ -63,7 +71,7 @@ def test_prose_examples_become_asserts_in_the_signatures_order():
     top([4, 6], 2) -> 2 + 2 = 5
     """
 '''
-    assert visible_checks(prompt, "top") == ([
+    assert example_checks(prompt, "top") == ([
         "assert top([7, 8], 1) == [8]",
         "assert top([1, 1], 1) == [1]",
         "assert top([4, 6], 1) == 6",
@@ -83,7 +91,7 @@ def test_prose_examples_naming_no_parameter_or_no_literal_are_not_checks():
     g(1) == 2
     """
 '''
-    assert visible_checks(prompt, "f") == ([], "none")
+    assert example_checks(prompt, "f") == ([], "none")
 
 
 def test_every_mined_check_holds_for_the_reference_but_humanevals_own_wrong_examples():
@@ -135,3 +143,18 @@ def test_max_checks_keeps_the_weak_test_problems_of_the_slice():
     assert [p.task_id for p in weak] == [p.task_id for p in tuning if p.visible_count <= 1]
     assert 0 < len(weak) < len(tuning) and any(p.visible_count == 0 for p in weak)
     assert len(chosen_problems(BenchConfig(out_dir=Path("."), slice="tuning"))) == len(tuning)
+
+
+def test_first_check_only_leaves_the_loop_one_assert_and_the_rest_to_the_task_text():
+    args = parser().parse_args(["humaneval", "--first-check-only", "--no-task-examples"])
+    assert (args.first_check_only, args.task_examples) == (True, False)
+    assert parser().parse_args(["humaneval"]).task_examples is None  # the library's default
+    config = BenchConfig(out_dir=Path("."), slice="tuning", first_check_only=True)
+    for problem in chosen_problems(config):
+        full = PROBLEMS[problem.task_id]
+        assert problem.visible_tests == full.visible_tests.splitlines()[0] + "\n"
+        assert problem.visible_count == min(full.visible_count, 1)
+        # what the product's task_examples adds back is the rest of the prompt's examples
+        added = task_checks(task_text(problem), ast.parse(problem.visible_tests), [problem.entry_point])
+        assert [problem.visible_tests.strip(), *added] == full.visible_tests.splitlines(), problem.task_id
+    assert not condition_context("sample_first", BenchConfig(out_dir=Path("."), task_examples=False)).module.task_examples

@@ -151,4 +151,4 @@ def test_run_wait_returns_the_output_schema(client, assistant_id):
         input={**TASK, "starting_code": "def add(a, b):\n    return a + b\n"},
     )
     assert result["status"] == "passed" and result["attempts"] == 1
-    assert set(result) == {"code", "status", "attempts", "reflections", "history"}
+    assert set(result) == {"code", "status", "attempts", "reflections", "history", "task_checks"}

@@ -13,6 +13,7 @@ from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
 from codeheal.forms.base import Form
 from codeheal.forms.module.candidate import evaluation_steps
+from codeheal.evaluation.examples import called_functions, task_checks
 from codeheal.forms.module.prompts import (
     actor_messages,
     reflector_messages,
@@ -57,18 +58,22 @@ class ModuleForm(Form):
     name = "module"
     run_fields = ("tests", "entry_point")
     task_keys = ("task", "tests")
-    output_keys = ()
+    output_keys = ("task_checks",)
 
-    def start(self, state: State) -> dict:
-        validate_input(state)
+    def start(self, state: State, context: Context) -> dict:
+        tests = validate_input(state)
         starting_code = state.get("starting_code") or ""
+        function = tested_function(state)
         return {
             "candidates": [starting_code] if starting_code.strip() else [],
-            "probe_function": tested_function(state),
+            "probe_function": function,
+            "task_checks": task_checks(state["task"], tests, [function] if function else called_functions(tests))
+            if context.module.task_examples else [],
         }
 
     def run_started(self, run: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="starting_code" if run["candidates"] else "model", files=0)
+        started = RunStarted(kind="run_started", first="starting_code" if run["candidates"] else "model", files=0)
+        return {**started, "task_checks": len(run["task_checks"])} if run["task_checks"] else started
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.

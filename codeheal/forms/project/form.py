@@ -76,7 +76,7 @@ class ProjectForm(Form):
             retry_samples=max(policy.retry_samples, REWRITE_SAMPLES),
         )
 
-    def start(self, state: State) -> dict:
+    def start(self, state: State, context: Context) -> dict:
         task = state.get("task")
         if task is not None and not isinstance(task, str):
             raise InputError(f"task must be a string, got {type(task).__name__}")

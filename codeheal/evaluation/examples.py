@@ -1,7 +1,9 @@
-"""Asserts mined from the examples a HumanEval prompt writes: its visible tests.
+"""Asserts mined from the examples a task text writes: `codeheal solve` checks them beside the
+user's tests (ModuleSettings.task_examples), and the HumanEval benchmark's visible tests are
+exactly these.
 
-``>>>`` doctests first (read with the standard library's doctest parser). A prompt with none is
-read for the examples HumanEval writes in prose:
+``>>>`` doctests first (read with the standard library's doctest parser). A text with none is
+read for the examples written in prose (HumanEval's forms):
 
 - a call of the entry point followed by its value: ``call == value``, ``call => value``,
   ``call ➞ value``, ``call # => value``, ``call returns value``, ``call should return value``,
@@ -19,11 +21,12 @@ parameter. Only examples whose arguments and expected value are Python literals 
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 import re
 from typing import Literal
 
-VisibleSource = Literal["doctest", "inline", "none"]
+ExampleSource = Literal["doctest", "inline", "none"]
 SEPARATOR = re.compile(r"\s*(?P<sep>==>|=>|->|➞|==|=|#\s*=>|#?\s*returns|should return)\s*(?P<value>.+)$")
 EXAMPLES_HEADING = re.compile(r"example", re.IGNORECASE)
 LOWERCASE_BOOLS = {"true": "True", "false": "False"}
@@ -33,7 +36,7 @@ FOR_SHOULD_BE = re.compile(r"\bFor (?P<args>.+?),?\s+the (?:output|result) shoul
 NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<value>.+)$")
 
 
-def visible_checks(prompt: str, entry_point: str) -> tuple[list[str], VisibleSource]:
+def example_checks(prompt: str, entry_point: str) -> tuple[list[str], ExampleSource]:
     """Asserts mined from the prompt's examples, and where they came from: "doctest",
     "inline" (prose) or "none"."""
     checks = _doctest_checks(prompt)
@@ -53,10 +56,31 @@ def _unique(checks: list[str | None]) -> list[str]:
 
 def _doctest_checks(prompt: str) -> list[str]:
     checks: list[str | None] = []
-    for example in doctest.DocTestParser().get_examples(prompt):
+    for example in _doctest_examples(prompt):
         want = _before_docstring_end(example.want)
         checks.append(_assert(example.source, want) if want.strip() else _comparison(example.source))
     return _unique(checks)
+
+
+def _doctest_examples(text: str) -> list[doctest.Example]:
+    """The text's doctest examples. Doctest refuses a whole text for one example whose output is
+    less indented than its `>>>` (a fence right below a docstring): then each paragraph is read
+    alone, cut at its first line that breaks it."""
+    parser = doctest.DocTestParser()
+    try:
+        return parser.get_examples(text)
+    except ValueError:
+        pass
+    examples: list[doctest.Example] = []
+    for paragraph in re.split(r"\n[ \t]*\n", text):
+        lines = paragraph.splitlines()
+        while lines:
+            try:
+                examples += parser.get_examples("\n".join(lines))
+                break
+            except ValueError:
+                lines.pop()
+    return examples
 
 
 def _before_docstring_end(want: str) -> str:
@@ -186,10 +210,16 @@ def _call(prompt: str, entry_point: str, arguments: str) -> str | None:
 
 
 def _parameters(prompt: str, entry_point: str) -> list[str]:
+    """The parameters of the text's `def entry_point(...)`: the text is Python, or holds the
+    definition among prose (a task around a fenced stub)."""
     try:
         tree = ast.parse(prompt)
     except SyntaxError:
-        return []
+        header = re.search(rf"^[ \t]*def {re.escape(entry_point)}\s*\(.*?\)[^:\n]*:", prompt, re.MULTILINE | re.DOTALL)
+        try:
+            tree = ast.parse(header[0].strip() + " pass") if header else ast.Module(body=[], type_ignores=[])
+        except SyntaxError:
+            return []
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == entry_point:
             return [a.arg for a in node.args.args]
@@ -259,3 +289,29 @@ def _only_prose_after(text: str, end: int) -> bool:
     if rest[0] in ".,;:":
         return len(rest) == 1 or rest[1].isspace()
     return text[end].isspace() and (rest[0].isalpha() or rest[0] in "(#")
+
+
+def task_checks(task: str, tests: ast.Module, functions: list[str]) -> list[str]:
+    """The asserts the task text's examples add to the tests: those (example_checks, for each
+    of `functions`) that call one of them and whose call no assert of the tests already makes
+    (where an example and a test disagree, the test decides)."""
+    asserted = {ast.dump(n) for a in ast.walk(tests) if isinstance(a, ast.Assert) for n in ast.walk(a) if isinstance(n, ast.Call)}
+    added: list[str] = []
+    for function in functions:
+        for check in example_checks(task, function)[0]:
+            call = ast.parse(check).body[0].test.left  # type: ignore[attr-defined]  # `assert CALL == VALUE`
+            calls = {n.func.id for n in ast.walk(call) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+            if function in calls and ast.dump(call) not in asserted:
+                asserted.add(ast.dump(call))
+                added.append(check)
+    return added
+
+
+def called_functions(tests: ast.Module) -> list[str]:
+    """The functions the tests call by a plain name they neither define, import nor take from
+    the builtins: the candidate's, in order of first use."""
+    own = {n.name for n in ast.walk(tests) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    own |= {(a.asname or a.name).split(".")[0] for n in ast.walk(tests) if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    own |= {t.id for n in ast.walk(tests) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    names = (n.func.id for n in ast.walk(tests) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name))
+    return list(dict.fromkeys(name for name in names if name not in own and not hasattr(builtins, name)))
