@@ -44,7 +44,8 @@ def test_a_candidate_that_passes_the_tests_but_not_the_tasks_example_is_retried_
     assert result["task_checks"] == ["assert clamp(5, 0, 3) == 3", "assert clamp(-2, 0, 3) == 0"]
     first, second = result["history"]
     assert (first["passed_count"], first["total"], second["total"]) == (2, 3, 3)
-    assert "clamp(-2, 0, 3)" in model.prompt(1)  # the failed example is what the retry sees
+    assert "assert clamp(-2, 0, 3) == 0" in model.prompt(0)  # shown with the tests it is judged by
+    assert "clamp(-2, 0, 3)" in model.prompt(1).split("assert clamp(-2, 0, 3) == 0", 1)[1]  # and its failure
 
 
 def test_with_task_examples_off_the_users_tests_alone_decide() -> None:

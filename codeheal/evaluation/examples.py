@@ -23,8 +23,12 @@ from __future__ import annotations
 import ast
 import builtins
 import doctest
+import operator
 import re
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
+
+from codeheal.syntax import parse_code
 
 ExampleSource = Literal["doctest", "inline", "none"]
 SEPARATOR = re.compile(r"\s*(?P<sep>==>|=>|->|➞|==|=|#\s*=>|#?\s*returns|should return)\s*(?P<value>.+)$")
@@ -34,6 +38,10 @@ INPUT = re.compile(r"^\s*Input\s*:\s*(?P<args>.*)$")
 OUTPUT = re.compile(r"^\s*Output\s*:\s*(?P<value>.+)$")
 FOR_SHOULD_BE = re.compile(r"\bFor (?P<args>.+?),?\s+the (?:output|result) should be\s+(?P<value>.+)$", re.IGNORECASE)
 NAMED_LINE = re.compile(r"^\s*(?P<name>[A-Za-z_]\w*)\s*:\s*(?P<value>.+)$")
+ARITHMETIC: dict[type, Callable[..., Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.USub: operator.neg, ast.UAdd: operator.pos,
+}
 
 
 def example_checks(prompt: str, entry_point: str) -> tuple[list[str], ExampleSource]:
@@ -96,7 +104,7 @@ def _before_docstring_end(want: str) -> str:
 def _comparison(source: str) -> str | None:
     """`>>> f(x) == y` written with no output line: the comparison itself is the check."""
     try:
-        node = ast.parse(source.strip(), mode="eval").body
+        node = parse_code(source.strip(), mode="eval").body
     except SyntaxError:
         return None
     if isinstance(node, ast.Compare) and [type(op) for op in node.ops] == [ast.Eq]:
@@ -145,17 +153,26 @@ def _arithmetic_result(value: str) -> str:
     if not sep or left.rstrip().endswith(("=", "!", "<", ">")):
         return value
     try:
-        node = ast.parse(left.strip(), mode="eval").body
-        result = ast.literal_eval(right.strip().rstrip("."))
-    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError):
+        result = _literal(right.strip().rstrip("."))
+        return repr(result) if _computed(parse_code(left.strip(), mode="eval").body) == result else value
+    except (SyntaxError, ValueError, TypeError, ArithmeticError, MemoryError, RecursionError):
         return value
-    allowed = (ast.BinOp, ast.UnaryOp, ast.Constant, ast.operator, ast.unaryop)
-    if not all(isinstance(n, allowed) and not isinstance(n, ast.Pow) for n in ast.walk(node)):
-        return value
-    try:
-        return repr(result) if eval(compile(ast.Expression(node), "<example>", "eval"), {"__builtins__": {}}) == result else value
-    except (ArithmeticError, TypeError, ValueError):
-        return value
+
+
+def _computed(node: ast.expr) -> Any:
+    """The value of arithmetic on numbers (+ - * / // %, no powers); ValueError for anything else."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
+        return ARITHMETIC[type(node.op)](_computed(node.left), _computed(node.right))
+    if isinstance(node, ast.UnaryOp) and type(node.op) in ARITHMETIC:
+        return ARITHMETIC[type(node.op)](_computed(node.operand))
+    raise ValueError("not arithmetic")
+
+
+def _literal(text: str) -> Any:
+    """ast.literal_eval of the text, parsed behind the project's parse lock."""
+    return ast.literal_eval(parse_code(text.lstrip(" \t"), mode="eval"))
 
 
 def _input_output_checks(prompt: str, entry_point: str) -> list[str | None]:
@@ -193,7 +210,7 @@ def _call(prompt: str, entry_point: str, arguments: str) -> str | None:
     """`entry_point(arguments)` with named arguments put in the signature's order; None when
     the text is no argument list of literals or names a parameter the function lacks."""
     try:  # `arr = [1], k = 3` is keyword syntax
-        call = ast.parse(f"{entry_point}({arguments})", mode="eval").body
+        call = parse_code(f"{entry_point}({arguments})", mode="eval").body
     except SyntaxError:
         return None
     if not isinstance(call, ast.Call):  # `1), g(2` closes the call early
@@ -213,11 +230,11 @@ def _parameters(prompt: str, entry_point: str) -> list[str]:
     """The parameters of the text's `def entry_point(...)`: the text is Python, or holds the
     definition among prose (a task around a fenced stub)."""
     try:
-        tree = ast.parse(prompt)
+        tree = parse_code(prompt)
     except SyntaxError:
         header = re.search(rf"^[ \t]*def {re.escape(entry_point)}\s*\(.*?\)[^:\n]*:", prompt, re.MULTILINE | re.DOTALL)
         try:
-            tree = ast.parse(header[0].strip() + " pass") if header else ast.Module(body=[], type_ignores=[])
+            tree = parse_code(header[0].strip() + " pass") if header else ast.Module(body=[], type_ignores=[])
         except SyntaxError:
             return []
     for node in ast.walk(tree):
@@ -228,7 +245,7 @@ def _parameters(prompt: str, entry_point: str) -> list[str]:
 
 def _parses(text: str) -> bool:
     try:
-        return isinstance(ast.parse(text, mode="eval").body, ast.Call)
+        return isinstance(parse_code(text, mode="eval").body, ast.Call)
     except SyntaxError:
         return False
 
@@ -243,7 +260,7 @@ def _assert(call_text: str, want_text: str) -> str | None:
     """`assert <call> == <expected>` when the call has literal arguments and some prefix of
     the expected text is a literal (prose after the value is dropped); else None."""
     try:
-        call = ast.parse(call_text.strip(), mode="eval").body
+        call = parse_code(call_text.strip(), mode="eval").body
     except SyntaxError:
         return None
     if not _literal_call(call):
@@ -275,7 +292,7 @@ def _literal_prefix(text: str) -> str | None:
         if not _only_prose_after(text, end):
             continue
         try:
-            value = ast.literal_eval(text[:end])
+            value = _literal(text[:end])
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             continue
         return repr(value)
@@ -299,12 +316,18 @@ def task_checks(task: str, tests: ast.Module, functions: list[str]) -> list[str]
     added: list[str] = []
     for function in functions:
         for check in example_checks(task, function)[0]:
-            call = ast.parse(check).body[0].test.left  # type: ignore[attr-defined]  # `assert CALL == VALUE`
+            call = parse_code(check).body[0].test.left  # `assert CALL == VALUE`
             calls = {n.func.id for n in ast.walk(call) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
             if function in calls and ast.dump(call) not in asserted:
                 asserted.add(ast.dump(call))
                 added.append(check)
     return added
+
+
+def with_task_checks(tests: str, checks: list[str]) -> str:
+    """The user's tests, then the task's checks (their lines after the tests' own): what each
+    candidate runs and what the prompts show."""
+    return tests.rstrip("\n") + "\n" + "\n".join(checks) + "\n" if checks else tests
 
 
 def called_functions(tests: ast.Module) -> list[str]:

@@ -20,6 +20,7 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.examples import with_task_checks
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
@@ -245,8 +246,7 @@ def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def user_checks(state: State) -> str:
     """What every candidate must pass: the user's tests, then the task's examples (task_checks)."""
-    examples = state.get("task_checks")
-    return combined_tests(state["tests"], "\n".join(examples) + "\n") if examples else state["tests"]
+    return with_task_checks(state["tests"], state.get("task_checks") or [])
 
 
 def combined_tests(tests: str, probes: str) -> str:
