@@ -3,16 +3,20 @@ visible assert; the real graph, sandbox and hidden asserts, a scripted server as
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
+import os
 from pathlib import Path
 
 import pytest
 from scripted_openai import ScriptedServer
 
 from codeheal.errors import ConfigError
+from codeheal.evaluation.examples import task_checks
 from codeheal_bench.cli import main
 from codeheal_bench.hidden import hidden_verdict
+from codeheal_bench.humaneval import task_text
 from codeheal_bench.mbpp import load_mbpp
 
 ITEMS = [
@@ -114,3 +118,10 @@ def test_every_suite_a_run_may_name_has_the_report_s_words_for_it() -> None:
     from codeheal_bench.humaneval_report import SUITES
 
     assert set(get_args(Suite)) == set(SUITES)
+
+
+@pytest.mark.skipif(not os.environ.get("CODEHEAL_MBPP_FILE"), reason="MBPP's data file is not shipped: set CODEHEAL_MBPP_FILE")
+def test_mbpp_task_texts_add_no_task_check_so_the_recorded_runs_stay_comparable() -> None:
+    """task_examples is on by default: MBPP's texts write no example beyond the visible assert."""
+    for problem in load_mbpp(None):
+        assert task_checks(task_text(problem), ast.parse(problem.visible_tests), [problem.entry_point]) == [], problem.task_id
