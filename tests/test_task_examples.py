@@ -13,8 +13,7 @@ from rich.console import Console
 
 from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings
-from codeheal.evaluation.examples import called_functions, task_checks
-from codeheal.nodes.selection import user_checks
+from codeheal.evaluation.examples import called_functions, task_checks, user_checks
 from codeheal.runner import _Narrator
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems

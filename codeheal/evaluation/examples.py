@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
+from codeheal.state import State
 from codeheal.syntax import parse_code
 
 ExampleSource = Literal["doctest", "inline", "none"]
@@ -324,10 +325,11 @@ def task_checks(task: str, tests: ast.Module, functions: list[str]) -> list[str]
     return added
 
 
-def with_task_checks(tests: str, checks: list[str]) -> str:
-    """The user's tests, then the task's checks (their lines after the tests' own): what each
-    candidate runs and what the prompts show."""
-    return tests.rstrip("\n") + "\n" + "\n".join(checks) + "\n" if checks else tests
+def user_checks(state: State) -> str:
+    """What every candidate must pass and the prompts show: the user's tests, then the task's
+    checks (state's task_checks; their lines after the tests' own)."""
+    checks = state.get("task_checks") or []
+    return state["tests"].rstrip("\n") + "\n" + "\n".join(checks) + "\n" if checks else state["tests"]
 
 
 def called_functions(tests: ast.Module) -> list[str]:

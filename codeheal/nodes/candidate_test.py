@@ -11,8 +11,9 @@ from collections.abc import Callable
 from langgraph.types import Send
 
 from codeheal.context import current_context
+from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
-from codeheal.nodes.selection import combined_tests, user_checks
+from codeheal.nodes.selection import combined_tests
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Candidate, CandidateJob, State

@@ -8,13 +8,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from codeheal.context import current_context
+from codeheal.evaluation.examples import user_checks
 from codeheal.evaluation.feedback import summarize
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import more_to_test
 from codeheal.nodes.selection import (
     choose_by_agreement,
     drawn_copies,
-    user_checks,
     visible_feedback,
     wants_more_samples,
 )

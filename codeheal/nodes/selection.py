@@ -20,7 +20,7 @@ from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
 from codeheal.evaluation.checks import check_names, parse_tests
-from codeheal.evaluation.examples import with_task_checks
+from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
@@ -242,11 +242,6 @@ def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
     visible = check_names(parse_tests(tests))
     combined = check_names(parse_tests(combined_tests(tests, probes))) if probes else visible
     return visible, combined - visible
-
-
-def user_checks(state: State) -> str:
-    """What every candidate must pass: the user's tests, then the task's examples (task_checks)."""
-    return with_task_checks(state["tests"], state.get("task_checks") or [])
 
 
 def combined_tests(tests: str, probes: str) -> str:

@@ -11,7 +11,7 @@ from langchain_core.messages import BaseMessage
 from codeheal.context import Context
 from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
-from codeheal.evaluation.examples import called_functions, task_checks, with_task_checks
+from codeheal.evaluation.examples import called_functions, task_checks, user_checks
 from codeheal.forms.base import Form
 from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.module.prompts import (
@@ -88,7 +88,7 @@ class ModuleForm(Form):
             last_code = history[-1]["code"] if context.policy.show_failed_code else ""
         messages = actor_messages(
             task=state["task"],
-            tests=with_task_checks(state["tests"], state.get("task_checks") or []),
+            tests=user_checks(state),
             entry_point=state.get("entry_point"),
             reflections=[] if fresh else state.get("reflections") or [],
             memory=context.policy.memory,
@@ -114,7 +114,7 @@ class ModuleForm(Form):
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
     ) -> list[BaseMessage]:
-        return reflector_messages(task=state["task"], tests=with_task_checks(state["tests"], state.get("task_checks") or []), entry_point=state.get("entry_point"),
+        return reflector_messages(task=state["task"], tests=user_checks(state), entry_point=state.get("entry_point"),
                                   code=state["history"][-1]["code"], feedback=state["feedback"])
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
