@@ -49,9 +49,10 @@ def evaluator(state: State) -> dict:
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
-    agreement = choose_by_agreement(tested, user_checks(state), state["probes"] or "", drawn_copies(state))
+    tests, probes = user_checks(state), state["probes"] or ""
+    agreement = choose_by_agreement(tested, tests, probes, drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
-    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], user_checks(state), state["probes"] or "")
+    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], tests, probes)
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))
