@@ -27,8 +27,9 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
   the project (``apply``).
 - ``status``: the run ended with ``status`` (one of codeheal.state.Status: "passed",
-  "failed", "accepted", "stuck", "budget") after ``attempts`` attempts. Emitted once, when
-  the outcome is final.
+  "failed", "accepted", "stuck", "budget") after ``attempts`` attempts, with a ``note`` when
+  the end has a cause the status does not say (the module form: the code passes the user's
+  tests and fails only examples from the task text). Emitted once, when the outcome is final.
 """
 
 from __future__ import annotations
@@ -102,6 +103,7 @@ class RunStatus(TypedDict):
     kind: Literal["status"]
     status: Status
     attempts: int
+    note: NotRequired[str]
 
 
 ProgressEvent = RunStarted | ChangeToWrite | ModelSwitched | AttemptStarted | CandidatesWritten | AttemptTested | ReflectionWritten | RunStatus

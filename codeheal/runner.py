@@ -358,6 +358,8 @@ class _Narrator:
             elapsed = time.perf_counter() - self.started
             colour = "green" if status in ("passed", "accepted") else "red"
             self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
+            if event.get("note"):
+                self.console.print(f"  [dim]{escape(event['note'])}[/dim]")
 
     def _on_tested(self, event: AttemptTested) -> None:
         self.attempt = event["attempt"] + 1

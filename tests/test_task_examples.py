@@ -55,6 +55,27 @@ def test_with_task_examples_off_the_users_tests_alone_decide() -> None:
     assert (result["status"], result["attempts"], result["task_checks"]) == ("passed", 1, [])
 
 
+@pytest.mark.parametrize(("code", "failed", "note"), [(RIGHT, 1, True), (ONLY_UPPER, 2, False)])
+def test_a_run_failed_by_the_tasks_examples_alone_says_so(code: str, failed: int, note: bool) -> None:
+    """A task whose example is wrong fails every attempt: the end says that the user's tests
+    pass and how to turn the examples off; not when the user's tests fail too."""
+    wrong = TASK.replace("clamp(5, 0, 3)\n3", "clamp(5, 0, 3)\n4")
+    tests = TESTS + "assert clamp(-1, 0, 3) == 0\n"
+    model = ScriptedModel(messages=iter([fenced(code)] * 8))
+    chunks = list(build_graph(llm=model).compile().stream(
+        {"task": wrong, "tests": tests}, context=Context(policy="raw_error", max_attempts=2),
+        stream_mode=["custom", "values"]))
+    result = [values for mode, values in chunks if mode == "values"][-1]
+    (status,) = [event for mode, event in chunks if mode == "custom" and event["kind"] == "status"]
+    assert result["status"] != "passed"
+    assert {a.get("task_checks_failed") for a in result["history"]} == {failed}
+    expected = "passes your tests and fails 1 example(s) from the task text"
+    assert (expected in status.get("note", "")) is note
+    out = io.StringIO()
+    _Narrator(Console(file=out, width=400), Context(), reflects=False).on_event(status)
+    assert ("--no-task-examples" in out.getvalue()) is note
+
+
 def test_an_example_whose_call_the_tests_already_check_is_left_to_the_test() -> None:
     assert checks(TASK, "assert clamp(5, 0, 3) == 5\n") == ["assert clamp(-2, 0, 3) == 0"]
     assert checks(TASK, "def test_both():\n    assert clamp(5, 0, 3) == 3\n    assert clamp(-2, 0, 3) == 0\n") == []

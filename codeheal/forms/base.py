@@ -138,7 +138,7 @@ class Form(ABC):
             "previous attempt", f"attempt {attempt['attempt']}",
         ))
 
-    def attempt_fields(self, best: TestedCandidate) -> dict:
+    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
         """The form's own fields of the attempt record, from the chosen candidate."""
         return {}
 
@@ -149,3 +149,8 @@ class Form(ABC):
     def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
         """What the run's end adds to its output, and clears of its input on the thread."""
         return {}
+
+    def end_note(self, best: Attempt | None, status: Status) -> str | None:
+        """A line for the user beside the run's final status, when its end has a cause the
+        status does not say (RunStatus.note)."""
+        return None

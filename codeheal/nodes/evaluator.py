@@ -107,7 +107,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         **usage_fields(generation),
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
         sandbox_seconds=feedback["seconds"],
-        **form_of(state).attempt_fields(best),
+        **form_of(state).attempt_fields(state, best),
     )
     record["repeat"] = repeat
     if state.get("model"):

@@ -41,7 +41,10 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             "route": None,
         }
         update |= form.outcome(state, best, status)
-        emit(RunStatus(kind="status", status=status, attempts=attempts))
+        event = RunStatus(kind="status", status=status, attempts=attempts)
+        if note := form.end_note(best, status):
+            event["note"] = note
+        emit(event)
         return update
 
     return finish

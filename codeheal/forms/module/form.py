@@ -11,7 +11,12 @@ from langchain_core.messages import BaseMessage
 from codeheal.context import Context
 from codeheal.errors import InputError
 from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
-from codeheal.evaluation.examples import called_functions, task_checks, user_checks
+from codeheal.evaluation.examples import (
+    called_functions,
+    task_check_names,
+    task_checks,
+    user_checks,
+)
 from codeheal.forms.base import Form
 from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.module.prompts import (
@@ -24,7 +29,14 @@ from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import Candidate, CandidateJob, State, TestedCandidate
+from codeheal.state import (
+    Attempt,
+    Candidate,
+    CandidateJob,
+    State,
+    Status,
+    TestedCandidate,
+)
 from codeheal.steps import Steps
 from codeheal.syntax import parse_code
 from codeheal.tokens import TokenCounter
@@ -70,6 +82,18 @@ class ModuleForm(Form):
             "task_checks": task_checks(state["task"], tests, [function] if function else called_functions(tests))
             if context.module.task_examples else [],
         }
+
+    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
+        names = task_check_names(state)
+        failed = sum(f["test"] in names for f in best["feedback"]["failures"]) if names else 0
+        return {"task_checks_failed": failed} if failed else {}
+
+    def end_note(self, best: Attempt | None, status: Status) -> str | None:
+        failed = (best or {}).get("task_checks_failed") or 0
+        if status in ("passed", "accepted") or not best or not failed or best["passed_count"] + failed != best["total"]:
+            return None
+        return (f"the best code passes your tests and fails {failed} example(s) from the task text; if the "
+                "task's examples only illustrate, run again with --no-task-examples")
 
     def run_started(self, run: dict) -> RunStarted:
         started = RunStarted(kind="run_started", first="starting_code" if run["candidates"] else "model", files=0)

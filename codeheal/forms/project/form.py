@@ -198,7 +198,7 @@ class ProjectForm(Form):
     def attempt_diff(self, attempt: Attempt, previous: Attempt | None) -> str:
         return attempt.get("diff") or ""
 
-    def attempt_fields(self, best: TestedCandidate) -> dict:
+    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
         if "changes" not in best:  # the project as it is, or a reply that was not applied
             return {}
         return {"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
