@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import builtins
 import doctest
+import functools
 import operator
 import re
 from collections.abc import Callable
@@ -223,12 +224,13 @@ def _call(prompt: str, entry_point: str, arguments: str) -> str | None:
     named = {k.arg: k.value for k in call.keywords}
     if call.args or None in named or not parameters or set(named) - set(parameters):
         return None
-    if [p for p in parameters if p in named] != parameters[: len(named)]:
+    if tuple(p for p in parameters if p in named) != parameters[: len(named)]:
         return None
     return f"{entry_point}({', '.join(ast.unparse(named[p]) for p in parameters[: len(named)])})"
 
 
-def _parameters(prompt: str, entry_point: str) -> list[str]:
+@functools.lru_cache(maxsize=16)  # asked once per example line: the text is parsed once
+def _parameters(prompt: str, entry_point: str) -> tuple[str, ...]:
     """The parameters of the text's `def entry_point(...)`: the text is Python, or holds the
     definition among prose (a task around a fenced stub)."""
     try:
@@ -238,11 +240,11 @@ def _parameters(prompt: str, entry_point: str) -> list[str]:
         try:
             tree = parse_code(header[0].strip() + " pass") if header else ast.Module(body=[], type_ignores=[])
         except SyntaxError:
-            return []
+            return ()
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == entry_point:
-            return [a.arg for a in node.args.args]
-    return []
+            return tuple(a.arg for a in node.args.args)
+    return ()
 
 
 def _parses(text: str) -> bool:
