@@ -85,6 +85,9 @@ def test_an_example_whose_call_the_tests_already_check_is_left_to_the_test() -> 
     ("Add them.\n\nExample:\n    add(2, 3) == 5\n", ["assert add(2, 3) == 5"]),
     ("Add them. For example:\nadd(2, 3) returns 5\nadd(-1, 1) => 0\n", ["assert add(2, 3) == 5", "assert add(-1, 1) == 0"]),
     ("Add them.\nInput: 2, 3\nOutput: 5\n", ["assert add(2, 3) == 5"]),
+    # the separator after a comment's `#`
+    ("Add them.\n```python\nadd(2, 3)  # -> 5\nadd(1, 1)  # == 2\nadd(0, 1)  # returns 1\n```\n",
+     ["assert add(2, 3) == 5", "assert add(1, 1) == 2", "assert add(0, 1) == 1"]),
     # named arguments in the signature's order, the signature read from a stub among prose
     ("Complete it:\n```python\ndef add(a: int, b: int) -> int:\n    ...\n```\nFor b = 3, a = 2 the output should be 5\n",
      ["assert add(2, 3) == 5"]),

@@ -34,7 +34,8 @@ from codeheal.state import State
 from codeheal.syntax import parse_code
 
 ExampleSource = Literal["doctest", "inline", "none"]
-SEPARATOR = re.compile(r"\s*(?P<sep>==>|=>|->|➞|==|=|#\s*=>|#?\s*returns|should return)\s*(?P<value>.+)$")
+SEPARATOR = re.compile(r"\s*(?:#\s*)?(?P<sep>==>|=>|->|➞|==|=|returns|should return)\s*(?P<value>.+)$")
+"""What joins a call to its value on an example line, in the text or after a comment's `#`."""
 EXAMPLES_HEADING = re.compile(r"example", re.IGNORECASE)
 LOWERCASE_BOOLS = {"true": "True", "false": "False"}
 INPUT = re.compile(r"^\s*Input\s*:\s*(?P<args>.*)$")
