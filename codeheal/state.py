@@ -172,8 +172,8 @@ class Attempt(TypedDict):
     fresh_start: NotRequired[bool]
     """Written from the first attempt's prompt because the run was stuck."""
     task_checks_failed: NotRequired[int]
-    """Module form: how many of the task's checks (State.task_checks) its code failed; absent
-    when none."""
+    """Module form: how many of the task's checks (State.task_checks) its code failed (0 with
+    none)."""
     summary: str
     passed: NotRequired[bool]
     """Its evaluation passed (every expected test ran and passed)."""

@@ -86,7 +86,7 @@ class ModuleForm(Form):
     def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
         names = task_check_names(state)
         failed = sum(f["test"] in names for f in best["feedback"]["failures"]) if names else 0
-        return {"task_checks_failed": failed} if failed else {}
+        return {"task_checks_failed": failed}
 
     def end_note(self, best: Attempt | None, status: Status) -> str | None:
         failed = (best or {}).get("task_checks_failed") or 0
