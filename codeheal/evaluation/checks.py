@@ -82,6 +82,17 @@ def check_names(module: ast.Module) -> frozenset[str]:
     return frozenset(names)
 
 
+def checks_after(tests: str, block: str) -> str:
+    """The tests, then `block`'s checks, their lines after the tests' own: the tests keep their
+    line numbers, so their checks keep their names (check_names)."""
+    return tests.rstrip("\n") + "\n" + block
+
+
+def added_check_names(tests: str, block: str) -> frozenset[str]:
+    """The names `block`'s checks have once appended to the tests (checks_after)."""
+    return check_names(parse_tests(checks_after(tests, block))) - check_names(parse_tests(tests))
+
+
 def calls_name(module: ast.Module, name: str) -> bool:
     """Whether the tests refer to `name` at all (a call, an import, an attribute)."""
     for node in ast.walk(module):

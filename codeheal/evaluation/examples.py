@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.checks import added_check_names, checks_after
 from codeheal.state import State
 from codeheal.syntax import parse_code
 
@@ -333,14 +333,17 @@ def user_checks(state: State) -> str:
     """What every candidate must pass and the prompts show: the user's tests, then the task's
     checks (state's task_checks; their lines after the tests' own)."""
     checks = state.get("task_checks") or []
-    return state["tests"].rstrip("\n") + "\n" + "\n".join(checks) + "\n" if checks else state["tests"]
+    return checks_after(state["tests"], _block(checks)) if checks else state["tests"]
 
 
 def task_check_names(state: State) -> frozenset[str]:
     """The names the task's checks have among the checks user_checks(state) runs."""
-    if not state.get("task_checks"):
-        return frozenset()
-    return check_names(parse_tests(user_checks(state))) - check_names(parse_tests(state["tests"]))
+    checks = state.get("task_checks") or []
+    return added_check_names(state["tests"], _block(checks)) if checks else frozenset()
+
+
+def _block(checks: list[str]) -> str:
+    return "\n".join(checks) + "\n"
 
 
 def called_functions(tests: ast.Module) -> list[str]:

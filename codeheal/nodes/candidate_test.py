@@ -11,9 +11,9 @@ from collections.abc import Callable
 from langgraph.types import Send
 
 from codeheal.context import current_context
+from codeheal.evaluation.checks import checks_after
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
-from codeheal.nodes.selection import combined_tests
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import Candidate, CandidateJob, State
@@ -53,7 +53,7 @@ def candidate_sends(state: State) -> list[Send]:
     if state.get("task_checks"):
         shared["tests"] = user_checks(state)
     if state.get("probes"):
-        shared["tests"] = combined_tests(shared["tests"], state["probes"])
+        shared["tests"] = checks_after(shared["tests"], state["probes"])
     done = {t["index"] for t in state.get("tested") or []}
     pending = [(index, found) for index, found in enumerate(candidates_to_test(state)) if index not in done]
     if not state.get("probes"):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.evaluation.checks import check_names, parse_tests
+from codeheal.evaluation.checks import added_check_names, check_names, parse_tests
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
@@ -239,11 +239,4 @@ def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:
 
 
 def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
-    visible = check_names(parse_tests(tests))
-    combined = check_names(parse_tests(combined_tests(tests, probes))) if probes else visible
-    return visible, combined - visible
-
-
-def combined_tests(tests: str, probes: str) -> str:
-    """The user's tests, then the generated checks (their lines after the tests' own)."""
-    return tests.rstrip("\n") + "\n" + probes
+    return check_names(parse_tests(tests)), added_check_names(tests, probes) if probes else frozenset()

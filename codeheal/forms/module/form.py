@@ -89,8 +89,10 @@ class ModuleForm(Form):
         return {"task_checks_failed": failed}
 
     def end_note(self, best: Attempt | None, status: Status) -> str | None:
-        failed = (best or {}).get("task_checks_failed") or 0
-        if status in ("passed", "accepted") or not best or not failed or best["passed_count"] + failed != best["total"]:
+        if best is None or status in ("passed", "accepted"):
+            return None
+        failed = best.get("task_checks_failed") or 0
+        if not failed or best["passed_count"] + failed != best["total"]:  # the user's tests failed too
             return None
         return (f"the best code passes your tests and fails {failed} example(s) from the task text; if the "
                 "task's examples only illustrate, run again with --no-task-examples")
