@@ -142,6 +142,9 @@ def _common_flags(parser: argparse.ArgumentParser, timed: str, timeout: float | 
     default = "" if timeout is None else f" (default {timeout:g})"
     parser.add_argument("--timeout", type=float, default=timeout, metavar="S",
                         help=f"wall-clock limit of {timed}, seconds{default}")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="seed the model's samples (Context.seed): a rerun draws the same ones, and conditions "
+                        "share the samples they ask the same prompt for (default: unseeded)")
     parser.add_argument("--out", default=RESULTS, type=Path, metavar="DIR", help=f"results directory (default {RESULTS})")
 
 
@@ -154,7 +157,7 @@ def _humaneval(args: argparse.Namespace) -> int:
         select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice,
         conditions=tuple(args.conditions),
         max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
-        first_check_only=args.first_check_only, task_examples=args.task_examples,
+        first_check_only=args.first_check_only, task_examples=args.task_examples, seed=args.seed,
     )
     summary = run_benchmark(config, stderr)
     for name, result in summary["conditions"].items():
@@ -171,7 +174,7 @@ def _quixbugs(args: argparse.Namespace) -> int:
     config = QuixConfig(
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         timeout_s=args.timeout, mutants=args.mutants, data_dir=Path(args.data) if args.data else None,
-        only=tuple(args.only),
+        only=tuple(args.only), seed=args.seed,
     )
     summary = run_quixbugs(config, stderr)
     stderr.print(f"healed {summary['healed']}/{summary['programs']}, median diff of the healed "
@@ -196,7 +199,7 @@ def _seeded(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS if problems else EXIT_DONE
     config = SeededConfig(out_dir=args.out, model=args.model, base_url=args.base_url,
                           max_attempts=args.max_attempts, timeout_s=args.timeout, mutants=args.mutants,
-                          only=tuple(args.only))
+                          only=tuple(args.only), seed=args.seed)
     summary = run_seeded(config, stderr)
     stderr.print(f"healed {summary['healed']}/{summary['bugs']}, whole suite passing in "
                  f"{summary['healed_suite_passes']}, restored {summary['restored']}")

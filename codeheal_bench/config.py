@@ -23,6 +23,9 @@ class RunConfig:
     """Context.max_attempts; None: the library's own (a benchmark measures what a user gets)."""
     timeout_s: float | None = 10.0
     """Context.timeout_s: the limit of one test run; None: the library's own."""
+    seed: int | None = None
+    """Context.seed: the model's samples drawn seeded, the same in every condition where the
+    prompt is the same (common random numbers); None: unseeded, as the library's default."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "model", lasting_name(self.model))
@@ -32,7 +35,7 @@ class RunConfig:
         `settings` (by flat name, as `codeheal.resolve` takes them; None: the library's) on top;
         every other setting is the library's default (what a user gets)."""
         given = {"model": self.model, "base_url": self.base_url, "max_attempts": self.max_attempts,
-                 "timeout_s": self.timeout_s, "sandbox": "local", **settings}
+                 "timeout_s": self.timeout_s, "seed": self.seed, "sandbox": "local", **settings}
         return resolve({name: value for name, value in given.items() if value is not None}).context
 
 

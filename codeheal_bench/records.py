@@ -15,10 +15,10 @@ from codeheal.errors import CodehealError, ConfigError
 
 R = TypeVar("R", bound=Mapping[str, Any])
 T = TypeVar("T")
-ADDED_SETTINGS: dict[str, object] = {"hedge": False, "task_examples": True}
+ADDED_SETTINGS: dict[str, object] = {"hedge": False, "task_examples": True, "seed": None}
 """Settings added after records were written, each with the value under which the code runs as
 it did before the setting existed: a record without one ran so (task_examples: the benchmarks'
-visible tests are the prompts' examples, so it adds no check to them)."""
+visible tests are the prompts' examples, so it adds no check to them; seed: unseeded)."""
 
 
 class Records(Generic[R]):

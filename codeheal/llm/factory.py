@@ -51,7 +51,9 @@ def is_local(context: Context) -> bool:
 def completions_per_request(context: Context) -> int:
     """How many completions of one prompt a request may ask for (`n`): the embedded
     server's parallel slots, OpenAI's own API any number, other servers one (not every
-    OpenAI-compatible server honours `n`)."""
+    OpenAI-compatible server honours `n`); one in a seeded run (each reply has its own seed)."""
+    if context.policy.seed is not None:
+        return 1
     if is_local(context):
         from codeheal.llm.server import local_slots
 

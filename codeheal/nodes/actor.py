@@ -31,7 +31,7 @@ from codeheal.policy import (
     writes_fresh,
 )
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
-from codeheal.prompting.model_call import NO_USAGE, total_usage
+from codeheal.prompting.model_call import NO_USAGE, sample_seed, total_usage
 from codeheal.state import Route, State
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
@@ -129,6 +129,7 @@ class Calls:
             replies = yield ModelCall(
                 model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
                 max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
+                seed=sample_seed(self.context.policy.seed, self.attempt, len(self.usages)),
             )
             self.usages += [usage for _, usage in replies]
             candidates += [draw.candidate(reply) for reply, _ in replies]

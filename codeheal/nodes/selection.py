@@ -28,7 +28,7 @@ from codeheal.nodes.actor import uses_prefill
 from codeheal.policy import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
-from codeheal.prompting.model_call import charged, total_usage
+from codeheal.prompting.model_call import charged, sample_seed, total_usage
 from codeheal.prompting.probes import probe_messages
 from codeheal.state import Feedback, Selection, State, TestedCandidate
 from codeheal.steps import ModelCall, Steps
@@ -89,6 +89,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         replies = yield ModelCall(
             llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
             per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
+            seed=sample_seed(context.policy.seed, (state.get("attempts") or 0) + 1, drawn),
         )
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]

@@ -1,4 +1,4 @@
-"""Calling the chat model: timing, token counts, and transport faults turned into clear errors."""
+"""Calling the chat model: timing, token counts, seeds, and transport faults turned into clear errors."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ class ModelCall:
     """Ask `model` for `samples` replies to `messages`, asking for up to `per_call` of them in
     each request (one prompt prefill shared by several completions). A final assistant
     message in `messages` is a prefill the model continues; generation stops at any of
-    `stop`, and after `max_tokens` completion tokens per reply when given. Its replies are a
-    list of `Reply`."""
+    `stop`, and after `max_tokens` completion tokens per reply when given. With a `seed`, each
+    reply is its own request, the i-th (from 0) seeded `seed + i`. Its replies are a list of
+    `Reply`."""
 
     model: BaseChatModel
     messages: list[BaseMessage]
@@ -41,6 +42,18 @@ class ModelCall:
     samples: int = 1
     per_call: int = 1
     max_tokens: int | None = None
+    seed: int | None = None
+
+
+SEED_STRIDE = 1000
+"""A seeded run's replies of attempt k start at seed + SEED_STRIDE * (k - 1) (sample_seed)."""
+
+
+def sample_seed(seed: int | None, attempt: int, drawn: int) -> int | None:
+    """The seed of the next reply of attempt `attempt` (from 1), after `drawn` replies of that
+    attempt, in a run seeded `seed` (Context.seed); None in an unseeded run. Keyed by place,
+    not by prompt: two policies' fresh samples in the same place are the same sample."""
+    return None if seed is None else seed + SEED_STRIDE * (attempt - 1) + drawn
 
 
 def invoke_model(call: ModelCall) -> list[Reply]:
@@ -77,6 +90,10 @@ class _Collected:
         if wanted <= 0:
             return None
         self.started = time.perf_counter()
+        if self.call.seed is not None:
+            # One completion per request: a server gives every completion of a request the
+            # request's seed (llama.cpp's would repeat one sample).
+            return {**_call_options(self.call.stop, 1, self.call.max_tokens), "seed": self.call.seed + len(self.replies)}
         return _call_options(self.call.stop, min(self.call.per_call, wanted), self.call.max_tokens)
 
     def add(self, result: LLMResult) -> None:

@@ -52,6 +52,9 @@ def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[objec
             raise ConfigError(f"{name} must be between 0 and {_BETWEEN[name]}, got {value!r}")
     if values.get("max_tokens") is not None and (not isinstance(values["max_tokens"], int) or values["max_tokens"] < 1):
         raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {values['max_tokens']!r}")
+    if values.get("seed") is not None and (isinstance(values["seed"], bool) or not isinstance(values["seed"], int)
+                                           or values["seed"] < 0):
+        raise ConfigError(f"seed must be an integer >= 0 or None, got {values['seed']!r}")
     if values.get("timeout_s") is not None and not values["timeout_s"] > 0:
         raise ConfigError(f"timeout_s must be > 0 seconds or None, got {values['timeout_s']!r}")
     if "e2b_lifetime_s" in values and (not isinstance(values["e2b_lifetime_s"], int) or values["e2b_lifetime_s"] < 1):

@@ -84,6 +84,15 @@ class Policy:
         "Added to retry_temperature for each retry after the first (up to 1.0, "
         "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
     )
+    seed: int | None = setting(
+        None,
+        "Seed of the model's sampling, for runs that repeat: each reply gets its own seed (the "
+        "seed, plus 1000 per attempt after the first, plus the reply's place in its attempt), "
+        "so a rerun draws the same samples, and two policies draw the same fresh samples where "
+        "they ask the same prompt. Needs a server that honours `seed` (llama.cpp, so the "
+        "embedded model, does; OpenAI's is best effort); each reply is then a request of its "
+        "own. None: unseeded.",
+    )
     show_failed_code: bool = setting(
         False,
         "Show the failed attempt's code in the retry prompt (module form). Off by default: "
