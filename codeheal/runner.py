@@ -124,7 +124,8 @@ def run_with_progress(
     keys = OUTPUT_KEYS + form_of(values).output_keys
     totals = narrator.totals(values, calls.count)
     console.print(f"[dim]{totals_line(totals)}[/dim]", soft_wrap=True)  # one line, however long
-    return RunReport(**{key: values[key] for key in keys}, totals=totals)
+    report = RunReport(**{key: values[key] for key in keys}, totals=totals)
+    return RunReport(**report, note=narrator.note) if narrator.note else report
 
 
 def totals_line(totals: RunTotals) -> str:
@@ -278,6 +279,8 @@ class _Narrator:
         """The run's first attempt tests what it was given (the project, the starting code)."""
         self.screened: set[int] = set()
         """Attempts whose candidates were one-line mutations, written without the model."""
+        self.note: str | None = None
+        """The run's end note (the status event's), once it ended with one."""
 
     def totals(self, values: dict, model_calls: int) -> RunTotals:
         """What the run cost and what healed it, from its final state."""
@@ -359,6 +362,7 @@ class _Narrator:
             colour = "green" if status in ("passed", "accepted") else "red"
             self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
             if event.get("note"):
+                self.note = event["note"]
                 self.console.print(f"  [dim]{escape(event['note'])}[/dim]")
 
     def _on_tested(self, event: AttemptTested) -> None:

@@ -330,6 +330,9 @@ class RunReport(OutputState):
     form: FormName
     """"module" (a function and its tests) or "project" (a project's test command)."""
     totals: NotRequired[RunTotals]
+    note: NotRequired[str]
+    """What the status alone does not say, when there is something (the `status` progress
+    event's note: Form.end_note)."""
 
 
 class ThreadMemory(TypedDict):

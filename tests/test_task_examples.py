@@ -10,11 +10,12 @@ import io
 import pytest
 from doubles import ScriptedModel, fenced
 from rich.console import Console
+from scripted_openai import ScriptedServer
 
 from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings
 from codeheal.evaluation.examples import called_functions, task_checks, user_checks
-from codeheal.runner import _Narrator
+from codeheal.runner import _Narrator, run_with_progress
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems
 
@@ -74,6 +75,20 @@ def test_a_run_failed_by_the_tasks_examples_alone_says_so(code: str, failed: int
     out = io.StringIO()
     _Narrator(Console(file=out, width=400), Context(), reflects=False).on_event(status)
     assert ("--no-task-examples" in out.getvalue()) is note
+
+
+def test_the_runs_result_carries_its_end_note_where_json_prints_it(tmp_path) -> None:
+    wrong = TASK.replace("clamp(5, 0, 3)\n3", "clamp(5, 0, 3)\n4")
+    settings = {"policy": "raw_error", "max_attempts": 2}
+    with ScriptedServer(lambda body: fenced(RIGHT)) as server:
+        settings |= {"model": "scripted", "base_url": server.url}
+        quiet = Console(file=io.StringIO())
+        failed = run_with_progress({"task": wrong, "tests": TESTS}, settings, "wrong", quiet,
+                                   checkpointer=str(tmp_path / "runs.sqlite"))
+        passed = run_with_progress({"task": TASK, "tests": TESTS}, settings, "right", quiet,
+                                   checkpointer=str(tmp_path / "runs.sqlite"))
+    assert failed["status"] == "failed" and "fails 1 example(s) from the task text" in failed["note"]
+    assert passed["status"] == "passed" and "note" not in passed
 
 
 def test_an_example_whose_call_the_tests_already_check_is_left_to_the_test() -> None:
