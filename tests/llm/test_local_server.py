@@ -195,3 +195,20 @@ def test_the_embedded_server_counts_a_prompt_as_it_bills_it() -> None:
     messages = [SystemMessage("You are a careful Python programmer."), HumanMessage("Fix this:\n" + code[:1500])]
     billed = model.invoke(messages).usage_metadata["input_tokens"]
     assert billed <= counter.prompt_tokens(messages) <= billed + 16
+
+
+@pytest.mark.model
+def test_a_seeded_call_to_the_embedded_model_repeats_and_each_reply_has_its_own_seed() -> None:
+    """llama.cpp honours the request's seed: the same seeded call twice gives the same replies
+    at a high temperature, and a call's two replies (seeds 5 and 6) differ (Policy.seed)."""
+    from langchain_core.messages import HumanMessage
+
+    from codeheal import Context
+    from codeheal.llm.factory import chat_model
+    from codeheal.prompting.model_call import ModelCall, invoke_model
+
+    model = chat_model(Context(model="local-0.5b"), 1.0, 16)
+    call = ModelCall(model, [HumanMessage("Write ten random English words.")], samples=2, seed=5)
+    first, again = invoke_model(call), invoke_model(call)
+    assert [text for text, _ in first] == [text for text, _ in again]
+    assert first[0][0] != first[1][0]
