@@ -143,7 +143,7 @@ def _common_flags(parser: argparse.ArgumentParser, timed: str, timeout: float | 
     parser.add_argument("--timeout", type=float, default=timeout, metavar="S",
                         help=f"wall-clock limit of {timed}, seconds{default}")
     parser.add_argument("--seed", type=int, metavar="N",
-                        help="seed the model's samples (Context.seed): a rerun draws the same ones, and conditions "
+                        help="seed the model's samples (Policy.seed): a rerun draws the same ones, and conditions "
                         "share the samples they ask the same prompt for (default: unseeded)")
     parser.add_argument("--out", default=RESULTS, type=Path, metavar="DIR", help=f"results directory (default {RESULTS})")
 

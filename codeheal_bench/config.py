@@ -24,7 +24,7 @@ class RunConfig:
     timeout_s: float | None = 10.0
     """Context.timeout_s: the limit of one test run; None: the library's own."""
     seed: int | None = None
-    """Context.seed: the model's samples drawn seeded, the same in every condition where the
+    """Policy.seed: the model's samples drawn seeded, the same in every condition where the
     prompt is the same (common random numbers); None: unseeded, as the library's default."""
 
     def __post_init__(self) -> None:

@@ -51,7 +51,7 @@ SEED_STRIDE = 1000
 
 def sample_seed(seed: int | None, attempt: int, drawn: int) -> int | None:
     """The seed of the next reply of attempt `attempt` (from 1), after `drawn` replies of that
-    attempt, in a run seeded `seed` (Context.seed); None in an unseeded run. Keyed by place,
+    attempt, in a run seeded `seed` (Policy.seed); None in an unseeded run. Keyed by place,
     not by prompt: two policies' fresh samples in the same place are the same sample."""
     return None if seed is None else seed + SEED_STRIDE * (attempt - 1) + drawn
 
