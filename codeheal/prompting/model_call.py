@@ -91,8 +91,8 @@ class _Collected:
             return None
         self.started = time.perf_counter()
         if self.call.seed is not None:
-            # One completion per request: a server gives every completion of a request the
-            # request's seed (llama.cpp's would repeat one sample).
+            # One completion per request: a request carries one seed, and each reply needs
+            # its own (the embedded server answers one completion per request anyway).
             return {**_call_options(self.call.stop, 1, self.call.max_tokens), "seed": self.call.seed + len(self.replies)}
         return _call_options(self.call.stop, min(self.call.per_call, wanted), self.call.max_tokens)
 
