@@ -14,6 +14,7 @@ from codeheal import Context, build_graph
 from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
 from codeheal.prompting.model_call import ModelCall, invoke_model
+from codeheal.prompting.probes import PROBE_SYSTEM
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 MULTIPLY = "def add(a, b):\n    return a * b\n"
@@ -54,6 +55,33 @@ def test_two_policies_draw_the_same_fresh_sample_in_the_same_place():
     assert [r.get("seed") for r in hedged][:3] == [7, 1007, 1008]
     assert hedged[2]["seed"] == fresh[2]["seed"] and hedged[2]["messages"] == fresh[2]["messages"]
     assert hedged[1]["messages"] != fresh[1]["messages"]  # the shown sample's prompt
+
+
+def by_role(body: dict) -> str:
+    """Attempt 1 subtracts, every later attempt adds; a lesson, and inputs for the choice by
+    execution, where asked (the reply does not depend on the seed)."""
+    messages = body["messages"]
+    if messages[0]["content"] == PROBE_SYSTEM:
+        return fenced("add(1, 2)\nadd(0, 5)\n")
+    if not is_actor(messages):
+        return "add subtracts: return a + b."
+    return fenced(BAD_ADD if len([m for m in messages if m["role"] == "user"]) == 1 and body.get("seed") == 3
+                  else GOOD_ADD)
+
+
+@pytest.mark.parametrize(("settings", "asks"), [
+    ({"policy": "self_heal"}, "a lesson"),
+    ({"policy": "sample_first", "select_samples": 2}, "generated inputs"),
+])
+def test_every_model_call_of_a_seeded_run_is_seeded_at_any_temperature(settings: dict, asks: str) -> None:
+    with ScriptedServer(by_role) as server:
+        given = {"model": "scripted", "base_url": server.url, "seed": 3, "temperature": 0.5, **settings}
+        # one assert and a named function: a pass is followed by the choice by execution where asked
+        weak = {**TASK, "tests": "assert add(2, 3) == 5\n", "entry_point": "add"}
+        result = build_graph().compile().invoke(weak, context=resolve(given).context)
+    other = [r for r in server.requests if not is_actor(r["messages"])]  # the lesson, or the inputs
+    assert result["status"] == "passed" and other, asks
+    assert all(isinstance(r.get("seed"), int) for r in server.requests), [r.get("seed") for r in server.requests]
 
 
 def test_an_unseeded_run_sends_no_seed():

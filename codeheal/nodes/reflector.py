@@ -14,7 +14,7 @@ from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
 from codeheal.policy import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
-from codeheal.prompting.model_call import charged
+from codeheal.prompting.model_call import charged, sample_seed
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -43,7 +43,9 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         )
         if not allowance:
             return {"stop_reason": "budget"}
-        ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance)
+        # In a seeded run the lesson is seeded as the attempt it is written for (one reply, its own prompt).
+        seed = sample_seed(context.policy.seed, last["attempt"] + 1, 0)
+        ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
         lesson = condense_lesson(reply)
         last = {**charged(last, usage), "reflection": lesson}
         emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))

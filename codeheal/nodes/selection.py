@@ -74,12 +74,14 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
             return {"select_round": 2} if second_round else {"probes": None}
         usages = []
+        attempt = (state.get("attempts") or 0) + 1  # the choice is an attempt of its own
         if not second_round:
-            emit(AttemptStarted(kind="attempt_started", attempt=(state.get("attempts") or 0) + 1,
+            emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                                 max_attempts=attempt_limit(state, context)))
             ((probe_reply, probe_usage),) = yield ModelCall(
                 llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
                 max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
+                seed=sample_seed(context.policy.seed, attempt, 0),
             )
             probes = parse_probes(probe_reply, entry_point)
             if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
@@ -89,7 +91,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         replies = yield ModelCall(
             llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
             per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
-            seed=sample_seed(context.policy.seed, (state.get("attempts") or 0) + 1, drawn),
+            seed=sample_seed(context.policy.seed, attempt, drawn),
         )
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]
