@@ -125,7 +125,9 @@ def run_with_progress(
     totals = narrator.totals(values, calls.count)
     console.print(f"[dim]{totals_line(totals)}[/dim]", soft_wrap=True)  # one line, however long
     report = RunReport(**{key: values[key] for key in keys}, totals=totals)
-    return RunReport(**report, note=narrator.note) if narrator.note else report
+    if narrator.note:
+        report["note"] = narrator.note
+    return report
 
 
 def totals_line(totals: RunTotals) -> str:
