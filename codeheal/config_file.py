@@ -32,7 +32,7 @@ from typing import Literal
 from codeheal.context import CHOICES, SETTINGS
 from codeheal.errors import ConfigError
 from codeheal.settings.checks import COMMANDS, NOT_FOR
-from codeheal.settings.values import is_sequence, kind
+from codeheal.settings.values import expected, fits, is_sequence, kind
 from codeheal.state import FormName
 
 Command = Literal["solve", "fix"]
@@ -156,8 +156,6 @@ def _checked(path: Path, where: str, key: str, value: object, name: str) -> obje
     allowed = CHOICES.get(name)
     if allowed is not None and value not in allowed:
         raise ConfigError(f"{path}: [{where}] {key} must be one of {', '.join(map(repr, allowed))}, got {value!r}")
-    if plain is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if type(value) is not plain:
-        raise ConfigError(f"{path}: [{where}] {key} must be of type {plain.__name__}, got {value!r}")
-    return value
+    if not fits(SETTINGS[name].hint, value):
+        raise ConfigError(f"{path}: [{where}] {key} must be {expected(SETTINGS[name].hint)}, got {value!r}")
+    return float(value) if plain is float else value

@@ -160,7 +160,7 @@ class Context:
 
     def __post_init__(self) -> None:
         values, sources = _layered({"given": _flat(self)})
-        check_values(values, CHOICES)
+        check_values(values, CHOICES, HINTS)
         contradictions(values, sources)
         for field in dataclasses.fields(self):
             setattr(self, field.name, _field_value(values, field.name))
@@ -225,6 +225,8 @@ CHOICES = {
     **{name: allowed for name, spec in SETTINGS.items() if (allowed := choices(spec.hint)) is not None},
 }
 """The values each setting of a few allows: a preset's name, or a Literal's."""
+HINTS = {name: spec.hint for name, spec in SETTINGS.items()}
+"""Every setting's type annotation, by flat name: the plain type its value must have."""
 
 
 def settings_of(context: Context) -> dict[str, object]:
@@ -354,7 +356,7 @@ def resolve(
     layers = {layer: dict(values) for layer, values in (("config", config), ("saved", saved), ("given", given))
               if values}
     values, sources = _layered(layers, form)
-    check_values(values, CHOICES)
+    check_values(values, CHOICES, HINTS)
     contradictions(values, sources)
     if form is not None:
         check_form(form, sources)

@@ -15,6 +15,7 @@ from codeheal import Context, build_graph
 from codeheal.cli import _parser, _typed_settings, main
 from codeheal.config_file import NO_FLAG, applies
 from codeheal.context import (
+    CHOICES,
     DEFAULT_POLICY,
     SETTINGS,
     Policy,
@@ -25,6 +26,7 @@ from codeheal.context import (
 from codeheal.errors import ConfigError
 from codeheal.llm.weights import LOCAL_MODELS, lasting_name
 from codeheal.settings.presets import MODULE_POLICIES, default_policy
+from codeheal.settings.values import is_sequence, kind, optional
 
 TASK = "Add two numbers."
 
@@ -263,3 +265,34 @@ def test_help_shows_the_everyday_options_and_help_all_every_one(capsys):
         assert "--retry-samples" not in everyday and "--retry-samples" in every
         assert set(everyday) < set(every)
     assert "--mutants" in _options(["fix", "--help"], capsys)
+
+
+def _wrong_values(name: str) -> list[object]:
+    """Values of another type than setting `name`'s: each must be refused, not read loosely
+    ("false" is truthy, True is the integer 1)."""
+    hint = SETTINGS[name].hint
+    if is_sequence(hint):
+        return ["gpt-4o-mini", [1]]
+    return {bool: ["false", 0, None], int: [True, 2.5, "3"], float: [True, "0.5"], str: [5, b"x"]}[kind(hint)]
+
+
+@pytest.mark.parametrize("name", [name for name in SETTINGS if name not in CHOICES])
+def test_every_setting_refuses_a_value_of_another_type_naming_it(name: str):
+    for value in _wrong_values(name):
+        if value is None and optional(SETTINGS[name].hint):
+            continue
+        with pytest.raises(ConfigError, match=rf"^{name} must be "):
+            resolve({name: value})
+
+
+def test_a_studio_dict_with_a_switch_as_text_is_refused_not_read_as_true():
+    with pytest.raises(ConfigError, match="feedback must be true or false, got 'false'"):
+        resolve_context({"policy": {"name": "resample", "feedback": "false"}})
+    with pytest.raises(ConfigError, match="max_attempts must be an integer, got True"):
+        Context(max_attempts=True)
+
+
+def test_values_of_the_setting_s_own_type_are_taken():
+    context = resolve({"temperature": 1, "seed": None, "max_tokens": None, "then_models": ["gpt-4o-mini"],
+                       "timeout_s": 5}).context
+    assert (context.policy.temperature, context.policy.seed, context.max_tokens) == (1, None, None)

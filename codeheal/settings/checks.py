@@ -12,7 +12,7 @@ from codeheal.errors import ConfigError
 from codeheal.forms.module.settings import MODULE_SWITCHES, ModuleSettings
 from codeheal.forms.project.settings import SET_BY_FORM, ProjectSettings
 from codeheal.settings.presets import PRESETS
-from codeheal.settings.values import one_of
+from codeheal.settings.values import expected, fits, one_of
 from codeheal.state import FormName
 
 Layer = Literal["default", "environment", "config", "saved", "given"]
@@ -39,21 +39,25 @@ _AT_LEAST = {
 _BETWEEN = {"temperature": 2, "retry_temperature": 2, "temperature_step": 1}
 
 
-def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[object, ...]] | None = None) -> None:
+def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[object, ...]] | None = None,
+                 hints: Mapping[str, object] | None = None) -> None:
     """Raise ConfigError naming the first setting of `values` whose value it does not allow;
-    `choices`: the values each Literal-typed setting allows."""
+    `choices`: the values each Literal-typed setting allows; `hints`: each setting's type
+    annotation, whose plain type its value must have (values.fits: a switch given "false" or
+    1 is refused, not read as true)."""
     allowed = {"policy": tuple(PRESETS), **(choices or {})}
     for name, value in values.items():
         if name in allowed and value not in allowed[name]:
             raise ConfigError(f"{name} must be {one_of(allowed[name])}, got {value!r}")
+        if name not in allowed and hints and name in hints and not fits(hints[name], value):
+            raise ConfigError(f"{name} must be {expected(hints[name])}, got {value!r}")
         if name in _AT_LEAST and (not isinstance(value, int) or value < _AT_LEAST[name]):
             raise ConfigError(f"{name} must be an integer >= {_AT_LEAST[name]}, got {value!r}")
         if name in _BETWEEN and not (isinstance(value, int | float) and 0 <= value <= _BETWEEN[name]):
             raise ConfigError(f"{name} must be between 0 and {_BETWEEN[name]}, got {value!r}")
     if values.get("max_tokens") is not None and (not isinstance(values["max_tokens"], int) or values["max_tokens"] < 1):
         raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {values['max_tokens']!r}")
-    if values.get("seed") is not None and (isinstance(values["seed"], bool) or not isinstance(values["seed"], int)
-                                           or values["seed"] < 0):
+    if values.get("seed") is not None and (not isinstance(values["seed"], int) or values["seed"] < 0):
         raise ConfigError(f"seed must be an integer >= 0 or None, got {values['seed']!r}")
     if values.get("timeout_s") is not None and not values["timeout_s"] > 0:
         raise ConfigError(f"timeout_s must be > 0 seconds or None, got {values['timeout_s']!r}")

@@ -67,6 +67,28 @@ def from_text(name: str, hint: object, text: str, where: str) -> object:
         raise ConfigError(f"{where}={text!r} is not a valid {plain.__name__}") from None
 
 
+def fits(hint: object, value: object) -> bool:
+    """Whether `value` is of a setting's plain type: a bool for a bool (not 1, not "false"), an
+    int for an int (not a bool), an int or float for a float, a string for a string, None
+    where the setting allows it, a tuple or list of strings for a sequence."""
+    if value is None:
+        return optional(hint)
+    if is_sequence(hint):
+        return isinstance(value, tuple | list) and all(isinstance(v, str) for v in value)
+    plain = kind(hint)
+    if plain is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return type(value) is plain
+
+
+def expected(hint: object) -> str:
+    """A setting's plain type as an error names it."""
+    if is_sequence(hint):
+        return "a list of strings"
+    text = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}[kind(hint)]
+    return text + (" or None" if optional(hint) else "")
+
+
 def one_of(allowed: tuple[object, ...]) -> str:
     """`allowed` as text: "a", "b" or "c"."""
     quoted = [f'"{value}"' for value in allowed]
