@@ -300,7 +300,7 @@ def _layered(layers: Mapping[Layer, Mapping[str, object]],
     named_at = max(i for i, (_, layer) in enumerate(stack) if "policy" in layer)
     name = stack[named_at][1]["policy"]
     if name not in PRESETS:
-        check_values({"policy": name})
+        check_values({"policy": name}, CHOICES, HINTS)
     preset = {**{k: getattr(PRESETS[name], k) for k in SWITCHES}, **PRESET_LIMITS.get(name, {})}
     values: dict[str, object] = {}
     sources: dict[str, str] = {}

@@ -12,7 +12,7 @@ from codeheal.errors import ConfigError
 from codeheal.forms.module.settings import MODULE_SWITCHES, ModuleSettings
 from codeheal.forms.project.settings import SET_BY_FORM, ProjectSettings
 from codeheal.settings.presets import PRESETS
-from codeheal.settings.values import expected, fits, one_of
+from codeheal.settings.values import expected, fits, one_of, optional
 from codeheal.state import FormName
 
 Layer = Literal["default", "environment", "config", "saved", "given"]
@@ -35,36 +35,35 @@ NOT_FOR: dict[FormName, dict[str, str]] = {
 COMMANDS: dict[FormName, str] = {"module": "`codeheal solve` (module form)", "project": "`codeheal fix` (project form)"}
 _AT_LEAST = {
     "max_attempts": 1, "memory": 0, "retry_samples": 1, "fresh_attempts": 0, "select_samples": 0, "mutants": 0,
+    "max_tokens": 1, "seed": 0, "e2b_lifetime_s": 1, "context_size": 0,
 }
+"""The integer settings' least values (None, where a setting allows it, is no bound)."""
+_UNITS = {"e2b_lifetime_s": " second", "context_size": " tokens"}
 _BETWEEN = {"temperature": 2, "retry_temperature": 2, "temperature_step": 1}
 
 
-def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[object, ...]] | None = None,
-                 hints: Mapping[str, object] | None = None) -> None:
+def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[object, ...]],
+                 hints: Mapping[str, object]) -> None:
     """Raise ConfigError naming the first setting of `values` whose value it does not allow;
     `choices`: the values each Literal-typed setting allows; `hints`: each setting's type
     annotation, whose plain type its value must have (values.fits: a switch given "false" or
-    1 is refused, not read as true)."""
-    allowed = {"policy": tuple(PRESETS), **(choices or {})}
+    1 is refused, not read as true), checked before its bounds."""
+    allowed = {"policy": tuple(PRESETS), **choices}
     for name, value in values.items():
-        if name in allowed and value not in allowed[name]:
-            raise ConfigError(f"{name} must be {one_of(allowed[name])}, got {value!r}")
-        if name not in allowed and hints and name in hints and not fits(hints[name], value):
+        if name in allowed:
+            if value not in allowed[name]:
+                raise ConfigError(f"{name} must be {one_of(allowed[name])}, got {value!r}")
+            continue
+        if not fits(hints[name], value):
             raise ConfigError(f"{name} must be {expected(hints[name])}, got {value!r}")
-        if name in _AT_LEAST and (not isinstance(value, int) or value < _AT_LEAST[name]):
-            raise ConfigError(f"{name} must be an integer >= {_AT_LEAST[name]}, got {value!r}")
-        if name in _BETWEEN and not (isinstance(value, int | float) and 0 <= value <= _BETWEEN[name]):
+        if name in _AT_LEAST and value is not None and value < _AT_LEAST[name]:
+            none = " or None" if optional(hints[name]) else ""
+            raise ConfigError(f"{name} must be an integer >= {_AT_LEAST[name]}{_UNITS.get(name, '')}{none}, "
+                              f"got {value!r}")
+        if name in _BETWEEN and not 0 <= value <= _BETWEEN[name]:
             raise ConfigError(f"{name} must be between 0 and {_BETWEEN[name]}, got {value!r}")
-    if values.get("max_tokens") is not None and (not isinstance(values["max_tokens"], int) or values["max_tokens"] < 1):
-        raise ConfigError(f"max_tokens must be an integer >= 1 or None, got {values['max_tokens']!r}")
-    if values.get("seed") is not None and (not isinstance(values["seed"], int) or values["seed"] < 0):
-        raise ConfigError(f"seed must be an integer >= 0 or None, got {values['seed']!r}")
     if values.get("timeout_s") is not None and not values["timeout_s"] > 0:
         raise ConfigError(f"timeout_s must be > 0 seconds or None, got {values['timeout_s']!r}")
-    if "e2b_lifetime_s" in values and (not isinstance(values["e2b_lifetime_s"], int) or values["e2b_lifetime_s"] < 1):
-        raise ConfigError(f"e2b_lifetime_s must be an integer >= 1 second, got {values['e2b_lifetime_s']!r}")
-    if "context_size" in values and (not isinstance(values["context_size"], int) or values["context_size"] < 0):
-        raise ConfigError(f"context_size must be an integer >= 0 tokens, got {values['context_size']!r}")
     if "model" in values and not values["model"]:
         raise ConfigError("model must not be empty")
     if "then_models" in values:
