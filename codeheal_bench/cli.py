@@ -97,6 +97,8 @@ def parser() -> argparse.ArgumentParser:
 def _preset_flags(parser: argparse.ArgumentParser) -> None:
     """The flags of a benchmark of the policy presets on problems (HumanEval, MBPP)."""
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N problems")
+    parser.add_argument("--skip", type=int, default=0, metavar="N",
+                        help="pass over the first N problems of the slice, then --limit: a later stretch (default 0)")
     parser.add_argument("--concurrency", type=int, default=1, metavar="K",
                         help="problems run at once (default 1); give the embedded model K parallel slots "
                         "with CODEHEAL_LOCAL_SLOTS=K")
@@ -153,8 +155,8 @@ def _humaneval(args: argparse.Namespace) -> int:
 
     config = BenchConfig(
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
-        concurrency=args.concurrency, limit=args.limit, timeout_s=args.timeout, retry_samples=args.retry_samples,
-        select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice,
+        concurrency=args.concurrency, limit=args.limit, skip=args.skip, timeout_s=args.timeout,
+        retry_samples=args.retry_samples, select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice,
         conditions=tuple(args.conditions),
         max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
         first_check_only=args.first_check_only, task_examples=args.task_examples, seed=args.seed,

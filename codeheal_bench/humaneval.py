@@ -88,6 +88,9 @@ class BenchConfig(RunConfig):
     max_attempts: int = 3
     concurrency: int = 1
     limit: int | None = None
+    skip: int = 0
+    """Problems of the slice passed over before the first `limit`: a later stretch, on which no
+    choice was made (MBPP's ids 91 and up with --skip 80)."""
     retry_samples: int | None = None
     """None: the library's default."""
     select_samples: int | None = None
@@ -139,12 +142,17 @@ def task_text(problem: Problem) -> str:
 
 
 def chosen_problems(config: BenchConfig) -> list[Problem]:
-    """The problems a run covers: the slice, the first `limit`, those with at most `max_checks`;
-    with `first_check_only`, each with its first visible check alone."""
-    if config.suite == "mbpp":
-        problems = load_mbpp(config.data, config.limit, config.slice)
-    else:
-        problems = load_problems(config.limit, config.slice)
+    """The problems a run covers: the slice, past the first `skip`, the first `limit`, those with
+    at most `max_checks`; with `first_check_only`, each with its first visible check alone."""
+    if config.skip < 0:
+        raise ConfigError(f"--skip must be >= 0, got {config.skip}")
+    if config.limit is not None and config.limit < 1:
+        raise ConfigError(f"--limit must be >= 1, got {config.limit}")
+    end = None if config.limit is None else config.skip + config.limit
+    loaded = load_mbpp(config.data, end, config.slice) if config.suite == "mbpp" else load_problems(end, config.slice)
+    problems = loaded[config.skip:]
+    if not problems:
+        raise ConfigError(f"--skip {config.skip} passes over every one of the {len(loaded)} problems of the slice")
     if config.max_checks is not None:
         problems = [problem for problem in problems if problem.visible_count <= config.max_checks]
     if config.first_check_only:
@@ -188,6 +196,7 @@ def report(config: BenchConfig, problems: list[Problem], records: Records[Proble
         f"{defaults.retry_temperature:g}), the one passing most visible checks kept; {budget}; "
         f"{config.concurrency} problems at once; visible-test timeout {config.timeout_s:g} s. Problems: "
         f"{'all' if config.slice == 'all' else f'the {config.slice} slice'}"
+        f"{f', past the first {config.skip}' if config.skip else ''}"
         f"{f', the first {config.limit}' if config.limit else ''}"
         f"{f', those with at most {config.max_checks} visible checks' if config.max_checks is not None else ''}."
     )

@@ -16,7 +16,7 @@ from codeheal.errors import ConfigError
 from codeheal.evaluation.examples import task_checks
 from codeheal_bench.cli import main
 from codeheal_bench.hidden import hidden_verdict
-from codeheal_bench.humaneval import task_text
+from codeheal_bench.humaneval import BenchConfig, chosen_problems, task_text
 from codeheal_bench.mbpp import load_mbpp
 
 ITEMS = [
@@ -58,6 +58,20 @@ def test_only_the_test_split_loads_with_one_visible_assert_and_every_assert_hidd
     assert "`sum`" in summed.task and "skipping None" in summed.task
     assert [p.task_id for p in load_mbpp(data, part="tuning")] == ["Mbpp/12"]
     assert [p.task_id for p in load_mbpp(data, limit=1, part="report")] == ["Mbpp/11"]
+
+
+def test_skip_passes_over_the_first_problems_of_the_slice_before_the_limit(data: Path) -> None:
+    def chosen(**changes: object) -> list[str]:
+        config = BenchConfig(out_dir=data.parent, model="fake-coder", suite="mbpp", data=data, **changes)
+        return [p.task_id for p in chosen_problems(config)]
+
+    assert chosen(skip=1) == ["Mbpp/12", "Mbpp/13"]
+    assert chosen(skip=1, limit=1) == ["Mbpp/12"]
+    assert chosen(skip=1, limit=1, slice="report") == ["Mbpp/13"]
+    for changes, message in (({"skip": -1}, "--skip must be >= 0"), ({"limit": 0}, "--limit must be >= 1"),
+                             ({"skip": 3}, "--skip 3 passes over every one of the 3 problems")):
+        with pytest.raises(ConfigError, match=message):
+            chosen(**changes)
 
 
 def test_the_hidden_asserts_judge_reference_and_weak_code_alike_for_every_entry_point_name(data: Path) -> None:
