@@ -70,6 +70,13 @@ def count_checks(module: ast.Module) -> int:
     return sum(1 for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert))
 
 
+def one_assert(module: ast.Module) -> bool:
+    """Whether the tests' only check is one plain top-level assert (MBPP's visible test): it
+    pins one case down, and code that gets the others wrong passes it too."""
+    checks = [node for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert)]
+    return len(checks) == 1 and isinstance(checks[0], ast.Assert)
+
+
 def check_names(module: ast.Module) -> frozenset[str]:
     """The names the tests' checks have in the generated module: test functions and classes,
     and `test_line_N` for each plain top-level assert build_test_module wraps."""

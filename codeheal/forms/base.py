@@ -150,7 +150,7 @@ class Form(ABC):
         """What the run's end adds to its output, and clears of its input on the thread."""
         return {}
 
-    def end_note(self, best: Attempt | None, status: Status) -> str | None:
+    def end_note(self, state: State, best: Attempt | None, status: Status) -> str | None:
         """A line for the user beside the run's final status, when its end has a cause the
-        status does not say (RunStatus.note)."""
+        status does not say, or a pass rests on little (RunStatus.note)."""
         return None

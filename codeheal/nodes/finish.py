@@ -42,7 +42,7 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
         }
         update |= form.outcome(state, best, status)
         event = RunStatus(kind="status", status=status, attempts=attempts)
-        if note := form.end_note(best, status):
+        if note := form.end_note(state, best, status):
             event["note"] = note
         emit(event)
         return update

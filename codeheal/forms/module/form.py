@@ -10,7 +10,7 @@ from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
 from codeheal.errors import InputError
-from codeheal.evaluation.checks import calls_name, count_checks, parse_tests
+from codeheal.evaluation.checks import calls_name, count_checks, one_assert, parse_tests
 from codeheal.evaluation.examples import (
     called_functions,
     task_check_names,
@@ -40,6 +40,13 @@ from codeheal.state import (
 from codeheal.steps import Steps
 from codeheal.syntax import parse_code
 from codeheal.tokens import TokenCounter
+
+ONE_ASSERT_NOTE = (
+    "passed on one assert: it checks one case, and code that gets the others wrong passes it too "
+    "(on MBPP, whose problems show one assert, 1 pass in 5 failed the problem's other asserts); "
+    "add asserts for the other cases"
+)
+"""The end note of a pass whose tests, the task's examples included, are one assert."""
 
 
 def validate_input(state: State) -> ast.Module:
@@ -87,7 +94,9 @@ class ModuleForm(Form):
         names = task_check_names(state)
         return {"task_checks_failed": sum(f["test"] in names for f in best["feedback"]["failures"])}
 
-    def end_note(self, best: Attempt | None, status: Status) -> str | None:
+    def end_note(self, state: State, best: Attempt | None, status: Status) -> str | None:
+        if best is not None and status == "passed" and one_assert(parse_tests(user_checks(state))):
+            return ONE_ASSERT_NOTE
         if best is None or status in ("passed", "accepted"):
             return None
         failed = best.get("task_checks_failed") or 0
