@@ -156,8 +156,8 @@ def _humaneval(args: argparse.Namespace) -> int:
     config = BenchConfig(
         out_dir=args.out, model=args.model, base_url=args.base_url, max_attempts=args.max_attempts,
         concurrency=args.concurrency, limit=args.limit, skip=args.skip, timeout_s=args.timeout,
-        retry_samples=args.retry_samples, select_samples=args.select_samples, hedge=args.hedge, max_tokens=args.max_tokens, slice=args.slice,
-        conditions=tuple(args.conditions),
+        retry_samples=args.retry_samples, select_samples=args.select_samples, hedge=args.hedge,
+        max_tokens=args.max_tokens, slice=args.slice, conditions=tuple(args.conditions),
         max_checks=args.max_checks, suite=args.suite, data=args.data, report_only=args.report_only,
         first_check_only=args.first_check_only, task_examples=args.task_examples, seed=args.seed,
     )

@@ -67,14 +67,18 @@ def parse_tests(tests: str) -> ast.Module:
 
 def count_checks(module: ast.Module) -> int:
     """Test functions plus plain top-level asserts."""
-    return sum(1 for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert))
+    return len(_checks(module))
 
 
 def one_assert(module: ast.Module) -> bool:
     """Whether the tests' only check is one plain top-level assert (MBPP's visible test): it
     pins one case down, and code that gets the others wrong passes it too."""
-    checks = [node for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert)]
+    checks = _checks(module)
     return len(checks) == 1 and isinstance(checks[0], ast.Assert)
+
+
+def _checks(module: ast.Module) -> list[ast.stmt]:
+    return [node for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert)]
 
 
 def check_names(module: ast.Module) -> frozenset[str]:
