@@ -12,7 +12,7 @@ from codeheal.learning import forget
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).
 Their scripts answer a reflection after each failure; the default policies write none in the
-module form (sample_first for the embedded models, adaptive after a wrong value). Their own
+module form (hedged for the embedded models, adaptive after a wrong value). Their own
 behaviour is tested in test_policy_presets, and the real-model tests (marker `model`) run the
 default."""
 

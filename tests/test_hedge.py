@@ -86,3 +86,23 @@ def test_a_hedge_that_cannot_apply_is_refused_naming_both_settings(given: dict, 
 def test_the_project_form_refuses_a_hedge():
     with pytest.raises(ConfigError, match="hedge.*module form"):
         resolve({"hedge": True, "retry_samples": 2}, form="project")
+
+
+FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
+FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
+FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
+             "    return 'Fizz' if n % 3 == 0 else str(n)\n")
+
+
+@pytest.mark.default_policy
+@pytest.mark.parametrize("model_name", ["local", "local-1.5b", "local-0.5b"])
+def test_under_each_embedded_models_default_the_demos_first_retry_sees_its_failure(model_name: str) -> None:
+    """The demo's shape (issue 36, item 5): a wrong value of the right kind at attempt 1; the
+    first retry under the default writes one sample shown `'Fizz' == 'FizzBuzz'` and heals."""
+    model = ScriptedModel(messages=iter([fenced(FIZZ_BAD), fenced(FIZZ_GOOD), fenced(FIZZ_BAD)]))
+    result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS},
+                                                     context=Context(model=model_name, max_attempts=3))
+    assert (result["status"], result["attempts"]) == ("passed", 2)
+    shown = model.prompt(1)
+    assert FAILED_BEFORE in shown and "assert 'Fizz' == 'FizzBuzz'" in shown
+    assert model.prompt(2) == model.prompt(0)  # the other sample is fresh

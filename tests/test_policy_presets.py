@@ -52,7 +52,7 @@ def test_every_preset_is_a_policy_of_its_name_with_every_switch_of_the_loop():
 
 @pytest.mark.default_policy
 def test_the_default_is_each_embedded_models_measured_winner_and_adaptive_for_other_models():
-    assert Context().policy == Context(model="local-1.5b").policy == Policy.preset("sample_first")
+    assert Context().policy == Context(model="local-1.5b").policy == Policy.preset("hedged")
     small = Context(model="local-0.5b").policy
     assert small == Policy.preset("hedged")
     assert small.hedge and replace(small, name="sample_first", hedge=False) == Policy.preset("sample_first")
