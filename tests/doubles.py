@@ -81,3 +81,8 @@ class CountingSandbox(SyncFace):
 ADD_TESTS = "assert add(2, 3) == 5\nassert add(-1, 1) == 0\nassert add(0, 0) == 0\n"
 GOOD_ADD = "def add(a, b):\n    return a + b\n"
 BAD_ADD = "def add(a, b):\n    return a - b\n"
+FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
+"""The demo's shape: 15 is a multiple of 3 too, so a fizz that forgets 15 returns 'Fizz'."""
+FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
+FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
+             "    return 'Fizz' if n % 3 == 0 else str(n)\n")

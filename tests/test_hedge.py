@@ -5,7 +5,7 @@ retry is as the policy makes it. Refused, before any model call, where it cannot
 from __future__ import annotations
 
 import pytest
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced
+from doubles import ADD_TESTS, BAD_ADD, FIZZ_BAD, FIZZ_GOOD, FIZZ_TESTS, GOOD_ADD, ScriptedModel, fenced
 from scripted_openai import ScriptedServer, is_actor
 
 from codeheal import Context, build_graph
@@ -86,12 +86,6 @@ def test_a_hedge_that_cannot_apply_is_refused_naming_both_settings(given: dict, 
 def test_the_project_form_refuses_a_hedge():
     with pytest.raises(ConfigError, match="hedge.*module form"):
         resolve({"hedge": True, "retry_samples": 2}, form="project")
-
-
-FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
-FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
-FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
-             "    return 'Fizz' if n % 3 == 0 else str(n)\n")
 
 
 @pytest.mark.default_policy

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import fields, replace
 
 import pytest
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, ScriptedModel, fenced, rewritten
+from doubles import (ADD_TESTS, BAD_ADD, FIZZ_BAD, FIZZ_GOOD, FIZZ_TESTS, GOOD_ADD, ScriptedModel, fenced,
+                     rewritten)
 from scripted_openai import ScriptedServer, is_actor
 
 from codeheal import Context, build_graph, learning
@@ -71,12 +72,6 @@ def test_adaptive_a_retry_after_a_wrong_value_is_a_fresh_sample_and_no_lesson_is
     assert (result["status"], result["attempts"]) == ("passed", 3)
     assert len(model.calls) == 3 and model.prompt(1) == model.prompt(2) == model.prompt(0)
     assert result["reflections"] == []
-
-
-FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
-FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
-FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
-             "    return 'Fizz' if n % 3 == 0 else str(n)\n")
 
 
 @pytest.mark.default_policy
