@@ -100,6 +100,11 @@ def test_an_example_whose_call_the_tests_already_check_is_left_to_the_test() -> 
     ("Add them.\n\nExample:\n    add(2, 3) == 5\n", ["assert add(2, 3) == 5"]),
     ("Add them. For example:\nadd(2, 3) returns 5\nadd(-1, 1) => 0\n", ["assert add(2, 3) == 5", "assert add(-1, 1) == 0"]),
     ("Add them.\nInput: 2, 3\nOutput: 5\n", ["assert add(2, 3) == 5"]),
+    # a whole number that ends a sentence is that number, in every form; a decimal stays one
+    ("Add them.\nadd(2, 3) should return 5.\nadd(-1, -2) returns -3.\nadd(1, 1.5) returns 2.5.\n",
+     ["assert add(2, 3) == 5", "assert add(-1, -2) == -3", "assert add(1, 1.5) == 2.5"]),
+    ("Add them.\nInput: 2, 3\nOutput: 5.\n", ["assert add(2, 3) == 5"]),
+    ("```python\ndef add(a, b):\n    ...\n```\nFor a = 1, b = 1 the output should be 2.\n", ["assert add(1, 1) == 2"]),
     # the separator after a comment's `#`
     ("Add them.\n```python\nadd(2, 3)  # -> 5\nadd(1, 1)  # == 2\nadd(0, 1)  # returns 1\n```\n",
      ["assert add(2, 3) == 5", "assert add(1, 1) == 2", "assert add(0, 1) == 1"]),

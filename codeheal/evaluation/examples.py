@@ -131,7 +131,7 @@ def _call_checks(prompt: str, entry_point: str) -> list[str | None]:
         match = SEPARATOR.match(rest)
         if not match or (match["sep"] == "=" and index < examples_start):
             continue
-        value = match["value"].strip()
+        value = _prose_value(match["value"])
         checks.append(_assert(call, LOWERCASE_BOOLS.get(value.rstrip(".").lower(), _arithmetic_result(value))))
     return checks
 
