@@ -1,8 +1,10 @@
-"""How far any selection among what a model has written could go: over every record of a suite
-in the results folders (every condition, seed, budget and code version run so far), per model,
-the problems whose final code passed the hidden tests in at least one run, how many in at least
-half of the runs that tried them, and which rarely (in fewer than RARE of those runs). A hidden test never changes, so
-records of older code count alike. Writes one JSON file and prints a line per model:
+"""How far any selection among what a model has written could go: over every run of a suite in
+the results folders (every condition, seed, budget and code version run so far), per model, the
+problems whose final code passed the hidden tests in at least one run, how many in at least half
+of the runs that tried them, and which rarely (in fewer than RARE of those runs). A hidden test
+never changes, so runs of older code count alike. A record copied into another folder (attempt 1
+shared through one_shot's records) is one run, counted once. Writes one JSON file and prints a
+line per model:
 
     .venv/bin/python benchmarks/ever_passed.py --out benchmarks/results/ever_passed-humaneval.json
 """
@@ -21,12 +23,19 @@ RARE = 0.2
 def ever_passed(results: Path, suite: str) -> dict[str, dict]:
     """Per model: runs read, problems tried, problems passed in some run and in at least half
     of their runs, those passed in fewer than RARE of their runs, and those never passed."""
+    runs = {}
+    for path in sorted(results.glob(f"{suite}*/{suite}.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # the last line of a run killed mid-write, as codeheal_bench.records skips it
+            runs[(record["model"], record["task_id"], record["condition"], record["started_at"])] = record
     tried: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     passed: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for path in sorted(results.glob(f"{suite}*/{suite}.jsonl")):
-        for record in map(json.loads, path.read_text(encoding="utf-8").splitlines()):
-            tried[record["model"]][record["task_id"]] += 1
-            passed[record["model"]][record["task_id"]] += bool(record["hidden_passed"])
+    for record in runs.values():
+        tried[record["model"]][record["task_id"]] += 1
+        passed[record["model"]][record["task_id"]] += bool(record["hidden_passed"])
     return {
         model: {
             "runs": sum(counts.values()),
