@@ -20,9 +20,9 @@ RESULTS = Path(__file__).parent / "results"
 RARE = 0.2
 
 
-def ever_passed(results: Path, suite: str) -> dict[str, dict]:
-    """Per model: runs read, problems tried, problems passed in some run and in at least half
-    of their runs, those passed in fewer than RARE of their runs, and those never passed."""
+def read_runs(results: Path, suite: str) -> list[dict]:
+    """Every run record of the suite's folders, each once: a record copied into another folder
+    (same model, problem, condition and start) is one run."""
     runs = {}
     for path in sorted(results.glob(f"{suite}*/{suite}.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -31,9 +31,16 @@ def ever_passed(results: Path, suite: str) -> dict[str, dict]:
             except json.JSONDecodeError:
                 continue  # the last line of a run killed mid-write, as codeheal_bench.records skips it
             runs[(record["model"], record["task_id"], record["condition"], record["started_at"])] = record
+    return list(runs.values())
+
+
+def ever_passed(results: Path, suite: str) -> dict[str, dict]:
+    """Per model: runs read, problems tried, problems passed in some run and in at least half
+    of their runs, those passed in fewer than RARE of their runs, and those never passed."""
+    runs = read_runs(results, suite)
     tried: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     passed: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for record in runs.values():
+    for record in runs:
         tried[record["model"]][record["task_id"]] += 1
         passed[record["model"]][record["task_id"]] += bool(record["hidden_passed"])
     return {

@@ -1,0 +1,99 @@
+"""benchmarks/vote_ceiling.py: the pool counts a greedy first attempt once and each sample each
+time it was written; candidates are judged in the sandbox on the check's own inputs, one that
+kills the runner judged a crash; the vote picks the heaviest group that passes the visible
+checks, and a tie with the greedy code's group keeps it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scripted_openai import ScriptedServer  # noqa: E402
+
+from codeheal import Context  # noqa: E402
+from codeheal.sandboxes import sandbox_for  # noqa: E402
+from codeheal_bench.problems import load_problems  # noqa: E402
+from vote_ceiling import Pool, candidate_pools, judge, problem_reading  # noqa: E402
+from vote_samples import draw  # noqa: E402
+
+GREEDY = "def f(x):\n    return 0\n"
+SAMPLE = "def f(x):\n    return x\n"
+
+
+def _run(temperature: float, replies: list[str] | None, code: str, started_at: float) -> dict:
+    log = [{"attempt": 1, "replies": replies}] if replies is not None else [{"attempt": 1}]
+    return {"model": "m", "task_id": "P/0", "context": {"temperature": temperature}, "attempt_log": log,
+            "code": code, "status": "passed", "hidden_passed": False, "started_at": started_at}
+
+
+def test_a_greedy_first_attempt_counts_once_and_each_sample_each_time() -> None:
+    fenced = f"```python\n{SAMPLE}```"
+    runs = [_run(0.0, [GREEDY], GREEDY, 1.0), _run(0.0, [GREEDY], GREEDY, 2.0),
+            _run(0.7, [fenced], SAMPLE, 3.0), _run(0.7, [fenced], SAMPLE, 4.0),
+            _run(0.0, None, "def f(x):\n    return 1\n", 5.0)]  # an older record without replies
+    pool = candidate_pools(runs)["m"]["P/0"]
+    assert pool.greedy == {GREEDY.strip("\n"): 2}
+    assert pool.weights == {GREEDY.strip("\n"): 1, SAMPLE.strip("\n"): 2}
+
+
+def _row(visible: bool, hidden: bool, behaviour: str) -> dict:
+    return {"loads": True, "visible": visible, "hidden": hidden, "behaviour": behaviour}
+
+
+def test_the_vote_picks_the_heaviest_visible_group_and_a_tie_keeps_the_greedy_code() -> None:
+    rows = {"g": _row(True, False, "b1"), "s": _row(True, True, "b2"), "t": _row(True, True, "b2"),
+            "x": _row(False, True, "b3")}
+    outvoted = problem_reading(Pool(Counter({"g": 1, "s": 1, "t": 1, "x": 5}), Counter({"g": 1})), rows)
+    assert outvoted["vote"] and not outvoted["greedy"] and outvoted["greedy_visible_only"]
+    assert outvoted["perfect_chooser"] and not outvoted["vote_visible_only"]
+    tied = problem_reading(Pool(Counter({"g": 1, "s": 1}), Counter({"g": 1})), rows)
+    assert not tied["vote"] and tied["vote_visible_only"] and tied["vote_best"] and not tied["vote_worst"]
+
+
+def test_candidates_are_judged_in_the_sandbox_and_one_that_kills_the_runner_is_a_crash() -> None:
+    problem = next(p for p in load_problems(3) if p.task_id == "HumanEval/2")
+    right = "def truncate_number(number):\n    return number % 1.0\n"
+    also_right = "def truncate_number(number):\n    return number - int(number)\n"
+    constant = "def truncate_number(number):\n    return 0.5\n"  # passes the one visible example only
+    killer = "import os\nos._exit(3)\n"
+    rows = asyncio.run(judge(problem, [right, killer, also_right, constant], sandbox_for(Context(sandbox="local"))))
+    assert rows[right]["visible"] and rows[right]["hidden"]
+    assert rows[also_right]["behaviour"] == rows[right]["behaviour"]
+    assert rows[constant]["visible"] and not rows[constant]["hidden"]
+    assert rows[constant]["behaviour"] != rows[right]["behaviour"]
+    assert rows[killer] == {"loads": False, "visible": False, "hidden": False, "behaviour": "!crashed"}
+
+
+def test_samples_are_drawn_where_the_greedy_attempt_passed_and_pool_as_samples(tmp_path: Path) -> None:
+    problems = load_problems(4)
+    greedy = tmp_path / "greedy"
+    greedy.mkdir()
+    (greedy / "humaneval.jsonl").write_text("".join(
+        json.dumps({"condition": "one_shot", "model": "fake-coder", "task_id": p.task_id,
+                    "status": "passed" if p.task_id in ("HumanEval/1", "HumanEval/3") else "failed"}) + "\n"
+        for p in problems), encoding="utf-8")
+    temperatures = []
+
+    def script(body: dict) -> str:
+        temperatures.append(body.get("temperature"))
+        text = "\n".join(str(m.get("content", "")) for m in body["messages"])
+        problem = next(p for p in problems if f"def {p.entry_point}(" in text)
+        return f"```python\n{problem.prompt + problem.canonical_solution}\n```\n"
+
+    out = tmp_path / "samples"
+    with ScriptedServer(script) as fake:
+        asyncio.run(draw("all", 2, "fake-coder", greedy, out, base_url=fake.url, limit=1))
+        asyncio.run(draw("all", 2, "fake-coder", greedy, out, base_url=fake.url))  # resumes: HumanEval/1 is done
+    records = [json.loads(line) for line in (out / "humaneval.jsonl").read_text().splitlines()]
+    assert [(r["task_id"], r["sample_seed"]) for r in records] == [
+        ("HumanEval/1", 1), ("HumanEval/1", 2), ("HumanEval/3", 1), ("HumanEval/3", 2)]
+    assert all(r["condition"] == "one_sample" and r["hidden_passed"] for r in records)
+    assert len(temperatures) == 4 and all(t and t > 0 for t in temperatures)
+    pool = candidate_pools(records)["fake-coder"]["HumanEval/3"]
+    assert not pool.greedy and sum(pool.weights.values()) == 2
