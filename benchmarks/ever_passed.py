@@ -20,16 +20,26 @@ RESULTS = Path(__file__).parent / "results"
 RARE = 0.2
 
 
+def json_lines(path: Path) -> list[dict]:
+    """The records of a JSON-lines file (none when it is missing). A line that does not parse,
+    the last one of a run killed mid-write, is skipped, as codeheal_bench.records skips it."""
+    if not path.exists():
+        return []
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return records
+
+
 def read_runs(results: Path, suite: str) -> list[dict]:
     """Every run record of the suite's folders, each once: a record copied into another folder
     (same model, problem, condition and start) is one run."""
     runs = {}
     for path in sorted(results.glob(f"{suite}*/{suite}.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # the last line of a run killed mid-write, as codeheal_bench.records skips it
+        for record in json_lines(path):
             runs[(record["model"], record["task_id"], record["condition"], record["started_at"])] = record
     return list(runs.values())
 

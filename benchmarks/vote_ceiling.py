@@ -37,7 +37,7 @@ from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, Sandbox
 
 from codeheal_bench.problems import Problem, load_problems, slice_of
-from ever_passed import RESULTS, read_runs
+from ever_passed import RESULTS, json_lines, read_runs
 
 RUNNER = Path(__file__).with_name("vote_runner.py")
 JOB_TIMEOUT_S = 900.0
@@ -161,22 +161,9 @@ def runner_agreement(pools: dict[str, Pool], rows: dict[str, dict]) -> dict[str,
     return dict(counts)
 
 
-def load_rows(path: Path) -> dict[str, dict]:
-    if not path.exists():
-        return {}
-    rows = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        rows[item.pop("key")] = item
-    return rows
-
-
 async def judged_rows(problems: list[Problem], pools: dict[str, dict[str, Pool]], path: Path) -> dict[str, dict]:
     """Every candidate of `pools` judged, keyed by code_key; new ones appended to `path`."""
-    stored = load_rows(path)
+    stored = {item.pop("key"): item for item in json_lines(path)}
     sandbox = sandbox_for(Context(sandbox="local"))
     judged: dict[str, dict] = {}
     for number, problem in enumerate(problems, 1):

@@ -24,13 +24,14 @@ from codeheal import build_graph
 
 from codeheal_bench.humaneval import BenchConfig, condition_context, run_problem
 from codeheal_bench.problems import load_problems
+from ever_passed import json_lines
 
 CONDITION = "one_sample"
 
 
 def visible_passes(folder: Path, model: str) -> set[str]:
     """The problems whose one_shot record in `folder` passed its visible tests."""
-    rows = [json.loads(line) for line in (folder / "humaneval.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = json_lines(folder / "humaneval.jsonl")
     return {r["task_id"] for r in rows if r["condition"] == "one_shot" and r["model"] == model and r["status"] == "passed"}
 
 
@@ -39,14 +40,7 @@ async def draw(slice_name: str, samples: int, model: str, greedy: Path, out: Pat
     """Draw the samples (see the module's docstring); `limit`: the first N chosen problems only."""
     out.mkdir(parents=True, exist_ok=True)
     records = out / "humaneval.jsonl"
-    done = set()
-    if records.exists():
-        for line in records.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            done.add((row["task_id"], row["sample_seed"]))
+    done = {(row["task_id"], row["sample_seed"]) for row in json_lines(records)}
     chosen = visible_passes(greedy, BenchConfig(out_dir=out, model=model).model)
     problems = [p for p in load_problems(None, slice_name) if p.task_id in chosen][:limit]
     graph = build_graph().compile(name="codeheal")
