@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
 from doubles import CountingSandbox
 
 from codeheal.learning import forget
+
+# A run started as a background job without job control inherits SIGINT ignored, and so would
+# every CLI process a test starts (Python keeps an inherited SIG_IGN): the interrupt tests would
+# send a signal nothing hears. Ctrl-C is never ignored for a user, so the suite restores it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).
