@@ -19,6 +19,16 @@ visible-passing candidate (a perfect chooser), and any candidate at all.
     .venv/bin/python benchmarks/vote_ceiling.py --out benchmarks/results/vote_ceiling.json
 
 Judged candidates go to --rows as they finish (a rerun skips them).
+
+With --rule, the declared rule of the samples runs instead (results README): per problem of
+--samples (vote_samples.py's folder) that has all its samples, the pool is the greedy first
+attempt of --greedy's one_shot record and those samples, each weight 1; it reports how many of
+the greedy visible-pass / hidden-fail the vote turns into hidden passes, how many greedy hidden
+passes it turns into failures, and whether the first exceeds the second by at least RULE_MARGIN:
+
+    .venv/bin/python benchmarks/vote_ceiling.py --rule --model local-0.5b \\
+        --greedy benchmarks/results/humaneval-0.5b-presets --samples benchmarks/results/humaneval-samples-0.5b \\
+        --out benchmarks/results/vote_rule-0.5b.json
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from ever_passed import RESULTS, json_lines, read_runs
 RUNNER = Path(__file__).with_name("vote_runner.py")
 JOB_TIMEOUT_S = 900.0
 MODELS = ("local-1.5b", "local-0.5b")
+RULE_MARGIN = 3
 
 
 @dataclass
@@ -75,6 +86,40 @@ def candidate_pools(runs: list[dict]) -> dict[str, dict[str, Pool]]:
             for code in pool.greedy:
                 pool.weights[code] += 1
     return pools
+
+
+def first_code(run: dict) -> str:
+    """The code of a run's first reply, as the pool extracts it; the final code if none was kept."""
+    replies = (run.get("attempt_log") or [{}])[0].get("replies") or []
+    return (extract_code(replies[0]) if replies else "") or run["code"]
+
+
+def rule_pools(greedy_runs: list[dict], sample_runs: list[dict], model: str, samples: int) -> dict[str, Pool]:
+    """Per problem with `samples` samples of `model` in `sample_runs` and a one_shot record in
+    `greedy_runs`: the greedy code and the samples, each weight 1."""
+    drawn: dict[str, list[str]] = collections.defaultdict(list)
+    for run in sample_runs:
+        if run["model"] == model:
+            drawn[run["task_id"]].append(first_code(run))
+    greedy = {run["task_id"]: first_code(run) for run in greedy_runs
+              if run["model"] == model and run["condition"] == "one_shot"}
+    pools = {}
+    for task, codes in drawn.items():
+        if len(codes) >= samples and task in greedy:
+            pool = pools[task] = Pool(greedy=collections.Counter({greedy[task]: 1}))
+            pool.weights.update([greedy[task], *codes[:samples]])
+    return pools
+
+
+def rule_reading(readings: dict[str, dict[str, bool]]) -> dict:
+    """The declared rule over per-problem readings: turned, broken, and whether it is met."""
+    turned = sorted(task for task, r in readings.items() if r["greedy_visible_only"] and r["vote"])
+    broken = sorted(task for task, r in readings.items() if r["greedy"] and not r["vote"])
+    return {"problems": len(readings),
+            "greedy_visible_only": sum(r["greedy_visible_only"] for r in readings.values()),
+            "greedy": sum(r["greedy"] for r in readings.values()), "vote": sum(r["vote"] for r in readings.values()),
+            "perfect_chooser": sum(r["perfect_chooser"] for r in readings.values()),
+            "turned": turned, "broken": broken, "margin": RULE_MARGIN, "met": len(turned) - len(broken) >= RULE_MARGIN}
 
 
 def code_key(task_id: str, code: str) -> str:
@@ -187,8 +232,25 @@ def main() -> None:
     parser.add_argument("--rows", type=Path, default=RESULTS / "vote_ceiling-rows.jsonl",
                         help="where judged candidates are kept (default results/vote_ceiling-rows.jsonl)")
     parser.add_argument("--out", type=Path, required=True, help="the JSON file to write")
+    parser.add_argument("--rule", action="store_true", help="read the samples runs' declared rule (see above)")
+    parser.add_argument("--model", default="local-1.5b", help="with --rule: the model sampled")
+    parser.add_argument("--greedy", type=Path, help="with --rule: the folder of the model's one_shot records")
+    parser.add_argument("--samples", type=Path, help="with --rule: vote_samples.py's folder")
+    parser.add_argument("--per-problem", type=int, default=4, help="with --rule: samples a problem needs (default 4)")
     args = parser.parse_args()
     problems = load_problems(args.limit)
+    if args.rule:
+        if args.greedy is None or args.samples is None:
+            parser.error("--rule needs --greedy and --samples")
+        pools = rule_pools(json_lines(args.greedy / "humaneval.jsonl"), json_lines(args.samples / "humaneval.jsonl"),
+                           args.model, args.per_problem)
+        chosen = [p for p in problems if p.task_id in pools]
+        rows = asyncio.run(judged_rows(chosen, {args.model: pools}, args.rows))
+        readings = {p.task_id: problem_reading(pools[p.task_id], rows) for p in chosen}
+        result = {"model": args.model, **rule_reading(readings), "problems_read": readings}
+        print(json.dumps({k: v for k, v in result.items() if k != "problems_read"}))
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        return
     pools = candidate_pools(read_runs(args.results, "humaneval"))
     rows = asyncio.run(judged_rows(problems, {m: pools[m] for m in MODELS if m in pools}, args.rows))
     result = {}

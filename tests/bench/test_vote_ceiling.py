@@ -19,7 +19,7 @@ from scripted_openai import ScriptedServer  # noqa: E402
 from codeheal import Context  # noqa: E402
 from codeheal.sandboxes import sandbox_for  # noqa: E402
 from codeheal_bench.problems import load_problems  # noqa: E402
-from vote_ceiling import Pool, candidate_pools, judge, problem_reading  # noqa: E402
+from vote_ceiling import Pool, candidate_pools, judge, problem_reading, rule_pools, rule_reading  # noqa: E402
 from vote_samples import draw  # noqa: E402
 
 GREEDY = "def f(x):\n    return 0\n"
@@ -97,3 +97,19 @@ def test_samples_are_drawn_where_the_greedy_attempt_passed_and_pool_as_samples(t
     assert len(temperatures) == 4 and all(t and t > 0 for t in temperatures)
     pool = candidate_pools(records)["fake-coder"]["HumanEval/3"]
     assert not pool.greedy and sum(pool.weights.values()) == 2
+
+
+def test_the_rule_pools_the_greedy_code_with_a_problems_samples_and_counts_turned_against_broken() -> None:
+    greedy = [{**_run(0.0, [GREEDY], GREEDY, 1.0), "condition": "one_shot"},
+              {**_run(0.0, [GREEDY], GREEDY, 2.0), "condition": "one_shot", "task_id": "P/1"}]
+    samples = [_run(0.7, [f"```python\n{SAMPLE}```"], SAMPLE, float(n)) for n in range(4)]
+    samples.append({**_run(0.7, [SAMPLE], SAMPLE, 9.0), "task_id": "P/1"})  # one sample of 4: left out
+    pools = rule_pools(greedy, samples, "m", 4)
+    assert list(pools) == ["P/0"]
+    assert pools["P/0"].weights == {GREEDY.strip("\n"): 1, SAMPLE.strip("\n"): 4}
+    turned = {"greedy": False, "greedy_visible_only": True, "vote": True, "perfect_chooser": True}
+    broken = {"greedy": True, "greedy_visible_only": False, "vote": False, "perfect_chooser": True}
+    kept = {"greedy": True, "greedy_visible_only": False, "vote": True, "perfect_chooser": True}
+    reading = rule_reading({"a": turned, "b": broken, "c": kept, "d": turned, "e": turned})
+    assert (reading["turned"], reading["broken"], reading["met"]) == (["a", "d", "e"], ["b"], False)
+    assert rule_reading({"a": turned, "d": turned, "e": turned, "c": kept})["met"]
