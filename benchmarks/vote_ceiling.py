@@ -1,4 +1,4 @@
-"""How far choosing by execution could go on HumanEval, read from what the models have already
+"""How far choosing by execution could go on HumanEval (or MBPP), read from what the models have already
 written here, with no model call.
 
 The pool: every reply of every attempt of every run in the results folders that keep replies
@@ -17,6 +17,10 @@ would); other ties are also read both ways. Beside it: the greedy first attempt 
 visible-passing candidate (a perfect chooser), and any candidate at all.
 
     .venv/bin/python benchmarks/vote_ceiling.py --out benchmarks/results/vote_ceiling.json
+    CODEHEAL_MBPP_FILE=/path/to/mbpp.jsonl .venv/bin/python benchmarks/vote_ceiling.py --suite mbpp \\
+        --out benchmarks/results/vote_ceiling-mbpp.json
+
+On MBPP the inputs are those of the problem's asserts, the first (the visible one) among them.
 
 Judged candidates go to --rows as they finish (a rerun skips them).
 
@@ -46,6 +50,7 @@ from codeheal.prompting.extraction import extract_code
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, Sandbox
 
+from codeheal_bench.mbpp import load_mbpp
 from codeheal_bench.problems import Problem, load_problems, slice_of
 from ever_passed import RESULTS, json_lines, read_runs
 
@@ -133,7 +138,7 @@ async def judge(problem: Problem, codes: list[str], sandbox: Sandbox) -> dict[st
     remaining = list(codes)
     while remaining:
         spec = {"entry_point": problem.entry_point, "visible_tests": problem.visible_tests,
-                "hidden_test": problem.hidden_test, "reference": problem.prompt + problem.canonical_solution,
+                "hidden_test": problem.hidden_test, "reference": problem.reference,
                 "candidates": remaining}
         result = await sandbox.arun(Job(
             files={"runner.py": RUNNER.read_text(encoding="utf-8"), "problem.json": json.dumps(spec)},
@@ -228,9 +233,12 @@ async def judged_rows(problems: list[Problem], pools: dict[str, dict[str, Pool]]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", type=Path, default=RESULTS, help=f"results folder (default {RESULTS})")
-    parser.add_argument("--limit", type=int, default=None, help="the first N HumanEval problems only")
-    parser.add_argument("--rows", type=Path, default=RESULTS / "vote_ceiling-rows.jsonl",
-                        help="where judged candidates are kept (default results/vote_ceiling-rows.jsonl)")
+    parser.add_argument("--limit", type=int, default=None, help="the first N problems only")
+    parser.add_argument("--suite", default="humaneval", choices=["humaneval", "mbpp"])
+    parser.add_argument("--data", type=Path, default=None, help="with --suite mbpp: MBPP's mbpp.jsonl (else $CODEHEAL_MBPP_FILE)")
+    parser.add_argument("--rows", type=Path, default=None,
+                        help="where judged candidates are kept (default results/vote_ceiling-rows.jsonl, "
+                             "-mbpp-rows.jsonl for MBPP)")
     parser.add_argument("--out", type=Path, required=True, help="the JSON file to write")
     parser.add_argument("--rule", action="store_true", help="read the samples runs' declared rule (see above)")
     parser.add_argument("--model", default="local-1.5b", help="with --rule: the model sampled")
@@ -238,7 +246,8 @@ def main() -> None:
     parser.add_argument("--samples", type=Path, help="with --rule: vote_samples.py's folder")
     parser.add_argument("--per-problem", type=int, default=4, help="with --rule: samples a problem needs (default 4)")
     args = parser.parse_args()
-    problems = load_problems(args.limit)
+    problems = load_mbpp(args.data, args.limit) if args.suite == "mbpp" else load_problems(args.limit)
+    args.rows = args.rows or RESULTS / ("vote_ceiling-rows.jsonl" if args.suite == "humaneval" else "vote_ceiling-mbpp-rows.jsonl")
     if args.rule:
         if args.greedy is None or args.samples is None:
             parser.error("--rule needs --greedy and --samples")
@@ -251,7 +260,8 @@ def main() -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "problems_read"}))
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         return
-    pools = candidate_pools(read_runs(args.results, "humaneval"))
+    pools = candidate_pools(read_runs(args.results, args.suite))
+    problems = [p for p in problems if any(p.task_id in pools[m] for m in MODELS if m in pools)]
     rows = asyncio.run(judged_rows(problems, {m: pools[m] for m in MODELS if m in pools}, args.rows))
     result = {}
     for model in MODELS:

