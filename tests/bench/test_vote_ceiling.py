@@ -83,6 +83,20 @@ def test_an_mbpp_problem_is_judged_on_its_asserts_inputs_with_its_code_alone_as_
     assert rows[weak]["visible"] and not rows[weak]["hidden"] and rows[weak]["behaviour"] != rows[right]["behaviour"]
 
 
+def test_a_function_named_check_like_the_official_test_is_judged_as_itself() -> None:
+    problem = mbpp_problem({"task_id": 56, "text": "Check if a number is even.",
+                            "code": "def check(n):\n    return n % 2 == 0", "test_setup_code": "",
+                            "test_list": ["assert check(2) == True", "assert check(3) == False", "assert check(8) == True"]})
+    right, wrong = "def check(n):\n    return not n % 2\n", "def check(n):\n    return n > 1\n"
+    helper = "def check(n):\n    return n % 2 == 0\n\ndef even(n):\n    return check(n)\n"  # a helper named check
+    rows = asyncio.run(judge(problem, [right, wrong], sandbox_for(Context(sandbox="local"))))
+    assert rows[right]["hidden"] and rows[wrong]["visible"] and not rows[wrong]["hidden"]
+    even = mbpp_problem({"task_id": 57, "text": "Check if a number is even.", "code": helper, "test_setup_code": "",
+                         "test_list": ["assert even(2) == True", "assert even(3) == False"]})
+    assert asyncio.run(judge(even, [helper], sandbox_for(Context(sandbox="local"))))[helper]["hidden"]
+    assert rows[right]["behaviour"] != rows[wrong]["behaviour"]
+
+
 def test_samples_are_drawn_where_the_greedy_attempt_passed_and_pool_as_samples(tmp_path: Path) -> None:
     problems = load_problems(4)
     greedy = tmp_path / "greedy"
