@@ -251,7 +251,7 @@ def main() -> None:
     if args.rule:
         if args.greedy is None or args.samples is None:
             parser.error("--rule needs --greedy and --samples")
-        pools = rule_pools(json_lines(args.greedy / "humaneval.jsonl"), json_lines(args.samples / "humaneval.jsonl"),
+        pools = rule_pools(json_lines(args.greedy / f"{args.suite}.jsonl"), json_lines(args.samples / f"{args.suite}.jsonl"),
                            args.model, args.per_problem)
         chosen = [p for p in problems if p.task_id in pools]
         rows = asyncio.run(judged_rows(chosen, {args.model: pools}, args.rows))

@@ -140,3 +140,27 @@ def test_the_rule_pools_the_greedy_code_with_a_problems_samples_and_counts_turne
     reading = rule_reading({"a": turned, "b": broken, "c": kept, "d": turned, "e": turned})
     assert (reading["turned"], reading["broken"], reading["met"]) == (["a", "d", "e"], ["b"], False)
     assert rule_reading({"a": turned, "d": turned, "e": turned, "c": kept})["met"]
+
+
+def test_mbpp_samples_are_drawn_where_the_greedy_attempt_passed_and_the_rule_reads_them(tmp_path: Path) -> None:
+    items = [{"task_id": n, "text": "Write a function to double a number.", "code": "def double(x):\n    return 2 * x",
+              "test_setup_code": "", "test_list": [f"assert double({n}) == {2 * n}", "assert double(0) == 0"]}
+             for n in (12, 14)]
+    data = tmp_path / "mbpp.jsonl"
+    data.write_text("".join(json.dumps(item) + "\n" for item in items), encoding="utf-8")
+    greedy = tmp_path / "greedy"
+    greedy.mkdir()
+    weak = "def double(x):\n    return 24\n"  # the greedy code: passes Mbpp/12's visible assert only
+    (greedy / "mbpp.jsonl").write_text("".join(
+        json.dumps({**_run(0.0, [weak], weak, 1.0), "condition": "one_shot", "model": "fake-coder", "task_id": task,
+                    "status": "passed" if task == "Mbpp/12" else "failed"}) + "\n"
+        for task in ("Mbpp/12", "Mbpp/14")), encoding="utf-8")
+    out = tmp_path / "samples"
+    with ScriptedServer(lambda body: "```python\ndef double(x):\n    return x * 2\n```\n") as fake:
+        asyncio.run(draw("all", 2, "fake-coder", greedy, out, base_url=fake.url, suite="mbpp", data=data))
+    records = [json.loads(line) for line in (out / "mbpp.jsonl").read_text().splitlines()]
+    assert [(r["task_id"], r["sample_seed"], r["hidden_passed"]) for r in records] == [
+        ("Mbpp/12", 1, True), ("Mbpp/12", 2, True)]
+    pools = rule_pools([json.loads(line) for line in (greedy / "mbpp.jsonl").read_text().splitlines()], records,
+                       "fake-coder", 2)
+    assert list(pools) == ["Mbpp/12"] and sum(pools["Mbpp/12"].weights.values()) == 3
