@@ -50,8 +50,8 @@ from codeheal.prompting.extraction import extract_code
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Job, Sandbox
 
-from codeheal_bench.mbpp import load_mbpp
-from codeheal_bench.problems import Problem, load_problems, slice_of
+from codeheal_bench.humaneval import load_suite
+from codeheal_bench.problems import Problem, slice_of
 from ever_passed import RESULTS, json_lines, read_runs
 
 RUNNER = Path(__file__).with_name("vote_runner.py")
@@ -246,7 +246,7 @@ def main() -> None:
     parser.add_argument("--samples", type=Path, help="with --rule: vote_samples.py's folder")
     parser.add_argument("--per-problem", type=int, default=4, help="with --rule: samples a problem needs (default 4)")
     args = parser.parse_args()
-    problems = load_mbpp(args.data, args.limit) if args.suite == "mbpp" else load_problems(args.limit)
+    problems = load_suite(args.suite, args.data)[:args.limit]
     args.rows = args.rows or RESULTS / ("vote_ceiling-rows.jsonl" if args.suite == "humaneval" else "vote_ceiling-mbpp-rows.jsonl")
     if args.rule:
         if args.greedy is None or args.samples is None:
@@ -260,9 +260,10 @@ def main() -> None:
         print(json.dumps({k: v for k, v in result.items() if k != "problems_read"}))
         args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
         return
-    pools = candidate_pools(read_runs(args.results, args.suite))
-    problems = [p for p in problems if any(p.task_id in pools[m] for m in MODELS if m in pools)]
-    rows = asyncio.run(judged_rows(problems, {m: pools[m] for m in MODELS if m in pools}, args.rows))
+    every_pool = candidate_pools(read_runs(args.results, args.suite))
+    pools = {m: every_pool[m] for m in MODELS if m in every_pool}
+    problems = [p for p in problems if any(p.task_id in by_task for by_task in pools.values())]
+    rows = asyncio.run(judged_rows(problems, pools, args.rows))
     result = {}
     for model in MODELS:
         by_task = {p.task_id: pools[model][p.task_id] for p in problems if p.task_id in pools.get(model, {})}

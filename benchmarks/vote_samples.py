@@ -23,9 +23,7 @@ from pathlib import Path
 
 from codeheal import build_graph
 
-from codeheal_bench.humaneval import BenchConfig, condition_context, run_problem
-from codeheal_bench.mbpp import load_mbpp
-from codeheal_bench.problems import load_problems
+from codeheal_bench.humaneval import BenchConfig, condition_context, load_suite, run_problem
 from ever_passed import json_lines
 
 CONDITION = "one_sample"
@@ -46,8 +44,7 @@ async def draw(slice_name: str, samples: int, model: str, greedy: Path, out: Pat
     records = out / f"{suite}.jsonl"
     done = {(row["task_id"], row["sample_seed"]) for row in json_lines(records)}
     chosen = visible_passes(greedy, BenchConfig(out_dir=out, model=model).model, suite)
-    loaded = load_mbpp(data, None, slice_name) if suite == "mbpp" else load_problems(None, slice_name)
-    problems = [p for p in loaded if p.task_id in chosen][:limit]
+    problems = [p for p in load_suite(suite, data, slice_name) if p.task_id in chosen][:limit]
     graph = build_graph().compile(name="codeheal")
     verdicts: dict = {}
     for number, problem in enumerate(problems, 1):

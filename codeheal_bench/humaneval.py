@@ -141,11 +141,15 @@ def task_text(problem: Problem) -> str:
     return problem.task or TASK_TEMPLATE.format(entry_point=problem.entry_point, prompt=problem.prompt.strip("\n"))
 
 
+def load_suite(suite: Suite, data: Path | None = None, part: Slice = "all") -> list[Problem]:
+    """A suite's problems in order, all or one slice; `data`: MBPP's file (else $CODEHEAL_MBPP_FILE)."""
+    return load_mbpp(data, None, part) if suite == "mbpp" else load_problems(None, part)
+
+
 def chosen_problems(config: BenchConfig) -> list[Problem]:
     """The problems a run covers: the slice, past the first `skip`, the first `limit`, those with
     at most `max_checks`; with `first_check_only`, each with its first visible check alone."""
-    loaded = load_mbpp(config.data, None, config.slice) if config.suite == "mbpp" else load_problems(None, config.slice)
-    problems = stretch(loaded, config.limit, config.skip)
+    problems = stretch(load_suite(config.suite, config.data, config.slice), config.limit, config.skip)
     if config.max_checks is not None:
         problems = [problem for problem in problems if problem.visible_count <= config.max_checks]
     if config.first_check_only:

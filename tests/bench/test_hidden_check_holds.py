@@ -52,7 +52,7 @@ def test_a_candidate_that_does_not_let_the_check_return_fails(code: str, scan: b
 
 def test_the_right_solution_passes_with_the_scan_off_too() -> None:
     context = Context(sandbox="local", timeout_s=HIDDEN_TIMEOUT_S, tamper_scan=False)
-    verdict = asyncio.run(hidden_verdict(PROBLEM, PROBLEM.prompt + PROBLEM.canonical_solution, context))
+    verdict = asyncio.run(hidden_verdict(PROBLEM, PROBLEM.reference, context))
     assert verdict.passed, verdict
 
 

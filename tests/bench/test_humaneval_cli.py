@@ -26,7 +26,7 @@ def canonical_solutions(problems: list[Problem], wrong_first: dict[str, str]) ->
         if body.get("temperature", 0) == 0 and problem.task_id in wrong_first:
             code = wrong_first[problem.task_id]
         else:
-            code = problem.prompt + problem.canonical_solution
+            code = problem.reference
         return f"Here it is:\n```python\n{code}\n```\n"
 
     return script

@@ -99,7 +99,7 @@ def test_every_mined_check_holds_for_the_reference_but_humanevals_own_wrong_exam
     for problem in PROBLEMS.values():
         for check in problem.visible_tests.splitlines():
             namespace: dict = {}
-            exec(problem.prompt + problem.canonical_solution, namespace)  # HumanEval's reference: trusted
+            exec(problem.reference, namespace)  # HumanEval's reference: trusted
             try:
                 exec(check, namespace)
             except AssertionError:
@@ -116,7 +116,7 @@ def test_a_problem_without_examples_gets_only_an_import_and_existence_check():
 
 def test_hidden_check_passes_the_reference_and_fails_a_wrong_answer():
     problem = PROBLEMS["HumanEval/2"]
-    right = asyncio.run(hidden_verdict(problem, problem.prompt + problem.canonical_solution))
+    right = asyncio.run(hidden_verdict(problem, problem.reference))
     wrong = asyncio.run(hidden_verdict(problem, "def truncate_number(number):\n    return 0.5\n"))
     assert right.passed and right.error is None
     assert not wrong.passed and "AssertionError" in wrong.error

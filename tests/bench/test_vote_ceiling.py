@@ -111,7 +111,7 @@ def test_samples_are_drawn_where_the_greedy_attempt_passed_and_pool_as_samples(t
         temperatures.append(body.get("temperature"))
         text = "\n".join(str(m.get("content", "")) for m in body["messages"])
         problem = next(p for p in problems if f"def {p.entry_point}(" in text)
-        return f"```python\n{problem.prompt + problem.canonical_solution}\n```\n"
+        return f"```python\n{problem.reference}\n```\n"
 
     out = tmp_path / "samples"
     with ScriptedServer(script) as fake:
