@@ -53,6 +53,9 @@ class CheckFailure(TypedDict):
     actual: str | None
     inputs: NotRequired[dict[str, str]]
     """A parametrised test's arguments for this case (name -> repr), as pytest passed them."""
+    frames_left_out: NotRequired[int]
+    """How many frames were left out after `frames`' first FRAMES_HEAD (a deep recursion's
+    calls); absent when none were."""
 
 
 class Feedback(TypedDict):

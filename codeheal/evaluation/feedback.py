@@ -21,6 +21,10 @@ from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
 TAIL_CHARS = 2000
+FRAMES_HEAD = 5
+FRAMES_TAIL = 10
+"""A failure keeps at most this many of its outermost and innermost frames: a recursion a
+thousand calls deep would otherwise put a thousand frames in the state and the prompt."""
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 WRAPPED_ASSERT = re.compile(r"^def test_line_\d+\(\): ")
 """The wrapper build_test_module puts before a plain assert, not part of the user's line."""
@@ -291,13 +295,13 @@ def strip_ansi(text: str) -> str:
 def _failure(event: dict, generated: bool, tests: str | None) -> CheckFailure:
     """`generated`: the run's test module is the one the host generated from the user's tests."""
     frames = [_in_user_terms(Frame(**f), tests) if generated else Frame(**f) for f in event.get("frames", [])]
-    solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
+    solution_lines = [f["line"] for f in frames[-FRAMES_TAIL:] if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("subtest"):
         test = f"{test} {event['subtest']}"
     if event.get("when") in ("setup", "teardown"):
         test = f"{test} ({event['when']})"
-    failure = CheckFailure(
+    failure = with_bounded_frames(CheckFailure(
         test=test,
         exception=event.get("exception", "Error"),
         message=strip_ansi(event.get("message", "")),
@@ -305,10 +309,21 @@ def _failure(event: dict, generated: bool, tests: str | None) -> CheckFailure:
         frames=frames,
         expected=event.get("expected"),
         actual=event.get("actual"),
-    )
+    ))
     if isinstance(event.get("inputs"), dict):
         failure["inputs"] = {str(k): str(v) for k, v in event["inputs"].items()}
     return failure
+
+
+def with_bounded_frames(failure: CheckFailure) -> CheckFailure:
+    """`failure` with at most FRAMES_HEAD + FRAMES_TAIL frames: the outermost and the innermost,
+    and how many were left out between them (`frames_left_out`)."""
+    frames = failure["frames"]
+    left_out = len(frames) - FRAMES_HEAD - FRAMES_TAIL
+    if left_out <= 0:
+        return failure
+    return CheckFailure(**{**failure, "frames": frames[:FRAMES_HEAD] + frames[-FRAMES_TAIL:],
+                           "frames_left_out": left_out})
 
 
 def _in_user_terms(frame: Frame, tests: str | None) -> Frame:

@@ -184,8 +184,9 @@ def _translated_errors(model: BaseChatModel) -> Iterator[None]:
         if CONTEXT_EXCEEDED.search(str(exc.message)):
             raise PromptTooLargeError(
                 f"the prompt is larger than the model's context at {where}: use a model with a larger "
-                "context, shorten the task or the tests, or set context_size (--context-size) to what "
-                f"the server allows so codeheal fits its prompts to it (the server said: {exc.message})"
+                "context or shorten the task or the tests; in `codeheal fix`, set context_size "
+                "(--context-size) to what the server allows so codeheal fits its prompts to it "
+                f"(the server said: {exc.message})"
             ) from exc
         raise
 

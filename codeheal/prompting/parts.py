@@ -3,6 +3,7 @@ as the model reads it."""
 
 from __future__ import annotations
 
+from codeheal.evaluation.feedback import FRAMES_HEAD
 from codeheal.state import Feedback
 
 CODE_FENCE = "```python\n"
@@ -19,7 +20,9 @@ def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
         out.append(f"- {failure['test']}: {failure['exception']}: {failure['message']}".rstrip(": "))
         if failure["expected"] is not None:
             out.append(f"  expected {failure['expected']}, got {failure['actual']}")
-        for frame in failure["frames"]:
+        for i, frame in enumerate(failure["frames"]):
+            if i == FRAMES_HEAD and failure.get("frames_left_out"):
+                out.append(f"  ... {failure['frames_left_out']} more frames ...")
             out.append(f"  at {frame['file']} line {frame['line']} in {frame['function']}: {frame['source']}")
     for note in feedback.get("lint", []):
         out.append(f"- static check, solution.py {note}")

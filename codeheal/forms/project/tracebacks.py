@@ -10,7 +10,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from codeheal.evaluation.feedback import crash_description, feedback_of, strip_ansi
+from codeheal.evaluation.feedback import crash_description, feedback_of, strip_ansi, with_bounded_frames
 from codeheal.evaluation.verdict import parse_report
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
@@ -109,10 +109,10 @@ def _ends_message(line: str) -> bool:
 
 def _failure(test: str, exception: str, message: str, frames: list[Frame]) -> CheckFailure:
     line = frames[-1]["line"] if frames else None
-    return CheckFailure(
+    return with_bounded_frames(CheckFailure(
         test=test, exception=exception.rsplit(".", 1)[-1], message=message[:MESSAGE_CHARS], line=line,
         frames=frames, expected=None, actual=None,
-    )
+    ))
 
 
 def _project_path(path: str, files: Collection[str]) -> str | None:
