@@ -295,7 +295,7 @@ def strip_ansi(text: str) -> str:
 def _failure(event: dict, generated: bool, tests: str | None) -> CheckFailure:
     """`generated`: the run's test module is the one the host generated from the user's tests."""
     frames = [_in_user_terms(Frame(**f), tests) if generated else Frame(**f) for f in event.get("frames", [])]
-    solution_lines = [f["line"] for f in frames[-FRAMES_TAIL:] if f["file"] == "solution.py"]
+    solution_lines = [f["line"] for f in frames if f["file"] == "solution.py"]
     test = event.get("name") or event.get("test", "?")
     if event.get("subtest"):
         test = f"{test} {event['subtest']}"
