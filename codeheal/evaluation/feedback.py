@@ -130,7 +130,10 @@ def run_feedback(
     total = len(counted) + sum(1 for f in unrun if f["exception"] == "NotCollected")
 
     error = None
-    if not result.timed_out and not any(e.get("event") == "start" for e in events):
+    if report.misshapen:
+        error = (f"{len(report.misshapen)} record(s) on the report channel do not match codeheal's evidence schema "
+                 f"(first: {report.misshapen[0]}), so the report cannot be believed and the run is not a pass")
+    elif not result.timed_out and not any(e.get("event") == "start" for e in events):
         error = _never_started(result, exit_code)
     elif result.timed_out:
         error = "timed out: the run did not finish within the time limit" + (

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codeheal.evaluation.checks import COMPARISONS, NO_LITERAL, WatchedAssert
+from codeheal.evaluation.evidence import checked_evidence, checked_supervisor
 from codeheal.state import CheckFailure
 
 
@@ -40,6 +41,9 @@ class Report:
     """Lines that are neither (a sandbox that let something else write to the channel)."""
     supervisor_records: int = 0
     """How many supervisor records came: exactly one, the last line, is the supervisor's."""
+    misshapen: tuple[str, ...] = ()
+    """Why each record that does not match the evidence schema (evidence.py) is not evidence;
+    such records are left out of `events` and `supervisor`, and make the report untrusted."""
 
 
 @dataclass
@@ -76,25 +80,35 @@ class TestEvidence:
 
 
 def parse_report(text: str) -> Report:
-    """The evidence and the supervisor's record, which must be the last line and the only one."""
+    """The evidence and the supervisor's record, which must be the last line and the only one;
+    each checked against its schema, so what the host reads has the shape it expects."""
     events: list[dict] = []
     stray = 0
     supervisor: dict | None = None
     records = 0
+    misshapen: list[str] = []
     for line in text.splitlines():
         try:
             record = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             stray += 1  # or a line cut by a kill mid-write
             continue
-        if isinstance(record, dict) and isinstance(record.get("supervisor"), dict):
+        if isinstance(record, dict) and "supervisor" in record:
             records += 1
-            supervisor = record["supervisor"] if records == 1 else None
-        elif records == 0 and isinstance(record, dict) and isinstance(record.get("evidence"), dict):
-            events.append(record["evidence"])
+            checked = checked_supervisor(record["supervisor"])
+            if isinstance(checked, str):
+                misshapen.append(f"the supervisor's record: {checked}")
+                checked = None
+            supervisor = checked if records == 1 else None
+        elif records == 0 and isinstance(record, dict) and "evidence" in record:
+            checked = checked_evidence(record["evidence"])
+            if isinstance(checked, str):
+                misshapen.append(checked)
+            else:
+                events.append(checked)
         else:
             stray += 1
-    return Report(events, supervisor, stray, records)
+    return Report(events, supervisor, stray, records, tuple(misshapen))
 
 
 def test_path(nodeid: str) -> str:
