@@ -189,6 +189,14 @@ def _parser() -> argparse.ArgumentParser:
                        "(a run on the model does this on first use)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
+
+    lsp = commands.add_parser(
+        "lsp", help="serve the Language Server Protocol on stdin/stdout (for editors)",
+        description="A language server: failing tests of a trusted project become diagnostics where they fail, "
+        'and the code action "Heal with codeheal" returns the fix as an edit the editor applies. The model and '
+        "settings are those of `codeheal fix`. See docs/editors.md.",
+    )
+    lsp.set_defaults(handler=_lsp)
     return parser
 
 
@@ -489,6 +497,15 @@ def _model(args: argparse.Namespace) -> int:
     from codeheal.llm.command import assemble_model
 
     print(assemble_model(args, stderr))
+    return EXIT_PASSED
+
+
+def _lsp(args: argparse.Namespace) -> int:
+    try:
+        from codeheal.lsp.server import serve
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"codeheal lsp needs {exc.name}: pip install 'codeheal[lsp]'") from None
+    serve()
     return EXIT_PASSED
 
 
