@@ -40,3 +40,15 @@ def test_the_edits_replace_only_the_lines_that_differ() -> None:
     [tail] = text_edits("a\nb", "a\nb\nc\n")
     assert tail.range == types.Range(types.Position(1, 0), types.Position(1, 1)) and tail.new_text == "b\nc\n"
     assert text_edits(old, old) == []
+
+
+def test_the_vscode_extensions_settings_are_the_servers() -> None:
+    """editors/vscode passes codeheal.trustedFolders and codeheal.testCommand as the server's
+    options of those names; codeheal.path is the extension's own (the executable)."""
+    import json
+
+    manifest = json.loads((Path(__file__).parents[2] / "editors" / "vscode" / "package.json").read_text(encoding="utf-8"))
+    settings = {name.removeprefix("codeheal.") for name in manifest["contributes"]["configuration"]["properties"]}
+    assert settings - {"path"} == {"trustedFolders", "testCommand"}
+    parsed = options_of({"codeheal": {"trustedFolders": ["/x"], "testCommand": "make test"}})
+    assert parsed.trusted_folders == (Path("/x").resolve(),) and parsed.test_command == "make test"
