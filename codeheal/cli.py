@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from codeheal.state import FormName, RunReport
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+EXIT_CHANGE_PROPOSED = 4
+"""`fix --exit-code` (the pre-commit hook): the tests pass with a change, printed or written."""
 EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
@@ -71,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Self-healing code generation: write code, run the tests for real, "
         "reflect on the failure, try again.",
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
-        "3 model or sandbox unavailable.",
+        "3 model or sandbox unavailable, 4 a change proposed (fix --exit-code).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -103,7 +105,8 @@ def _parser() -> argparse.ArgumentParser:
         "rerun, until the tests pass or the attempts run out (attempt 1 tests the project as it is). "
         "Prints the change as a unified diff (stdout; progress on stderr); the project is written "
         "only with --apply. See docs/fix.md.",
-        epilog="Exit codes: 0 the tests pass (healed, or passed already), 1 not healed (the best "
+        epilog="Exit codes: 0 the tests pass (healed, or passed already; with --exit-code, passed already), "
+        "4 with --exit-code: a change proposed or written, with which the tests pass, 1 not healed (the best "
         "attempt's diff goes to stderr, stdout stays empty), 2 bad input (no such folder, over the size caps, bad --test "
         "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
     )
@@ -131,7 +134,8 @@ def _parser() -> argparse.ArgumentParser:
                      "the fix changes; see docs/ci.md")
     fix.add_argument("--out", metavar="FILE", help="also write the diff to FILE when the tests pass")
     fix.add_argument("--exit-code", action="store_true",
-                     help="exit 1 when a change is proposed or written, like `git diff --exit-code` (the pre-commit hook's mode)")
+                     help="exit 4 when a change is proposed or written, like `git diff --exit-code` (the pre-commit hook's "
+                     "mode; under pre-commit, --apply may write over staged changes: docs/fix.md)")
     fix.set_defaults(handler=_fix)
 
     resume = commands.add_parser(
@@ -220,6 +224,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
+    from codeheal.precommit import staged_counts_as_committed
     from codeheal.runner import run_with_progress
 
     _check_outputs(args)
@@ -236,7 +241,7 @@ def _fix(args: argparse.Namespace) -> int:
         "target": given.get("target"),
         "python": given.get("python"),
         "apply": args.apply,
-        "force": args.force,
+        "force": args.force or (args.apply and staged_counts_as_committed(Path(args.project))),
     }
     if given.get("task"):
         request["task"] = _read_task(given["task"])
@@ -416,7 +421,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
         shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     if passed and result["diff"] and getattr(args, "exit_code", False):
-        return EXIT_NOT_HEALED
+        return EXIT_CHANGE_PROPOSED
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
