@@ -22,6 +22,7 @@ from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupt
 if TYPE_CHECKING:
     from codeheal.config_file import Command
     from codeheal.state import FormName, RunReport
+    from codeheal.threads import ThreadDetail
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 EXIT_CHANGE_PROPOSED = 4
@@ -31,7 +32,9 @@ EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_t
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
 """A command's own everyday settings besides EVERYDAY."""
 
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+"""Errors and results on stderr: a long line stays one line (a terminal wraps it; piped, it is not
+cut at 80 columns)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,15 +166,22 @@ def _parser() -> argparse.ArgumentParser:
     resume.set_defaults(handler=_resume)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",
-                                  description="List threads: id, status, attempts, reflections, last update, task.")
+                                  description="List threads: id, status, attempts, reflections, last update, task "
+                                  "(a fix run's: its project and test command). Piped, one tab-separated line per thread "
+                                  "with every column in full.")
     _add_checkpointer(threads)
     threads.add_argument("--json", action="store_true", help="print a JSON list")
     threads.set_defaults(handler=_threads)
 
-    show = commands.add_parser("show", help="print one thread's attempts and reflections")
+    show = commands.add_parser("show", help="print one thread's run: its attempts, reflections and (a fix run) change",
+                               description="Print THREAD's latest run: its status, task (a fix run: project and test "
+                               "command), attempts and reflection memory; --diff prints a finished fix run's change again.")
     show.add_argument("thread", metavar="THREAD", help="the thread id")
     _add_checkpointer(show)
-    show.add_argument("--json", action="store_true", help="print one JSON object")
+    shown = show.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print one JSON object")
+    shown.add_argument("--diff", action="store_true",
+                       help="print only the finished fix run's change, a unified diff (`| git apply` writes it)")
     show.set_defaults(handler=_show)
 
     draw = commands.add_parser("graph", help="draw the graph (Mermaid text by default)")
@@ -444,6 +454,11 @@ def _threads(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([asdict(s) for s in summaries], indent=2))
         return EXIT_PASSED
+    if not sys.stdout.isatty():  # piped: every column in full, for cut and awk
+        for s in summaries:
+            print("\t".join((s.thread_id, s.status, str(s.attempts), str(s.reflections), s.updated[:16].replace("T", " "),
+                             s.task)))
+        return EXIT_PASSED
     table = Table(box=None)
     for name, width in (("thread", 12), ("status", 10), ("attempts", 8), ("reflections", 11), ("last update", 16)):
         table.add_column(name, no_wrap=True, min_width=width)
@@ -466,10 +481,18 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(detail), indent=2))
         return EXIT_PASSED
+    if args.diff:
+        return _print_diff(detail)
     out = Console(highlight=False, markup=False)  # tasks and lessons are text, not markup
     out.print(f"thread {detail.thread_id}: {detail.status}, {detail.attempts} attempt(s), "
               f"last update {detail.updated[:19]}")
-    out.print(f"task: {detail.task}")
+    if detail.project:
+        out.print(f"project: {detail.project}", soft_wrap=True)
+        out.print(f"test command: {detail.test_command}", soft_wrap=True)
+        if detail.diff:
+            out.print(f"change: {_diff_stat(detail.diff)} (`codeheal show {detail.thread_id} --diff` prints it)")
+    else:
+        out.print(f"task: {detail.task}", soft_wrap=True)
     for record in detail.history:
         out.print(f"attempt {record['attempt']}: {record['summary']}")
         if record["reflection"]:
@@ -478,6 +501,28 @@ def _show(args: argparse.Namespace) -> int:
     for number, lesson in enumerate(detail.memory, 1):
         out.print(f"  {number}. {lesson}", soft_wrap=True)
     return EXIT_PASSED
+
+
+def _print_diff(detail: ThreadDetail) -> int:
+    """`show --diff`: a finished fix run's change on stdout; InputError for a thread that has none."""
+    if not detail.project:
+        raise InputError(f"thread {detail.thread_id} is a solve run: --diff prints a fix run's change")
+    if not detail.diff:
+        why = "its run has not finished" if detail.status in ("unfinished", "review") else f"its run ended {detail.status} with no change"
+        raise InputError(f"thread {detail.thread_id} has no change to print: {why}")
+    print(detail.diff, end="")
+    if detail.status != "passed":
+        stderr.print(f"[yellow]this change is the best attempt of a run that ended {detail.status}: the tests fail with it[/yellow]")
+    return EXIT_PASSED
+
+
+def _diff_stat(diff: str) -> str:
+    """`2 files, +3 -1` for a unified diff."""
+    lines = diff.splitlines()
+    files = sum(line.startswith("+++ ") for line in lines)
+    added = sum(line.startswith("+") and not line.startswith("+++ ") for line in lines)
+    removed = sum(line.startswith("-") and not line.startswith("--- ") for line in lines)
+    return f"{files} file{'s' if files != 1 else ''}, +{added} -{removed}"
 
 
 def _add_checkpointer(parser: argparse.ArgumentParser) -> None:
