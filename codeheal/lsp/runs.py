@@ -33,8 +33,8 @@ class Project:
     settings: dict[str, object]
     """pyproject.toml's [tool.codeheal] settings for `fix`, by flat name."""
 
-    def request(self) -> dict:
-        return {"project": str(self.root), "test_command": self.test_command}
+    def request(self, target: str | None = None) -> dict:
+        return {"project": str(self.root), "test_command": self.test_command, "target": target}
 
     def context(self, given: dict[str, object] | None = None) -> Context:
         return resolve(given, config=self.settings, form="project").context
@@ -77,9 +77,10 @@ class Healed:
     """The last attempt's outcome, in words."""
 
 
-async def heal(project: Project, on_event: Callable[[ProgressEvent], None]) -> Healed:
-    """A fix run of the project (nothing written to it); `on_event` sees its progress."""
-    state = await _final_state(project, project.context(), on_event)
+async def heal(project: Project, on_event: Callable[[ProgressEvent], None], target: str | None = None) -> Healed:
+    """A fix run of the project (nothing written to it), of `target` (`FILE::FUNC`) alone when
+    given; `on_event` sees its progress."""
+    state = await _final_state(project, project.context(), on_event, target)
     history: list[Attempt] = list(state.get("history") or [])
     passed = state.get("status") == "passed"
     best = best_attempt(history) if history else None
@@ -87,10 +88,12 @@ async def heal(project: Project, on_event: Callable[[ProgressEvent], None]) -> H
     return Healed(state.get("status") or "failed", changes, history[-1]["summary"] if history else "no attempt ran")
 
 
-async def _final_state(project: Project, context: Context, on_event: Callable[[ProgressEvent], None] | None) -> dict:
+async def _final_state(
+    project: Project, context: Context, on_event: Callable[[ProgressEvent], None] | None, target: str | None = None,
+) -> dict:
     graph = build_graph().compile(name="codeheal")
     final: dict = {}
-    async for mode, payload in graph.astream(project.request(), context=context, stream_mode=["custom", "values"]):
+    async for mode, payload in graph.astream(project.request(target), context=context, stream_mode=["custom", "values"]):
         if mode == "values":
             final = payload
         elif on_event is not None:

@@ -6,6 +6,9 @@
 - codeAction on such a diagnostic: "Heal with codeheal", a command. The command runs a fix
   run with work-done progress (attempt, tests, tokens), cancellable from the editor, and
   sends the change as workspace/applyEdit; the server writes no file itself.
+- codeAction inside a stub (a docstring, no body yet): "Write this function", the same run
+  with that function as its target (`fix --target`): the project's tests that call it say
+  what it must do.
 """
 
 from __future__ import annotations
@@ -24,10 +27,13 @@ from codeheal.lsp.diagnostics import SOURCE, diagnostics
 from codeheal.lsp.edits import workspace_edit
 from codeheal.lsp.options import ServerOptions, options_of
 from codeheal.lsp.runs import Healed, heal, project_of, run_tests
+from codeheal.lsp.stubs import stub_at
 from codeheal.progress import ProgressEvent
 
 HEAL = "codeheal.heal"
 HEAL_TITLE = "Heal with codeheal"
+WRITE = "codeheal.write"
+WRITE_TITLE = "Write this function"
 
 
 class CodehealServer(LanguageServer):
@@ -96,9 +102,9 @@ class CodehealServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=marks))
         self.marked[root] = set(now)
 
-    async def heal_project(self, uri: str) -> str:
-        """Heal the project of `uri` with progress; send its change to the editor. Returns
-        what happened, in words (also shown to the user)."""
+    async def heal_project(self, uri: str, function: str | None = None) -> str:
+        """Heal the project of `uri` (only `function` of that file, when given) with progress;
+        send its change to the editor. Returns what happened, in words (also shown to the user)."""
         root = self.root_of(uri)
         if root is None or not self._trusted(root):
             return self._tell("codeheal: this file is not in a trusted folder: nothing was run")
@@ -109,7 +115,8 @@ class CodehealServer(LanguageServer):
         progress = _Progress(self, token)
         await progress.begin()
         started = time.time()
-        task = asyncio.ensure_future(heal(project_of(root, self.options), progress.on_event))
+        target = f"{Path(to_fs_path(uri) or '').resolve().relative_to(root)}::{function}" if function else None
+        task = asyncio.ensure_future(heal(project_of(root, self.options), progress.on_event, target))
         self.heals[token] = task
         try:
             healed = await task
@@ -226,20 +233,34 @@ def _saved(ls: CodehealServer, params: types.DidSaveTextDocumentParams) -> None:
     ls.schedule_tests(params.text_document.uri, ls.options.debounce_s)
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.RefactorRewrite]))
 def _code_actions(ls: CodehealServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    uri = params.text_document.uri
+    actions = []
     ours = [d for d in params.context.diagnostics if d.source == SOURCE]
-    if not ours:
-        return []
-    return [types.CodeAction(
-        title=HEAL_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=ours,
-        command=types.Command(title=HEAL_TITLE, command=HEAL, arguments=[params.text_document.uri]),
-    )]
+    if ours:
+        actions.append(types.CodeAction(
+            title=HEAL_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=ours,
+            command=types.Command(title=HEAL_TITLE, command=HEAL, arguments=[uri]),
+        ))
+    stub = stub_at(ls.workspace.get_text_document(uri).source, params.range.start.line)
+    if stub is not None:
+        actions.append(types.CodeAction(
+            title=WRITE_TITLE, kind=types.CodeActionKind.RefactorRewrite,
+            command=types.Command(title=WRITE_TITLE, command=WRITE, arguments=[uri, stub]),
+        ))
+    return actions
 
 
 @server.command(HEAL)
 async def _heal(ls: CodehealServer, uri: str) -> str:
     return await ls.heal_project(uri)
+
+
+@server.command(WRITE)
+async def _write(ls: CodehealServer, uri: str, function: str) -> str:
+    return await ls.heal_project(uri, function)
 
 
 @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)

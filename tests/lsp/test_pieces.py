@@ -9,6 +9,7 @@ from lsprotocol import types
 from codeheal.lsp.diagnostics import place
 from codeheal.lsp.edits import text_edits
 from codeheal.lsp.options import DEFAULT_TEST_COMMAND, options_of
+from codeheal.lsp.stubs import stub_at
 
 
 def test_only_a_listed_folder_and_what_lies_under_it_is_trusted(tmp_path: Path) -> None:
@@ -52,3 +53,22 @@ def test_the_vscode_extensions_settings_are_the_servers() -> None:
     assert settings - {"path"} == {"trustedFolders", "testCommand"}
     parsed = options_of({"codeheal": {"trustedFolders": ["/x"], "testCommand": "make test"}})
     assert parsed.trusted_folders == (Path("/x").resolve(),) and parsed.test_command == "make test"
+
+
+def test_a_stub_is_a_function_with_a_docstring_and_no_body_yet() -> None:
+    source = (
+        "class Cart:\n"
+        "    def total(self):\n"
+        '        """The sum."""\n'
+        "        raise NotImplementedError\n"
+        "\n"
+        "def done():\n"
+        '    """Done."""\n'
+        "    return 1\n"
+        "\n"
+        "def bare():\n"
+        "    ...\n"
+    )
+    assert [stub_at(source, line) for line in range(11)] == [
+        None, "Cart.total", "Cart.total", "Cart.total", None, None, None, None, None, None, None]
+    assert stub_at("def (", 0) is None

@@ -20,14 +20,24 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from scripted_openai import ScriptedServer, is_fix_actor
 
-from codeheal.lsp.server import HEAL, HEAL_TITLE
+from codeheal.lsp.server import HEAL, HEAL_TITLE, WRITE_TITLE
 
 LESSON = "bulk_discount compares with > but a tier starts at its threshold: use >=."
 SLOW_S = 60.0
 
 
+CALC = {
+    "calc.py": 'def add(a: int, b: int) -> int:\n    """The sum of a and b."""\n    ...\n',
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+}
+"""A project whose function is a stub with a docstring, which its test calls."""
+CALC_WRITTEN = '```python\n# calc.py\ndef add(a: int, b: int) -> int:\n    """The sum of a and b."""\n    return a + b\n```\n'
+
+
 def script(body: dict) -> str:
-    return SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON
+    if not is_fix_actor(body["messages"]):
+        return LESSON
+    return CALC_WRITTEN if "The sum of a and b" in str(body["messages"]) else SHOP_FIXED
 
 
 @pytest.fixture
@@ -39,10 +49,16 @@ def model(request: pytest.FixtureRequest) -> Iterator[ScriptedServer]:
 
 
 @pytest.fixture
-def shop(tmp_path: Path, model: ScriptedServer) -> Path:
-    """The shop fixture, its model and test command in its pyproject.toml as a user sets them."""
+def shop(request: pytest.FixtureRequest, tmp_path: Path, model: ScriptedServer) -> Path:
+    """The shop fixture (or, parametrised indirectly with "calc", CALC), its model and test
+    command in its pyproject.toml as a user sets them."""
     project = tmp_path / "shop"
-    shutil.copytree(SHOP, project)
+    if getattr(request, "param", "shop") == "calc":
+        for name, text in CALC.items():
+            (project / name).parent.mkdir(parents=True, exist_ok=True)
+            (project / name).write_text(text, encoding="utf-8")
+    else:
+        shutil.copytree(SHOP, project)
     (project / "pyproject.toml").write_text(
         f'[tool.codeheal]\nmodel = "scripted"\nbase-url = "{model.url}"\nmax-attempts = 3\n\n'
         f'[tool.codeheal.fix]\ntest = "{sys.executable} -m pytest -q"\nmutants = 0\n',
@@ -143,6 +159,25 @@ async def test_a_failing_test_is_a_diagnostic_and_the_heal_an_edit_the_server_do
     assert passes_its_tests(shop)
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     assert await diagnostics_of(client, uri) == []  # cleared once the tests pass
+
+
+@pytest.mark.parametrize("shop", ["calc"], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_write_this_function_on_a_stub_writes_it_from_the_tests_that_call_it(
+    client: LanguageClient, shop: Path,
+) -> None:
+    uri = open_file(client, shop / "calc.py")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(types.Position(1, 4), types.Position(1, 4)),
+        context=types.CodeActionContext(diagnostics=[])))
+    [write] = [a for a in actions if a.title == WRITE_TITLE]
+    assert list(write.command.arguments) == [uri, "add"]
+    said = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command=write.command.command, arguments=write.command.arguments))
+    assert said == "codeheal: healed calc.py"
+    [edit] = client.applied
+    apply(edit)
+    assert passes_its_tests(shop)
 
 
 @pytest.mark.parametrize("model", [SLOW_S], indirect=True)
