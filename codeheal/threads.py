@@ -115,10 +115,10 @@ def _config(thread_id: str) -> dict:
 def _project_input(graph: CompiledStateGraph, thread_id: str, snapshot: StateSnapshot) -> tuple[str | None, str | None]:
     """A fix run's project and test command: its finish clears them from the thread, so they
     are read from the run's latest checkpoint that holds them (the one before its end)."""
-    if snapshot.values.get("form") != "project":
-        return None, None
     if snapshot.values.get("project"):
         return snapshot.values["project"], snapshot.values.get("test_command")
+    if snapshot.values.get("form") != "project":
+        return None, None
     for earlier in graph.get_state_history(_config(thread_id)):  # newest first
         if earlier.values.get("project"):
             return earlier.values["project"], earlier.values.get("test_command")
