@@ -8,6 +8,7 @@ own."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +92,7 @@ async def heal(project: Project, on_event: Callable[[ProgressEvent], None], targ
 async def _final_state(
     project: Project, context: Context, on_event: Callable[[ProgressEvent], None] | None, target: str | None = None,
 ) -> dict:
-    graph = build_graph().compile(name="codeheal")
+    graph = await asyncio.to_thread(lambda: build_graph().compile(name="codeheal"))  # the editor's loop never waits
     final: dict = {}
     async for mode, payload in graph.astream(project.request(target), context=context, stream_mode=["custom", "values"]):
         if mode == "values":
