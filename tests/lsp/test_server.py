@@ -211,3 +211,18 @@ async def test_an_untrusted_folder_runs_nothing_until_trusted(client: LanguageCl
         settings={"codeheal": {"trustedFolders": [str(shop)]}}))
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
     assert await diagnostics_of(client, uri)
+
+
+@pytest.mark.asyncio(loop_scope="function")
+async def test_saves_in_quick_succession_run_the_tests_once(client: LanguageClient, shop: Path) -> None:
+    """Each save cancels the run in flight (the open's too) and waits out the pause: one run,
+    one publication."""
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"codeheal": {"trustedFolders": [str(shop)], "debounce": 0.5}}))
+    uri = open_file(client, shop / "tests" / "test_cart.py")
+    for _ in range(3):
+        await asyncio.sleep(0.1)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    assert await diagnostics_of(client, uri)
+    with pytest.raises(TimeoutError):
+        await diagnostics_of(client, uri, timeout_s=5)
