@@ -19,13 +19,17 @@ $(STAMP): pyproject.toml codeheal_bench/pyproject.toml
 	touch $(STAMP)
 
 # System packages: bubblewrap isolates the local sandbox (prlimit and setpriv come with
-# util-linux). Installed when we are root on Debian/Ubuntu; otherwise we say how to get it
-# (without it codeheal refuses to run candidates unless told --isolation basic).
+# util-linux); Neovim is the real editor tests/lsp drive `codeheal lsp` from. Installed when we
+# are root on Debian/Ubuntu; otherwise we say how to get them (without bubblewrap codeheal
+# refuses to run candidates unless told --isolation basic; without Neovim its test skips).
 system:
-	@if command -v bwrap >/dev/null 2>&1; then echo "bubblewrap: present"; \
+	@missing=""; \
+	command -v bwrap >/dev/null 2>&1 && echo "bubblewrap: present" || missing="$$missing bubblewrap"; \
+	command -v nvim >/dev/null 2>&1 && echo "neovim: present" || missing="$$missing neovim"; \
+	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap; \
-	else echo "bubblewrap not installed: run 'sudo apt-get install bubblewrap' (or your distribution's package)"; fi
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "not installed:$$missing: run 'sudo apt-get install$$missing' (or your distribution's packages)"; fi
 
 demo: setup
 	$(BIN)/codeheal solve @examples/fizzbuzz/task.md --tests examples/fizzbuzz/tests.py --max-attempts 5

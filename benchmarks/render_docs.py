@@ -322,9 +322,11 @@ def context_table() -> str:
     """Every setting (context.SETTINGS) with where it lives in a Context, its default and description."""
     rows = ["| setting | in Context | default | meaning |", "|---|---|---|---|"]
     for name, spec in SETTINGS.items():
-        description = spec.description.rsplit(" Default: ", 1)[0]
+        description, _, words = spec.description.partition(" Default: ")
+        words = words.removesuffix(".")
+        default = f"`{spec.default!r}`" if words in ("", "none", repr(spec.default)) else words  # chosen by model and form
         where = f"{spec.group}.{spec.attr}" if spec.group else spec.attr
-        rows.append(f"| `{name}` | `{where}` | `{spec.default!r}` | {description} |")
+        rows.append(f"| `{name}` | `{where}` | {default} | {description} |")
     return "\n".join(rows) + "\n"
 
 

@@ -22,14 +22,19 @@ from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupt
 if TYPE_CHECKING:
     from codeheal.config_file import Command
     from codeheal.state import FormName, RunReport
+    from codeheal.threads import ThreadDetail
 
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
+EXIT_CHANGE_PROPOSED = 4
+"""`fix --exit-code` (the pre-commit hook): the tests pass with a change, printed or written."""
 EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
 """A command's own everyday settings besides EVERYDAY."""
 
-stderr = Console(stderr=True, highlight=False)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+"""Errors and results on stderr: a long line stays one line (a terminal wraps it; piped, it is not
+cut at 80 columns)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -71,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Self-healing code generation: write code, run the tests for real, "
         "reflect on the failure, try again.",
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
-        "3 model or sandbox unavailable.",
+        "3 model or sandbox unavailable, 4 a change proposed (fix --exit-code).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -103,7 +108,8 @@ def _parser() -> argparse.ArgumentParser:
         "rerun, until the tests pass or the attempts run out (attempt 1 tests the project as it is). "
         "Prints the change as a unified diff (stdout; progress on stderr); the project is written "
         "only with --apply. See docs/fix.md.",
-        epilog="Exit codes: 0 the tests pass (healed, or passed already), 1 not healed (the best "
+        epilog="Exit codes: 0 the tests pass (healed, or passed already; with --exit-code, passed already), "
+        "4 with --exit-code: a change proposed or written, with which the tests pass, 1 not healed (the best "
         "attempt's diff goes to stderr, stdout stays empty), 2 bad input (no such folder, over the size caps, bad --test "
         "or --target, dirty files with --apply), 3 model or sandbox unavailable.",
     )
@@ -131,7 +137,8 @@ def _parser() -> argparse.ArgumentParser:
                      "the fix changes; see docs/ci.md")
     fix.add_argument("--out", metavar="FILE", help="also write the diff to FILE when the tests pass")
     fix.add_argument("--exit-code", action="store_true",
-                     help="exit 1 when a change is proposed or written, like `git diff --exit-code` (the pre-commit hook's mode)")
+                     help="exit 4 when a change is proposed or written, like `git diff --exit-code` (the pre-commit hook's "
+                     "mode; under pre-commit, --apply may write over staged changes: docs/fix.md)")
     fix.set_defaults(handler=_fix)
 
     resume = commands.add_parser(
@@ -159,15 +166,22 @@ def _parser() -> argparse.ArgumentParser:
     resume.set_defaults(handler=_resume)
 
     threads = commands.add_parser("threads", help="list the checkpointed threads",
-                                  description="List threads: id, status, attempts, reflections, last update, task.")
+                                  description="List threads: id, status, attempts, reflections, last update, task "
+                                  "(a fix run's: its project and test command). Piped, one tab-separated line per thread "
+                                  "with every column in full.")
     _add_checkpointer(threads)
     threads.add_argument("--json", action="store_true", help="print a JSON list")
     threads.set_defaults(handler=_threads)
 
-    show = commands.add_parser("show", help="print one thread's attempts and reflections")
+    show = commands.add_parser("show", help="print one thread's run: its attempts, reflections and (a fix run) change",
+                               description="Print THREAD's latest run: its status, task (a fix run: project and test "
+                               "command), attempts and reflection memory; --diff prints a finished fix run's change again.")
     show.add_argument("thread", metavar="THREAD", help="the thread id")
     _add_checkpointer(show)
-    show.add_argument("--json", action="store_true", help="print one JSON object")
+    shown = show.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="print one JSON object")
+    shown.add_argument("--diff", action="store_true",
+                       help="print only the finished fix run's change, a unified diff (`| git apply` writes it)")
     show.set_defaults(handler=_show)
 
     draw = commands.add_parser("graph", help="draw the graph (Mermaid text by default)")
@@ -189,6 +203,14 @@ def _parser() -> argparse.ArgumentParser:
                        "(a run on the model does this on first use)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
+
+    lsp = commands.add_parser(
+        "lsp", help="serve the Language Server Protocol on stdin/stdout (for editors)",
+        description="A language server: failing tests of a trusted project become diagnostics where they fail, "
+        'and the code action "Heal with codeheal" returns the fix as an edit the editor applies. The model and '
+        "settings are those of `codeheal fix`. See docs/editors.md.",
+    )
+    lsp.set_defaults(handler=_lsp)
     return parser
 
 
@@ -212,6 +234,7 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
+    from codeheal.precommit import staged_counts_as_committed
     from codeheal.runner import run_with_progress
 
     _check_outputs(args)
@@ -228,7 +251,7 @@ def _fix(args: argparse.Namespace) -> int:
         "target": given.get("target"),
         "python": given.get("python"),
         "apply": args.apply,
-        "force": args.force,
+        "force": args.force or (args.apply and staged_counts_as_committed(Path(args.project))),
     }
     if given.get("task"):
         request["task"] = _read_task(given["task"])
@@ -408,7 +431,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
         shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     if passed and result["diff"] and getattr(args, "exit_code", False):
-        return EXIT_NOT_HEALED
+        return EXIT_CHANGE_PROPOSED
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
 
 
@@ -430,6 +453,11 @@ def _threads(args: argparse.Namespace) -> int:
         summaries = list_threads(saver)
     if args.json:
         print(json.dumps([asdict(s) for s in summaries], indent=2))
+        return EXIT_PASSED
+    if not sys.stdout.isatty():  # piped: every column in full, for cut and awk
+        for s in summaries:
+            print("\t".join((s.thread_id, s.status, str(s.attempts), str(s.reflections), s.updated[:16].replace("T", " "),
+                             s.task)))
         return EXIT_PASSED
     table = Table(box=None)
     for name, width in (("thread", 12), ("status", 10), ("attempts", 8), ("reflections", 11), ("last update", 16)):
@@ -453,10 +481,18 @@ def _show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(asdict(detail), indent=2))
         return EXIT_PASSED
+    if args.diff:
+        return _print_diff(detail)
     out = Console(highlight=False, markup=False)  # tasks and lessons are text, not markup
     out.print(f"thread {detail.thread_id}: {detail.status}, {detail.attempts} attempt(s), "
               f"last update {detail.updated[:19]}")
-    out.print(f"task: {detail.task}")
+    if detail.project:
+        out.print(f"project: {detail.project}", soft_wrap=True)
+        out.print(f"test command: {detail.test_command}", soft_wrap=True)
+        if detail.diff:
+            out.print(f"change: {_diff_stat(detail.diff)} (`codeheal show {detail.thread_id} --diff` prints it)")
+    else:
+        out.print(f"task: {detail.task}", soft_wrap=True)
     for record in detail.history:
         out.print(f"attempt {record['attempt']}: {record['summary']}")
         if record["reflection"]:
@@ -465,6 +501,28 @@ def _show(args: argparse.Namespace) -> int:
     for number, lesson in enumerate(detail.memory, 1):
         out.print(f"  {number}. {lesson}", soft_wrap=True)
     return EXIT_PASSED
+
+
+def _print_diff(detail: ThreadDetail) -> int:
+    """`show --diff`: a finished fix run's change on stdout; InputError for a thread that has none."""
+    if not detail.project:
+        raise InputError(f"thread {detail.thread_id} is a solve run: --diff prints a fix run's change")
+    if not detail.diff:
+        why = "its run has not finished" if detail.status in ("unfinished", "review") else f"its run ended {detail.status} with no change"
+        raise InputError(f"thread {detail.thread_id} has no change to print: {why}")
+    print(detail.diff, end="")
+    if detail.status != "passed":
+        stderr.print(f"[yellow]this change is the best attempt of a run that ended {detail.status}: the tests fail with it[/yellow]")
+    return EXIT_PASSED
+
+
+def _diff_stat(diff: str) -> str:
+    """`2 files, +3 -1` for a unified diff."""
+    lines = diff.splitlines()
+    files = sum(line.startswith("+++ ") for line in lines)
+    added = sum(line.startswith("+") and not line.startswith("+++ ") for line in lines)
+    removed = sum(line.startswith("-") and not line.startswith("--- ") for line in lines)
+    return f"{files} file{'s' if files != 1 else ''}, +{added} -{removed}"
 
 
 def _add_checkpointer(parser: argparse.ArgumentParser) -> None:
@@ -489,6 +547,15 @@ def _model(args: argparse.Namespace) -> int:
     from codeheal.llm.command import assemble_model
 
     print(assemble_model(args, stderr))
+    return EXIT_PASSED
+
+
+def _lsp(args: argparse.Namespace) -> int:
+    try:
+        from codeheal.lsp.server import serve
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"codeheal lsp needs {exc.name}: pip install 'codeheal[lsp]'") from None
+    serve()
     return EXIT_PASSED
 
 

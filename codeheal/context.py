@@ -99,9 +99,8 @@ class Context:
     )
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
-        "The loop's strategy, a named preset of its switches. The default: the measured winner "
-        "in the module form (`codeheal solve`) with an embedded model (\"hedged\" with both); "
-        'else "adaptive". The presets: "adaptive" (a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        "The loop's strategy, a named preset of its switches. "
+        'The presets: "adaptive" (a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "
@@ -110,6 +109,8 @@ class Context:
         "environment's, for a policy given) do not change it. In Python, a Policy too: a preset "
         'with changes, e.g. Policy.preset("self_heal", reflect=False).',
         unset=True,
+        shown='"hedged" in the module form (`codeheal solve`) with an embedded model (the measured winner there); '
+        'else "adaptive"',
     )
     max_attempts: int = setting(
         3, 'Hard cap on attempts (generate + test) in one run (policy "one_shot": 1).', unset=True,

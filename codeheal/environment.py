@@ -19,6 +19,8 @@ LOCAL_DRAFT = "CODEHEAL_LOCAL_DRAFT"
 LOCAL_DRAFT_MAX = "CODEHEAL_LOCAL_DRAFT_MAX"
 E2B_SANDBOX_URL = "E2B_SANDBOX_URL"
 """The E2B SDK's debug-mode sandbox address (the SDK itself reads it only for its own calls)."""
+PRE_COMMIT = "PRE_COMMIT"
+"""Set to 1 by pre-commit for the hooks it runs (codeheal/precommit.py)."""
 
 
 def openai_base_url() -> str | None:

@@ -1,5 +1,6 @@
-"""Reading threads back from a checkpointer: what `codeheal threads` and `show` print, and the
-one test of whether a thread's run is unfinished (what `codeheal resume` continues)."""
+"""Reading threads back from a checkpointer, as a history of runs: what `codeheal threads` and
+`show` print (a fix run's project, test command, status and change), and the one test of
+whether a thread's run is unfinished (what `codeheal resume` continues)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 
-from codeheal.errors import CheckpointError
+from codeheal.errors import CheckpointError, FlakyTestsError, InputError
 from codeheal.loop.builder import build_graph
 from codeheal.state import Attempt
 
@@ -18,6 +19,13 @@ UNFINISHED = "unfinished"
 still going elsewhere): it has steps left, which `codeheal resume` runs."""
 PAUSED = "review"
 """A run paused for a human review (Context.review_on_exhaustion)."""
+REFUSED = "refused"
+"""A run stopped by bad input found after it began (exit 2: e.g. a test command that fails
+with no Python frame in the project, flaky tests): resuming it would meet the same refusal,
+so it is not unfinished."""
+REFUSALS = {InputError.__name__, FlakyTestsError.__name__}
+"""The errors that refuse a run's input; a refused write (uncommitted files) is not one: once
+they are committed, `codeheal resume` writes the change."""
 
 
 @dataclass
@@ -33,6 +41,8 @@ class ThreadSummary:
     """The task's first line; for a fix thread, the project and its test command."""
     project: str | None = None
     """A fix thread's project folder (None for a solve thread)."""
+    test_command: str | None = None
+    """A fix thread's test command (None for a solve thread)."""
 
 
 @dataclass
@@ -41,6 +51,9 @@ class ThreadDetail(ThreadSummary):
 
     history: list[Attempt] = field(default_factory=list)
     memory: list[str] = field(default_factory=list)
+    diff: str | None = None
+    """A finished fix run's change as a unified diff (the best attempt's, which fails when the
+    run did not pass); None for a solve thread or a run that has not finished."""
 
 
 def run_status(snapshot: StateSnapshot) -> str:
@@ -48,6 +61,8 @@ def run_status(snapshot: StateSnapshot) -> str:
     steps left, else the status it ended with."""
     if any(task.interrupts for task in snapshot.tasks):
         return PAUSED
+    if any(isinstance(task.error, str) and task.error.split("(", 1)[0] in REFUSALS for task in snapshot.tasks):
+        return REFUSED
     if snapshot.next:
         return UNFINISHED
     return snapshot.values.get("status") or "ended"
@@ -68,20 +83,23 @@ def list_threads(saver: BaseCheckpointSaver) -> list[ThreadSummary]:
         if not configurable.get("checkpoint_ns") and configurable["thread_id"] not in threads:
             threads.append(configurable["thread_id"])
     graph = _graph(saver)
-    summaries = [_summary(thread_id, graph.get_state(_config(thread_id))) for thread_id in threads]
+    summaries = [_summary(thread_id, graph, graph.get_state(_config(thread_id))) for thread_id in threads]
     return sorted(summaries, key=lambda s: s.updated, reverse=True)
 
 
 def thread_detail(saver: BaseCheckpointSaver, thread_id: str) -> ThreadDetail:
     """One thread's latest run and memory; CheckpointError when the store has no such thread."""
-    snapshot = _graph(saver).get_state(_config(thread_id))
+    graph = _graph(saver)
+    snapshot = graph.get_state(_config(thread_id))
     if snapshot.created_at is None:
         raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
     values = snapshot.values
+    summary = _summary(thread_id, graph, snapshot)
     return ThreadDetail(
-        **vars(_summary(thread_id, snapshot)),
+        **vars(summary),
         history=list(values.get("history") or []),
         memory=list(values.get("reflections") or []),
+        diff=values.get("diff") if summary.project and not snapshot.next else None,
     )
 
 
@@ -94,12 +112,25 @@ def _config(thread_id: str) -> dict:
     return {"configurable": {"thread_id": thread_id}}
 
 
-def _summary(thread_id: str, snapshot: StateSnapshot) -> ThreadSummary:
+def _project_input(graph: CompiledStateGraph, thread_id: str, snapshot: StateSnapshot) -> tuple[str | None, str | None]:
+    """A fix run's project and test command: its finish clears them from the thread, so they
+    are read from the run's latest checkpoint that holds them (the one before its end)."""
+    if snapshot.values.get("project"):
+        return snapshot.values["project"], snapshot.values.get("test_command")
+    if snapshot.values.get("form") != "project":
+        return None, None
+    for earlier in graph.get_state_history(_config(thread_id)):  # newest first
+        if earlier.values.get("project"):
+            return earlier.values["project"], earlier.values.get("test_command")
+    return None, None
+
+
+def _summary(thread_id: str, graph: CompiledStateGraph, snapshot: StateSnapshot) -> ThreadSummary:
     values = snapshot.values
     task = (values.get("task") or "").strip()
-    project = values.get("project")
+    project, test_command = _project_input(graph, thread_id, snapshot)
     if project:
-        task = f"{project}: {values.get('test_command') or ''}".strip()
+        task = f"{project}: {test_command or ''}".strip()
     return ThreadSummary(
         thread_id=thread_id,
         status=run_status(snapshot),
@@ -108,4 +139,5 @@ def _summary(thread_id: str, snapshot: StateSnapshot) -> ThreadSummary:
         updated=snapshot.created_at or "",
         task=task.splitlines()[0] if task else "",
         project=project,
+        test_command=test_command,
     )

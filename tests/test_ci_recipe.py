@@ -18,7 +18,7 @@ EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
 
 def steps() -> list[dict]:
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    assert set(workflow[True]) == {"push", "pull_request"}, "YAML 1.1 reads the key `on` as true"
+    assert set(workflow[True]) == {"pull_request"}, "one event, so a push to a pull request runs it once (YAML 1.1 reads `on` as true)"
     (job,) = workflow["jobs"].values()
     return job["steps"]
 
@@ -42,7 +42,11 @@ def test_the_workflow_runs_the_tests_then_fixes_on_failure() -> None:
     assert steps().index(by_name["Cache pip's downloads and codeheal's model cache"]) < steps().index(by_name["Install codeheal"])
     assert "kernel.apparmor_restrict_unprivileged_userns=0" in by_name[
         "Install bubblewrap and allow its user namespaces (AppArmor, Ubuntu 24.04)"]["run"]
-    assert "$GITHUB_STEP_SUMMARY" in by_name["Job summary"]["run"]
+    summary = by_name["Job summary"]["run"]
+    assert "$GITHUB_STEP_SUMMARY" in summary and "steps.fix.outputs.status" in summary
+    assert "could not heal" in summary.split("1)", 1)[1].split(";;", 1)[0], "only exit 1 reads as not healed"
+    fix = by_name["codeheal fix"]["run"]
+    assert fix.index("vars.CODEHEAL_MODEL }}\" ]") < fix.index("codeheal fix"), "the model variable is checked first"
     upload = by_name["Upload the fix"]
     assert upload["uses"].startswith("actions/upload-artifact@") and upload["with"]["path"] == "codeheal.diff"
 

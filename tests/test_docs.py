@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,13 @@ def test_the_module_map_names_every_module():
         defines = any(isinstance(n, (ast.FunctionDef, ast.ClassDef)) for n in tree.body)
         if module.name != "__init__.py" or defines:  # a package's bare __init__ only imports
             assert path in named or path.rsplit("/", 1)[0] in named, f"the module map does not name {path}"
+
+
+def test_the_readme_counts_contexts_fields() -> None:
+    import dataclasses
+
+    from codeheal.context import Context
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [count] = re.findall(r"`Context`, (\d+) fields", readme)
+    assert int(count) == len(dataclasses.fields(Context))

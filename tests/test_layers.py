@@ -83,6 +83,15 @@ def test_nothing_below_the_graphs_assembly_imports_it(layer: str) -> None:
     assert [(name, sorted(GRAPH[name])) for name in below if any(m.startswith("codeheal.loop") for m in GRAPH[name])] == []
 
 
+def test_the_language_server_sits_at_the_clis_level() -> None:
+    """codeheal/lsp/ is a client of the graph, as the CLI is: only the CLI starts it, nothing
+    below imports it."""
+    outside = {name: sorted(m for m in GRAPH[name] if m.startswith("codeheal.lsp"))
+               for name in GRAPH if not name.startswith("codeheal.lsp") and name != "codeheal.cli"}
+    assert {name: found for name, found in outside.items() if found} == {}
+    assert "codeheal.lsp.server" in GRAPH["codeheal.cli"]
+
+
 FORM_PACKAGES = ("codeheal.forms.module", "codeheal.forms.project")
 FORM_INTERNALS_ALLOWED = {
     "codeheal.forms.choice": "the one place that knows the forms by name",

@@ -27,6 +27,16 @@ def test_heals_on_the_second_attempt():
     assert len(model.calls) == 3  # actor, reflector, actor
 
 
+def test_a_reflection_with_no_lesson_is_not_kept_nor_shown_as_one():
+    """A reflector reply with no prose (code only) is no lesson: the memory stays empty, the
+    attempt records none, and the next prompt shows no "Lessons" section."""
+    model = scripted(fenced(BAD_ADD), f"```python\n{GOOD_ADD}```", fenced(GOOD_ADD))
+    result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS})
+    assert result["status"] == "passed" and result["reflections"] == []
+    assert result["history"][0]["reflection"] is None
+    assert "Lessons from earlier" not in "\n".join(str(m.content) for m in model.calls[2])
+
+
 def test_gives_up_at_the_cap_keeping_the_attempt_that_passed_most():
     two_of_three = "def add(a, b):\n    return a + b if a >= 0 else 99\n"
     model = scripted(

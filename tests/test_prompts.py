@@ -9,7 +9,7 @@ from codeheal.forms.module.prompts import (
     numbered_excerpt,
     reflector_messages,
 )
-from codeheal.nodes.reflector import EMPTY_REFLECTION, LESSON_MAX_CHARS, condense_lesson
+from codeheal.nodes.reflector import LESSON_MAX_CHARS, condense_lesson
 from codeheal.prompting.parts import format_feedback
 from codeheal.state import CheckFailure, Frame
 
@@ -82,5 +82,5 @@ def test_a_lesson_keeps_prose_only_and_a_few_sentences():
     assert condense_lesson(reply) == (
         "The sort key is wrong. It sorts by count ascending. Use -count first. Then the word."
     )
-    assert condense_lesson("```python\nx = 1\n```") == EMPTY_REFLECTION
+    assert condense_lesson("```python\nx = 1\n```") == ""
     assert len(condense_lesson("word " * 400)) <= LESSON_MAX_CHARS + 4

@@ -296,3 +296,14 @@ def test_values_of_the_setting_s_own_type_are_taken():
     context = resolve({"temperature": 1, "seed": None, "max_tokens": None, "then_models": ["gpt-4o-mini"],
                        "timeout_s": 5}).context
     assert (context.policy.temperature, context.policy.seed, context.max_tokens) == (1, None, None)
+
+
+def test_the_policys_help_names_the_default_each_run_gets() -> None:
+    """`solve --help` names the policy the embedded models run (hedged), not the fallback alone."""
+    from codeheal.settings.presets import MODULE_POLICIES, default_policy
+
+    shown = SETTINGS["policy"].description.rsplit(" Default: ", 1)[1]
+    assert {default_policy(model, "module") for model in MODULE_POLICIES} == {"hedged"}
+    assert f'"hedged" in the module form (`codeheal solve`) with an embedded model' in shown
+    assert default_policy("local", "project") == default_policy("gpt-4o", "module") == DEFAULT_POLICY
+    assert shown.endswith(f'else "{DEFAULT_POLICY}".')

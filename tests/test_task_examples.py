@@ -48,6 +48,16 @@ def test_a_candidate_that_passes_the_tests_but_not_the_tasks_example_is_retried_
     assert "clamp(-2, 0, 3)" in model.prompt(1).split("assert clamp(-2, 0, 3) == 0", 1)[1]  # and its failure
 
 
+def test_the_examples_are_checked_when_the_tests_import_the_function_from_solution() -> None:
+    """`from solution import clamp` names the candidate's function as a bare call does: its
+    examples in the task text are not skipped."""
+    model = ScriptedModel(messages=iter([fenced(ONLY_UPPER), fenced(RIGHT)]))
+    result = build_graph(llm=model).compile().invoke({"task": TASK, "tests": "from solution import clamp\n" + TESTS},
+                                                     context=Context(policy="raw_error", max_attempts=3))
+    assert result["task_checks"] == ["assert clamp(5, 0, 3) == 3", "assert clamp(-2, 0, 3) == 0"]
+    assert (result["status"], result["attempts"]) == ("passed", 2)
+
+
 def test_with_task_examples_off_the_users_tests_alone_decide() -> None:
     model = ScriptedModel(messages=iter([fenced(ONLY_UPPER)]))
     result = build_graph(llm=model).compile().invoke(

@@ -18,7 +18,6 @@ from codeheal.prompting.model_call import charged, sample_seed
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
-EMPTY_REFLECTION = "(the reflector gave no lesson)"
 LESSON_MAX_TOKENS = 200
 LESSON_MAX_SENTENCES = 4
 LESSON_MAX_CHARS = 600
@@ -47,19 +46,22 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         seed = sample_seed(context.policy.seed, last["attempt"] + 1, 0)
         ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
         lesson = condense_lesson(reply)
-        last = {**charged(last, usage), "reflection": lesson}
+        last = charged(last, usage)
+        if not lesson:  # no lesson is not a lesson: nothing goes into the memory or the next prompt
+            return {"history": [*earlier, last]}
         emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))
-        return {"reflections": [lesson], "history": [*earlier, last]}
+        return {"reflections": [lesson], "history": [*earlier, {**last, "reflection": lesson}]}
 
     return reflector
 
 
 def condense_lesson(reply: str) -> str:
-    """The lesson as the memory keeps it: prose only, a few sentences. Small models often
-    ignore "no code" and ramble, and every lesson is repeated in later actor prompts."""
+    """The lesson as the memory keeps it: prose only, a few sentences ("" when the reply has no
+    prose). Small models often ignore "no code" and ramble, and every lesson is repeated in
+    later actor prompts."""
     prose = " ".join(FENCE.sub(" ", reply).split())
     sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]
     lesson = " ".join(sentences)
     if len(lesson) > LESSON_MAX_CHARS:
         lesson = lesson[:LESSON_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
-    return lesson or EMPTY_REFLECTION
+    return lesson

@@ -11,12 +11,13 @@ from codeheal.errors import ConfigError
 _BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
 
 
-def setting(default: object, description: str, *, unset: bool = False) -> Any:
+def setting(default: object, description: str, *, unset: bool = False, shown: str | None = None) -> Any:
     """A settings field with its `description` (shown by Studio and `--help`) and `default`.
     `unset`: the field starts as None (unset) and the resolver fills it, as Context's do;
     the default is kept under json_schema_extra, as Studio's schema builder (pydantic)
-    passes field metadata on as Field arguments."""
-    shown = "none" if default is None else repr(default)
+    passes field metadata on as Field arguments. `shown`: the default in words, where the
+    resolver chooses it (by model and form) and `default` alone would mislead."""
+    shown = shown or ("none" if default is None else repr(default))
     metadata = {"description": f"{description} Default: {shown}.", "json_schema_extra": {"fallback": default}}
     return dataclasses.field(default=None if unset else default, metadata=metadata)
 

@@ -71,6 +71,15 @@ def validate_input(state: State) -> ast.Module:
     return module
 
 
+def candidate_functions(tests: ast.Module) -> list[str]:
+    """The candidate's functions the tests use: those they call by a name they take from
+    nowhere else (called_functions), then those they import from `solution` (`from solution
+    import f`, whose examples in the task text are checked as well)."""
+    imported = [alias.asname or alias.name for node in ast.walk(tests)
+                if isinstance(node, ast.ImportFrom) and node.module == "solution" for alias in node.names if alias.name != "*"]
+    return list(dict.fromkeys([*called_functions(tests), *imported]))
+
+
 class ModuleForm(Form):
     """A module written from the task against the tests, tested as solution.py beside them."""
 
@@ -86,7 +95,7 @@ class ModuleForm(Form):
         return {
             "candidates": [starting_code] if starting_code.strip() else [],
             "probe_function": function,
-            "task_checks": task_checks(state["task"], tests, [function] if function else called_functions(tests))
+            "task_checks": task_checks(state["task"], tests, [function] if function else candidate_functions(tests))
             if context.module.task_examples else [],
         }
 

@@ -28,7 +28,7 @@ class ModuleSettings:
         True,
         "Check the examples your task text writes beside your tests: doctests (`>>> f(2)` then "
         "its value) and examples in prose (`f(2) == 4`, `f(2) returns 4`, `Input:`/`Output:`), "
-        "each a plain assert on the function the tests call, shown and run after your tests. An "
+        "each a plain assert on the function the tests call (or import from `solution`), shown and run after your tests. An "
         "example whose call your tests "
         "already check is left out (your test decides). A wrong example fails every attempt: "
         "turn this off when the task's examples only illustrate.",
