@@ -48,14 +48,21 @@ class Job:
     rename, beside a read-only empty `__pycache__`)."""
     python: str | None = None
     """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
-    local sandbox puts everything installed beside its pytest on the import path, read-only
-    (runtime.project_runtime). E2B runs its own Python."""
+    local sandbox runs it with its own site-packages, read-only (runtime.project_runtime). E2B
+    runs its own Python."""
+    workdir: str | None = None
+    """Where the workspace appears inside the sandbox and the job runs from: an absolute path,
+    a project's own path on the host, so its editable installs, `.pth` files and paths in its
+    configuration lead to the copy (bubblewrap only: the host's folder stays hidden behind
+    it). None: the sandbox's own place (bwrap.WORKSPACE)."""
 
     def __post_init__(self) -> None:
         for name in self.files:
             path = PurePosixPath(name)
             if path.is_absolute() or ".." in path.parts or not path.parts:
                 raise ValueError(f"job file {name!r}: give a relative path inside the workspace")
+        if self.workdir is not None and not PurePosixPath(self.workdir).is_absolute():
+            raise ValueError(f"job workdir {self.workdir!r}: give an absolute path")
         if unknown := sorted(set(self.read_only) - set(self.files)):
             raise ValueError(f"read-only job files {unknown} are not among its files")
 

@@ -172,7 +172,7 @@ class LocalSandbox(SyncFace):
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
             own_processes = self.isolation == "bwrap" or uid is not None
             command = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ()),
-                       *job.argv([runtime.executable, "-S"])]
+                       *job.argv([runtime.executable, *(() if runtime.site else ("-S",))])]
             interpreter_env = _interpreter_env(job) if job.command else None
             if interpreter_env is not None:
                 env["PATH"] = f"{interpreter_env.bin_dir}:{env['PATH']}"
@@ -186,14 +186,17 @@ class LocalSandbox(SyncFace):
                 assert self._bwrap is not None
                 status_read, status_write = child_side.pipe(stack)
                 files = {name: child_side.memfd(content) for name, content in job.files.items()}
+                workdir = job.workdir or bwrap.WORKSPACE
+                env["HOME"] = workdir
                 if job.command:
-                    env["PYTHONPATH"] += f":{bwrap.WORKSPACE}"
+                    env["PYTHONPATH"] += f":{workdir}"
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 if python_link is not None:
                     env["PATH"] = f"{bwrap.PYTHON_BIN}:{env['PATH']}"
                 argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
-                                          expose=expose, read_only=job.read_only, python_link=python_link),
+                                          expose=expose, read_only=job.read_only, python_link=python_link,
+                                          workdir=workdir),
                         *command]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read

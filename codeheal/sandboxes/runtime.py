@@ -66,6 +66,9 @@ class Runtime:
     """Its installation: bound back read-only where bubblewrap hides a home directory."""
     packages: tuple[tuple[str, str], ...]
     """(top-level name, host path) of pytest and its requirements."""
+    site: bool = False
+    """Run with the interpreter's own site-packages (a project's environment, `.pth` files and
+    editable installs included) instead of `-S` and `packages` alone."""
 
     @property
     def site_dirs(self) -> tuple[str, ...]:
@@ -121,12 +124,14 @@ def discovery_runtime(python: str) -> Runtime:
 
 
 def project_runtime(python: str, discovered: str) -> Runtime:
-    """A project's interpreter as a Runtime with everything installed beside its pytest on the
-    import path (read-only inside bubblewrap), so the project's imports and its pytest plugins
-    work: the user's own environment, for the user's own tests. `discovered` is what the
-    discovery job printed, and untrusted: every path in it must lie in the interpreter's
-    installation or its virtualenv (SandboxError otherwise), and the interpreter run is the
-    one checked on the host, whatever the job said."""
+    """A project's interpreter as a Runtime that runs with its own site-packages (read-only
+    inside bubblewrap: its installation and its virtualenv, at their own paths), so the
+    project's imports, its editable installs (`.pth` files, which lead to the copy at the
+    project's own path) and its pytest plugins work: the user's own environment, for the
+    user's own tests. `discovered` is what the discovery job printed, and untrusted: every
+    path in it must lie in the interpreter's installation or its virtualenv (SandboxError
+    otherwise), and the interpreter run is the one checked on the host, whatever the job said.
+    `packages` (what lies beside its pytest) serve basic isolation's import path only."""
     roots = _roots(python)
     try:
         found = json.loads(discovered.strip().splitlines()[-1])
@@ -146,11 +151,11 @@ def project_runtime(python: str, discovered: str) -> Runtime:
         if name != "__pycache__" and not name.endswith(".pth")
         and any(_within(path := os.path.realpath(os.path.join(folder, name)), r) for r in roots)
     }
-    executable = os.path.realpath(python)
     return Runtime(
-        executable=executable,
-        base_prefixes=(_installation(executable),),
+        executable=os.path.abspath(python),  # as named: a virtualenv's python finds its pyvenv.cfg beside it
+        base_prefixes=roots,
         packages=tuple(sorted(entries.items())),
+        site=True,
     )
 
 

@@ -22,7 +22,22 @@ def test_an_interpreter_under_tmp_is_bound_back_after_the_private_tmp() -> None:
     bind = argv.index("/tmp/clone/python")
     assert argv[bind - 1] == "--ro-bind" and bind > private_tmp
     assert argv[argv.index("/tmp/clone") - 1] == "--dir"  # traversable by the job uid
-    assert argv.index(bwrap.WORKSPACE) > bind
+    assert argv.index(bwrap.WORKSPACE) < bind  # the workspace first: a venv inside a project shows through it
+
+
+def test_a_project_at_its_own_path_hides_the_host_folder_and_shows_its_venv() -> None:
+    runtime = Runtime(executable="/home/u/proj/.venv/bin/python", base_prefixes=("/opt/py", "/home/u/proj/.venv"),
+                      packages=(), site=True)
+    argv = bwrap.bwrap_argv("bwrap", runtime=runtime, files={"src/wc/core.py": 7}, env={}, status_fd=9,
+                            disk_mb=64, as_root=False, workdir="/home/u/proj")
+    workspace = argv.index("/home/u/proj")
+    assert argv[workspace - 1] == "--tmpfs"  # the copy, never the host's folder
+    assert argv[argv.index("/home/u") - 1] == "--dir" and argv[argv.index("/home") - 1] == "--dir"
+    assert argv[argv.index("/home/u/proj/src/wc/core.py") - 2] == "--file"
+    venv = argv.index("/home/u/proj/.venv")
+    assert argv[venv - 1] == "--ro-bind" and venv > workspace
+    assert argv[argv.index("--chdir") + 1] == "/home/u/proj"
+    assert bwrap.WORKSPACE not in argv
 
 
 def test_every_tmpfs_has_a_size_and_host_run_is_hidden() -> None:

@@ -88,6 +88,8 @@ class ProjectRun(FormRun):
     command: CommandWords
     target: Place | None
     workspace_key: str
+    root: str
+    """The project's absolute path on the host: where the sandbox shows the copy, and runs from."""
     interpreter: str | None
     """None: the sandbox's own interpreter (codeheal's)."""
     as_is: AsIs | None
@@ -106,7 +108,7 @@ def started(project: str, test_command: str, task: ProjectTask) -> ProjectRun:
     return ProjectRun(
         project=project, test_command=test_command, command=words(task.command),
         target=Place(file=target.file, function=target.function) if target else None,
-        workspace_key=keep(task.snapshot.files), interpreter=task.interpreter,
+        workspace_key=keep(task.snapshot.files), root=str(task.snapshot.root), interpreter=task.interpreter,
         as_is=None, scope=None, first_command=None,
     )
 
