@@ -79,6 +79,7 @@ def bwrap_argv(
     as_root: bool,
     expose: Sequence[str] = (),
     read_only: Collection[str] = (),
+    folders: Collection[str] = (),
     python_link: str | None = None,
     workdir: str = WORKSPACE,
 ) -> list[str]:
@@ -88,7 +89,7 @@ def bwrap_argv(
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
     folders shown read-only (a project's virtualenv, for a command job). `read_only`: names
-    among `files` the job cannot change (_workspace). `python_link`: the interpreter that
+    among `files` the job cannot change (_workspace). `folders`: empty folders of the workspace. `python_link`: the interpreter that
     `python` and `python3` in PYTHON_BIN lead to (a command job's). `workdir`: where the
     workspace appears and the job starts (a project's own path: a tmpfs mount there hides the
     host's folder; its parents are made as empty folders, so nothing else of the host shows)."""
@@ -99,7 +100,7 @@ def bwrap_argv(
         for name in PYTHON_NAMES:
             argv += ["--symlink", python_link, f"{PYTHON_BIN}/{name}"]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
-    argv += _workspace(workdir, files, read_only, disk_mb)
+    argv += _workspace(workdir, files, read_only, folders, disk_mb)
     # After the workspace: a project's virtualenv inside its own folder shows through the copy.
     for prefix in dict.fromkeys((*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))):
         if not any(_within(prefix, system) for system in SYSTEM_DIRS):
@@ -117,14 +118,17 @@ def bwrap_argv(
     return [*argv, "--"]
 
 
-def _workspace(workdir: str, files: Mapping[str, int], read_only: Collection[str], disk_mb: int) -> list[str]:
+def _workspace(
+    workdir: str, files: Mapping[str, int], read_only: Collection[str], empty: Collection[str], disk_mb: int
+) -> list[str]:
     """The workspace and its files. The workspace, and each folder holding a read-only file, is
     a tmpfs mount of its own, which nothing inside can rename or remove (a mount point), so a
     read-only file's path always leads to it; each read-only file is a read-only bind mount
     (no write, rename or unlink), and each such folder holds an empty read-only `__pycache__`
     mount, so no bytecode can stand in for a test's source."""
     guarded = {workdir} | {str(Path(f"{workdir}/{name}").parent) for name in read_only}
-    folders = {workdir} | {parent for name in files for parent in _parents_between(workdir, f"{workdir}/{name}")}
+    folders = {workdir} | {f"{workdir}/{name}" for name in empty} | {
+        parent for name in (*files, *empty) for parent in _parents_between(workdir, f"{workdir}/{name}")}
     argv: list[str] = []
     for parent in _parents_between("/", workdir):
         argv += ["--perms", "0755", "--dir", parent]

@@ -195,13 +195,14 @@ class LocalSandbox(SyncFace):
                     env["PATH"] = f"{bwrap.PYTHON_BIN}:{env['PATH']}"
                 argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
-                                          expose=expose, read_only=job.read_only, python_link=python_link,
+                                          expose=expose, read_only=job.read_only, folders=job.folders,
+                                          python_link=python_link,
                                           workdir=workdir),
                         *command]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read
             else:
-                cwd = _basic_workspace(job.files, job.read_only, uid, stack)
+                cwd = _basic_workspace(job, uid, stack)
                 if python_link is not None:
                     env["PATH"] = f"{_python_bin(python_link, stack)}{os.pathsep}{env['PATH']}"
                 if job.command:
@@ -244,11 +245,13 @@ class _ChildSide(ExitStack):
         self._keep(write)
         return read, write
 
-    def memfd(self, content: str) -> int:
+    def memfd(self, content: str | bytes) -> int:
         """An in-memory file holding `content`, from which bubblewrap copies a workspace file."""
         fd = os.memfd_create("codeheal-file", os.MFD_CLOEXEC)
         self._keep(fd)
-        os.write(fd, content.encode("utf-8"))
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        while data:
+            data = data[os.write(fd, data):]
         os.lseek(fd, 0, os.SEEK_SET)
         return fd
 
@@ -257,7 +260,7 @@ class _ChildSide(ExitStack):
         self.fds.append(fd)
 
 
-def _basic_workspace(files: Mapping[str, str], read_only: Collection[str], uid: int | None, stack: ExitStack) -> str:
+def _basic_workspace(job: Job, uid: int | None, stack: ExitStack) -> str:
     """A fresh host folder holding the job's files (basic isolation), removed with `stack`;
     handed to the job uid (0711: bubblewrap, root without its capabilities, must still be able
     to enter it), except the `read_only` files (0444, not the job uid's: it cannot write them,
@@ -271,10 +274,13 @@ def _basic_workspace(files: Mapping[str, str], read_only: Collection[str], uid: 
         ) from exc
     stack.callback(handle.cleanup)
     workspace = Path(handle.name)
+    files, read_only = job.files, job.read_only
+    for name in job.folders:
+        (workspace / name).mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         path = workspace / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     for name in read_only:
         (workspace / name).chmod(0o444)
     if uid is not None:

@@ -3,12 +3,16 @@ project's own path in the sandbox, in the project's own environment."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from layouts import (
     SETUPTOOLS_PYPROJECT, WC_BUG, WC_FIX, WC_TEST, build_venv, hatch_editable, heal, pip_install, tree, write,
 )
+from scripted_openai import ScriptedServer, is_fix_actor
+
+from codeheal.cli import main
 
 VENV_TEST = ".venv/bin/python -m pytest -q"
 
@@ -49,3 +53,34 @@ def test_a_non_editable_install_of_the_project_stops_before_any_model_call(tmp_p
     assert (code, calls) == (2, 0)
     assert "site-packages/wc is an installed copy of the project's own package wc" in " ".join(err.split())
     assert "-m pip install -e" in err
+
+
+CKS_BUG = "def checksum(data):\n    return sum(data) % 255\n"
+CKS_FIX = "def checksum(data):\n    return sum(data) % 256\n"
+BLOB = bytes(range(200)) * 4 + b"\0\xff"
+
+
+def test_binary_fixtures_package_data_and_empty_folders_reach_the_sandbox_but_never_the_model(
+    tmp_path: Path, capsys
+) -> None:
+    root = write(tmp_path / "cks", {
+        "cks/__init__.py": CKS_BUG,
+        "cks/table.bin": BLOB,
+        "tests/data.bin": BLOB,
+        "tests/test_cks.py": (
+            "from importlib.resources import files\nfrom pathlib import Path\n\nfrom cks import checksum\n\n\n"
+            "def test_fixture_read_by_path():\n    data = (Path(__file__).parent / 'data.bin').read_bytes()\n"
+            "    assert checksum(data) == sum(data) % 256\n\n\n"
+            "def test_package_data():\n    assert files('cks').joinpath('table.bin').read_bytes()[-2:] == b'\\0\\xff'\n\n\n"
+            "def test_empty_folder_is_there():\n    assert (Path(__file__).parent.parent / 'out').is_dir()\n"),
+    })
+    (root / "out").mkdir()
+    reply = f"```python\n# cks/__init__.py\n{CKS_FIX}```\n"
+    with ScriptedServer(lambda body: reply if is_fix_actor(body["messages"]) else "Fix the code.") as server:
+        code = main(["fix", str(root), "--test", "python -m pytest -q", "--model", "scripted", "--base-url", server.url,
+                     "--mutants", "0", "--checkpointer", str(tmp_path / "checkpoints.sqlite")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "attempt 1: failed, 2 of 3 passed" in err  # only the defect fails: every file the tests read is there
+    assert out.count("\n+ ") == 1 and "table.bin" not in out and "data.bin" not in out
+    assert "table.bin" not in json.dumps(server.requests) and "\\u00ff" not in json.dumps(server.requests)

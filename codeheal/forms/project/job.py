@@ -12,7 +12,7 @@ from pathlib import Path
 from codeheal.evaluation.feedback import reported, run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
 from codeheal.forms.project.repair_context import is_test_file
-from codeheal.forms.project.run import ProjectRun
+from codeheal.forms.project.run import ProjectRun, data_of
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
@@ -68,7 +68,8 @@ def judged_run(
     """One run of `command` on `files` in the sandbox (on the run's interpreter, at the
     project's own path), judged, and the run itself; `must_run`: the node ids that must run
     and pass (None: whatever ran); `coverage`: record each test's line coverage."""
-    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run["root"])
+    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run["root"],
+                      data=data_of(run), folders=frozenset(run["folders"]))
     result = yield SandboxRun(sandbox, job)
     if not (command.direct or reported(result)):
         feedback = output_feedback(result, files)  # only the exit code and the output tell
@@ -82,6 +83,7 @@ def judged_run(
 def project_job(
     files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
     python: str | None = None, *, coverage: bool = False, workdir: str | None = None,
+    data: Mapping[str, bytes] | None = None, folders: frozenset[str] = frozenset(),
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. Where pytest
     is visible in the command, the report plugin goes beside the files and pytest starts
@@ -94,17 +96,19 @@ def project_job(
     the plugin also records each test's line coverage (the run of the project as it is, for
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
     are the report. The tests, their configuration and the harness files are read-only.
-    `workdir`: the project's own path, where the copy appears (Job.workdir)."""
+    `workdir`: the project's own path, where the copy appears (Job.workdir); `data`: the
+    project's binary files, written beside the text as bytes; `folders`: its empty folders."""
+    every: dict[str, str | bytes] = {**(data or {}), **files}
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=files, read_only=project_tests(files), python_args=(), command=command.argv,
-                   timeout_s=timeout_s, session=session, python=python, workdir=workdir)
+        return Job(files=every, read_only=project_tests(files), python_args=(), command=command.argv,
+                   timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
     return Job(
-        files={**files, **HARNESS},
+        files={**every, **HARNESS},
         read_only=frozenset(HARNESS) | project_tests(files),
         timeout_s=timeout_s,
         report=True,
@@ -112,6 +116,7 @@ def project_job(
         session=session,
         python=python,
         workdir=workdir,
+        folders=folders,
         **run,
     )
 
