@@ -87,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--entry-point", metavar="NAME", help="the function the tests call")
     solve.add_argument("--code", metavar="FILE", dest="starting_code",
                        help="starting code to test (and heal) before any model call")
+    solve.add_argument("--python", metavar="PATH", help="the interpreter whose packages the tests import, "
+                       "e.g. .venv/bin/python (default: the active virtualenv, unless it is codeheal's own, else "
+                       "the standard library and pytest only); the sandbox sees it read-only")
     _add_run_flags(solve, "solve")
     _add_verbosity(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
@@ -200,6 +203,7 @@ def _solve(args: argparse.Namespace) -> int:
         "task": _read_task(args.task),
         "tests": _read_file(args.tests, "tests"),
         "entry_point": args.entry_point,
+        "python": args.python,
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
@@ -510,6 +514,8 @@ def _read_file(path: str, what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read the {what} file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the {what} file {path!r} is not UTF-8 text (byte {exc.start}): give a Python file") from None
 
 
 if __name__ == "__main__":
