@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
-EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
+EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants", "lint")}
 """A command's own everyday settings besides EVERYDAY."""
 
 stderr = Console(stderr=True, highlight=False)

@@ -84,3 +84,15 @@ def test_binary_fixtures_package_data_and_empty_folders_reach_the_sandbox_but_ne
     assert "attempt 1: failed, 2 of 3 passed" in err  # only the defect fails: every file the tests read is there
     assert out.count("\n+ ") == 1 and "table.bin" not in out and "data.bin" not in out
     assert "table.bin" not in json.dumps(server.requests) and "\\u00ff" not in json.dumps(server.requests)
+
+
+def test_a_misspelled_re_export_heals_with_the_lint_stage_on(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "stats", {
+        "stats/__init__.py": "from .core import averge\n",
+        "stats/core.py": "def average(xs):\n    return sum(xs) / len(xs)\n",
+        "tests/test_stats.py": "from stats import average\n\n\ndef test_average():\n    assert average([1, 2, 3]) == 2\n",
+    })
+    code, out, err, _ = heal(capsys, tmp_path, root, "python -m pytest -q",
+                             {"stats/__init__.py": "from .core import average\n"})
+    assert code == 0, err
+    assert "+from .core import average" in out and "F401" not in err
