@@ -96,3 +96,75 @@ def test_a_misspelled_re_export_heals_with_the_lint_stage_on(tmp_path: Path, cap
                              {"stats/__init__.py": "from .core import average\n"})
     assert code == 0, err
     assert "+from .core import average" in out and "F401" not in err
+
+
+def test_src_layout_with_pythonpath_in_pytests_config_heals(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "wc", {
+        "pyproject.toml": '[project]\nname = "wc"\nversion = "0.1"\n\n[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+        "src/wc/__init__.py": "from .core import count_words\n", "src/wc/core.py": WC_BUG, "tests/test_wc.py": WC_TEST,
+    })
+    code, _, err, _ = heal(capsys, tmp_path, root, "python -m pytest -q", {"src/wc/core.py": WC_FIX})
+    assert code == 0, err
+
+
+def test_flat_layout_with_a_dependency_in_its_venv_heals(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "report", {
+        "report.py": "from tally import total\n\n\ndef mean(xs):\n    return total(xs) / (len(xs) + 1)\n",
+        "test_report.py": "from report import mean\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == 2\n",
+    })
+    site = build_venv(root / ".venv")
+    write(site, {"tally/__init__.py": "def total(xs):\n    return sum(xs)\n"})  # a dependency, installed
+    code, _, err, _ = heal(capsys, tmp_path, root, VENV_TEST,
+                           {"report.py": "def mean(xs):\n    return total(xs) / len(xs)\n"})
+    assert code == 0, err
+
+
+def test_a_namespace_package_heals(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "ns", {
+        "acme/wc/__init__.py": "from acme.wc.core import count_words\n",  # acme/ has no __init__.py (PEP 420)
+        "acme/wc/core.py": WC_BUG,
+        "tests/test_wc.py": WC_TEST.replace("from wc import", "from acme.wc import"),
+    })
+    code, _, err, _ = heal(capsys, tmp_path, root, "python -m pytest -q", {"acme/wc/core.py": WC_FIX})
+    assert code == 0, err
+
+
+def test_a_monorepo_with_two_packages_and_a_shared_conftest_heals(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "mono", {
+        "conftest.py": ("import sys\nfrom pathlib import Path\n\nfor package in ('core', 'app'):\n"
+                        "    sys.path.insert(0, str(Path(__file__).parent / 'packages' / package / 'src'))\n"),
+        "packages/core/src/textcore/__init__.py": WC_BUG,
+        "packages/core/tests/test_core.py": WC_TEST.replace("from wc import", "from textcore import"),
+        "packages/app/src/textapp/__init__.py": "from textcore import count_words\n\n\ndef summary(text):\n"
+                                                "    return f'{count_words(text)} words'\n",
+        "packages/app/tests/test_app.py": "from textapp import summary\n\n\ndef test_summary():\n"
+                                          "    assert summary('a b') == '2 words'\n",
+    })
+    code, out, err, _ = heal(capsys, tmp_path, root, "python -m pytest -q", {"packages/core/src/textcore/__init__.py": WC_FIX})
+    assert code == 0, err
+    assert "attempt 1: failed, 0 of 2 passed" in err and "+++ b/packages/core/src/textcore/__init__.py" in out
+
+
+def test_a_tox_ini_project_heals_with_its_pytest_section(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "toxed", {
+        "tox.ini": "[tox]\nenvlist = py\n\n[testenv]\ncommands = pytest\n\n[pytest]\ntestpaths = checks\naddopts = -q\n",
+        "wc.py": WC_BUG, "checks/test_wc.py": WC_TEST, "test_not_collected.py": "def test_x():\n    assert False\n",
+    })
+    code, _, err, _ = heal(capsys, tmp_path, root, "python -m pytest", {"wc.py": WC_FIX})
+    assert code == 0, err  # testpaths from tox.ini: the failing file outside it never ran
+
+
+def test_tests_that_write_into_tmp_path_and_their_own_folder_heal(tmp_path: Path, capsys) -> None:
+    root = write(tmp_path / "writer", {
+        "wc.py": WC_BUG,
+        "tests/test_write.py": (
+            "from pathlib import Path\n\nfrom wc import count_words\n\n\n"
+            "def test_tmp_path(tmp_path):\n    (tmp_path / 'x.txt').write_text('a b c')\n"
+            "    assert count_words((tmp_path / 'x.txt').read_text()) == 3\n\n\n"
+            "def test_own_folder():\n    out = Path(__file__).parent / 'out.txt'\n    out.write_text('a b c')\n"
+            "    assert count_words(out.read_text()) == 3\n"),
+    })
+    before = tree(root)
+    code, _, err, _ = heal(capsys, tmp_path, root, "python -m pytest -q", {"wc.py": WC_FIX})
+    assert code == 0, err
+    assert tree(root) == before  # out.txt was written in the sandbox's copy only
