@@ -1,5 +1,5 @@
 """How long a project's copy takes to reach the sandbox: a 2,000-file project (1,900 Python
-modules of about 2 KiB and 100 binary fixtures of 16 KiB: 5.3 MiB, under the 8 MiB cap), read
+modules of 2,188 bytes and 100 binary fixtures of 16 KiB: 5.5 MiB, under the 8 MiB cap), read
 into memory (`read_project`) and run at its own path in the local sandbox (bubblewrap where
 present), against the same job with no files. Median and p95 over the runs, after a warm-up.
 
