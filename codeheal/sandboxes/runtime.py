@@ -1,14 +1,15 @@
 """What a job's interpreter may see: the standard library and pytest, nothing else.
 
-The job runs the base interpreter behind the user's virtualenv with `-S` (no site-packages)
-and PYTHONPATH naming only pytest and the distributions it requires. codeheal, the benchmark
-data and every other package of the virtualenv stay out of reach; bubblewrap binds neither
-the virtualenv nor the project directory into the sandbox (bwrap.py).
+On codeheal's own interpreter the job runs the base interpreter behind the virtualenv with
+`-S` (no site-packages) and PYTHONPATH naming only pytest and the distributions it requires.
+codeheal, the benchmark data and every other package of the virtualenv stay out of reach;
+bubblewrap does not bind that virtualenv (bwrap.py).
 
-A project's interpreter (`codeheal fix`) is the project's, not codeheal's: it is checked
-without running it (a native executable, not a script) and asked what it has only inside the
-sandbox (`discovery_runtime`, DISCOVERY_ARGS); what it answers is checked against its installation before the
-host binds any path of it into later jobs."""
+A project's interpreter (`codeheal fix`, `solve --python`) is the user's, not codeheal's: it is
+checked without running it (a native executable, not a script) and asked what it has only
+inside the sandbox (`discovery_runtime`, DISCOVERY_ARGS); what it answers is checked against its
+installation before the host binds any path of it into later jobs, which then run it with its
+own site-packages (`Runtime.site`)."""
 
 from __future__ import annotations
 
