@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
+
+from sandbox_overhead import timed
 
 from codeheal.forms.project.snapshot import read_project
 from codeheal.sandboxes import LocalSandbox
@@ -24,19 +23,6 @@ from codeheal.sandboxes.base import Job
 RESULT = Path(__file__).parent / "results" / "copy_time.json"
 MODULES, FIXTURES = 1900, 100
 MODULE = "".join(f"def f{i}(x):\n    return x + {i}  # a line of a module of about two KiB\n" for i in range(32))
-
-
-def timed(action: Callable[[], object], runs: int) -> dict[str, float]:
-    """Median and p95 wall-clock milliseconds of `action` over `runs` runs (after one warm-up)."""
-    action()
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        action()
-        samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
-    return {"median_ms": round(statistics.median(samples), 1),
-            "p95_ms": round(samples[max(0, int(len(samples) * 0.95) - 1)], 1), "runs": runs}
 
 
 def make_project(root: Path) -> None:

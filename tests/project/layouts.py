@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from project_venv import venv_with_pytest
 from scripted_openai import ScriptedServer, is_fix_actor
 
@@ -37,6 +38,8 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
 def build_venv(venv: Path, *, setuptools: bool = False) -> Path:
     """A virtualenv holding pytest (and setuptools, to build the project without a network);
     its site-packages."""
+    if setuptools:
+        pytest.importorskip("setuptools", reason="setuptools is not installed here to build the project")
     site = venv_with_pytest(venv)
     if setuptools:
         copy_distribution("setuptools", site)
