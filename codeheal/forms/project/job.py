@@ -68,8 +68,9 @@ def judged_run(
     """One run of `command` on `files` in the sandbox (on the run's interpreter, at the
     project's own path), judged, and the run itself; `must_run`: the node ids that must run
     and pass (None: whatever ran); `coverage`: record each test's line coverage."""
-    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run["root"],
-                      data=data_of(run), folders=frozenset(run["folders"]))
+    # .get: a run checkpointed before the copy stood at the project's path resumes where it ran.
+    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run.get("root"),
+                      data=data_of(run), folders=frozenset(run.get("folders", ())))
     result = yield SandboxRun(sandbox, job)
     if not (command.direct or reported(result)):
         feedback = output_feedback(result, files)  # only the exit code and the output tell
