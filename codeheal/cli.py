@@ -29,7 +29,7 @@ EXIT_CHANGE_PROPOSED = 4
 """`fix --exit-code` (the pre-commit hook): the tests pass with a change, printed or written."""
 EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
-EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants",)}
+EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants", "lint")}
 """A command's own everyday settings besides EVERYDAY."""
 
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -92,6 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     solve.add_argument("--entry-point", metavar="NAME", help="the function the tests call")
     solve.add_argument("--code", metavar="FILE", dest="starting_code",
                        help="starting code to test (and heal) before any model call")
+    solve.add_argument("--python", metavar="PATH", help="the interpreter whose packages the tests import, "
+                       "e.g. .venv/bin/python (default: the active virtualenv, unless it is codeheal's own, else "
+                       "the standard library and pytest only); the sandbox sees it read-only")
     _add_run_flags(solve, "solve")
     _add_verbosity(solve)
     solve.add_argument("--thread", metavar="ID", help="run on this thread, keeping its reflection memory; "
@@ -222,6 +225,7 @@ def _solve(args: argparse.Namespace) -> int:
         "task": _read_task(args.task),
         "tests": _read_file(args.tests, "tests"),
         "entry_point": args.entry_point,
+        "python": args.python,
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
@@ -577,6 +581,8 @@ def _read_file(path: str, what: str) -> str:
         return Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read the {what} file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"the {what} file {path!r} is not UTF-8 text (byte {exc.start}): give a Python file") from None
 
 
 if __name__ == "__main__":

@@ -17,10 +17,17 @@ LOCAL_THREADS = "CODEHEAL_LOCAL_THREADS"
 LOCAL_SPECULATIVE = "CODEHEAL_LOCAL_SPECULATIVE"
 LOCAL_DRAFT = "CODEHEAL_LOCAL_DRAFT"
 LOCAL_DRAFT_MAX = "CODEHEAL_LOCAL_DRAFT_MAX"
+VIRTUAL_ENV = "VIRTUAL_ENV"
+"""The active virtualenv: `solve` runs the tests on it when it is not codeheal's own."""
 E2B_SANDBOX_URL = "E2B_SANDBOX_URL"
 """The E2B SDK's debug-mode sandbox address (the SDK itself reads it only for its own calls)."""
 PRE_COMMIT = "PRE_COMMIT"
 """Set to 1 by pre-commit for the hooks it runs (codeheal/precommit.py)."""
+
+
+def active_virtualenv() -> str | None:
+    """The active virtualenv's folder, if any."""
+    return os.environ.get(VIRTUAL_ENV)
 
 
 def openai_base_url() -> str | None:

@@ -274,7 +274,9 @@ class RunInput(TypedDict):
     target: NotRequired[str | None]
     """Project form: FILE::FUNC, the function to repair (else those on the failing traceback)."""
     python: NotRequired[str | None]
-    """Project form: the interpreter the tests run on (default: the project's virtualenv)."""
+    """The interpreter the tests run on, its packages visible read-only (default: the project's
+    virtualenv; module form: the active virtualenv unless it is codeheal's, else the sandbox's
+    own Python, the standard library and pytest)."""
     apply: NotRequired[bool]
     """Project form: write the healed change into the project when the tests pass."""
     force: NotRequired[bool]
@@ -425,6 +427,7 @@ class CandidateJob(TypedDict, total=False):
     session: str | None
     tests: str
     entry_point: str | None
+    python: str | None
     form_run: FormRun
     change: AppliedChange
     """Project form: the reply as the fan-out applied it (Form.distinct), so that its test does

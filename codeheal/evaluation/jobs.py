@@ -33,10 +33,11 @@ HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, 
 
 
 def make_job(candidate: str, tests: str, timeout_s: float, session: str | None = None,
-             entry_point: str | None = None) -> Job:
+             entry_point: str | None = None, python: str | None = None) -> Job:
     """The sandbox job that runs the tests against one candidate (its `entry_point`, the
-    function the tests call, is the candidate's even when a builtin has its name);
-    everything but the candidate is read-only in it."""
+    function the tests call, is the candidate's even when a builtin has its name), on
+    `python` (a user's environment, read-only; None: the sandbox's own); everything but the
+    candidate is read-only in it."""
     files = {
         "solution.py": candidate,
         TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests)), entry_point),
@@ -51,4 +52,5 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         report=True,
         env=NO_AUTOLOAD,
         session=session,
+        python=python,
     )

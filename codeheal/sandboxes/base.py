@@ -21,11 +21,12 @@ REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 
 @dataclass(frozen=True)
 class Job:
-    """What to run: files written into an empty workspace, then `python <python_args>` in it,
-    or `command` (found on the job's PATH) when one is given: on its own without
-    `python_args`, else after them (a supervisor script that starts the command)."""
+    """What to run: files written into an empty workspace (text as UTF-8, bytes as they are),
+    then `python <python_args>` in it, or `command` (found on the job's PATH) when one is
+    given: on its own without `python_args`, else after them (a supervisor script that starts
+    the command)."""
 
-    files: Mapping[str, str]
+    files: Mapping[str, str | bytes]
     python_args: Sequence[str]
     timeout_s: float
     command: Sequence[str] = ()
@@ -48,14 +49,23 @@ class Job:
     rename, beside a read-only empty `__pycache__`)."""
     python: str | None = None
     """The interpreter to run instead of the sandbox's own, e.g. a project's virtualenv: the
-    local sandbox puts everything installed beside its pytest on the import path, read-only
-    (runtime.project_runtime). E2B runs its own Python."""
+    local sandbox runs it with its own site-packages, read-only (runtime.project_runtime). E2B
+    runs its own Python."""
+    folders: frozenset[str] = frozenset()
+    """Empty folders made in the workspace (relative paths), beside those holding `files`."""
+    workdir: str | None = None
+    """Where the workspace appears inside the sandbox and the job runs from: an absolute path,
+    a project's own path on the host, so its editable installs, `.pth` files and paths in its
+    configuration lead to the copy (bubblewrap only: the host's folder stays hidden behind
+    it). None: the sandbox's own place (bwrap.WORKSPACE)."""
 
     def __post_init__(self) -> None:
-        for name in self.files:
+        for name in (*self.files, *self.folders):
             path = PurePosixPath(name)
             if path.is_absolute() or ".." in path.parts or not path.parts:
                 raise ValueError(f"job file {name!r}: give a relative path inside the workspace")
+        if self.workdir is not None and not PurePosixPath(self.workdir).is_absolute():
+            raise ValueError(f"job workdir {self.workdir!r}: give an absolute path")
         if unknown := sorted(set(self.read_only) - set(self.files)):
             raise ValueError(f"read-only job files {unknown} are not among its files")
 

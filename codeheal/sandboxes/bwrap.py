@@ -1,27 +1,30 @@
 """The bubblewrap command line that isolates one job.
 
 Inside, only what a job needs, read-only: the system's programs and libraries (/usr, /etc and
-the /bin, /lib ... links or folders) and the interpreter's installation; nothing else of the
-host, so no home directory, project, virtualenv, /var, /srv or /mnt, and no filesystem socket
-a job could connect to. Size-limited tmpfs over /tmp (the workspace, the only writable place),
-/run and /dev/shm; pytest and its requirements (only they) under SITE; no network, own
+the /bin, /lib ... links or folders), the interpreter's installation and a project's virtualenv;
+nothing else of the host, so no home directory, project, /var, /srv or /mnt, and no filesystem socket
+a job could connect to. Size-limited tmpfs over /tmp, the workspace (under /tmp, or at a
+project's own path: the only writable places), /run and /dev/shm; pytest and its requirements (only they) under SITE; no network, own
 pid/ipc/uts namespaces, an empty environment, a new session, and death with the parent. The
-job's files are copied in from descriptors, so nothing of the job lives on the host's disk."""
+job's files are copied in from descriptors (its read-only ones one by one, the others as one
+archive its command unpacks), so nothing of the job lives on the host's disk."""
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
 from codeheal.sandboxes.runtime import Runtime
 
 WORKSPACE = "/tmp/workspace"
-"""Where the job's workspace appears inside the sandbox."""
+"""Where a job's workspace appears inside the sandbox when it names no workdir of its own."""
 SITE = "/run/codeheal/site"
 """Where pytest and its requirements appear inside the sandbox (the job's PYTHONPATH)."""
+ARCHIVE = "/run/codeheal/workspace.tar"
+"""Where the archive of a job's writable files appears (read-only) until its command unpacks it."""
 PYTHON_BIN = "/run/codeheal/bin"
 """A command job's first PATH entry: `python` and `python3`, links to the job's interpreter."""
 PYTHON_NAMES = ("python", "python3")
@@ -72,23 +75,28 @@ def bwrap_argv(
     bwrap: str,
     *,
     runtime: Runtime,
-    files: Mapping[str, int],
+    read_only: Mapping[str, int],
+    archive: int,
     env: Mapping[str, str],
     status_fd: int,
     disk_mb: int,
     as_root: bool,
     expose: Sequence[str] = (),
-    read_only: Collection[str] = (),
     python_link: str | None = None,
+    workdir: str = WORKSPACE,
 ) -> list[str]:
     """bwrap and its options, up to and including the `--` before the job's command.
 
-    `files` maps workspace names to descriptors to copy them from; `status_fd` receives
+    `read_only` maps the workspace names the job cannot change to descriptors to copy them
+    from (_workspace); `archive` is the descriptor of a tar of the other files, which the
+    job's command unpacks first (unpack_argv: one argument for any number of files, where
+    bubblewrap takes at most 9,000 arguments); `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
-    folders shown read-only (a project's virtualenv, for a command job). `read_only`: names
-    among `files` the job cannot change (_workspace). `python_link`: the interpreter that
-    `python` and `python3` in PYTHON_BIN lead to (a command job's)."""
+    folders shown read-only (a project's virtualenv, for a command job). `python_link`: the interpreter that
+    `python` and `python3` in PYTHON_BIN lead to (a command job's). `workdir`: where the
+    workspace appears and the job starts (a project's own path: a tmpfs mount there hides the
+    host's folder; its parents are made as empty folders, so nothing else of the host shows)."""
     argv = [bwrap, *_system_binds(), "--dev", "/dev", *_tmpfs("/dev/shm"), "--proc", "/proc"]
     argv += [*_tmpfs("/run"), "--perms", "0755", "--dir", "/run/codeheal", "--perms", "0755", "--dir", SITE]
     if python_link is not None:
@@ -96,15 +104,17 @@ def bwrap_argv(
         for name in PYTHON_NAMES:
             argv += ["--symlink", python_link, f"{PYTHON_BIN}/{name}"]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
+    argv += _workspace(workdir, read_only, disk_mb)
+    argv += ["--perms", "0444", "--ro-bind-data", str(archive), ARCHIVE]
+    # After the workspace: a project's virtualenv inside its own folder shows through the copy.
     for prefix in dict.fromkeys((*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))):
         if not any(_within(prefix, system) for system in SYSTEM_DIRS):
             for parent in _parents_between("/", prefix):
                 argv += ["--perms", "0755", "--dir", parent]
             argv += ["--ro-bind", prefix, prefix]
-    argv += _workspace(files, read_only, disk_mb)
     for name, path in runtime.packages:
         argv += ["--ro-bind", path, f"{SITE}/{name}"]
-    argv += ["--chdir", WORKSPACE, *_namespace_args(as_root), "--die-with-parent", "--new-session", "--clearenv"]
+    argv += ["--chdir", workdir, *_namespace_args(as_root), "--die-with-parent", "--new-session", "--clearenv"]
     for name, value in env.items():
         argv += ["--setenv", name, value]
     argv += ["--json-status-fd", str(status_fd)]
@@ -113,27 +123,35 @@ def bwrap_argv(
     return [*argv, "--"]
 
 
-def _workspace(files: Mapping[str, int], read_only: Collection[str], disk_mb: int) -> list[str]:
-    """The workspace and its files. The workspace, and each folder holding a read-only file, is
-    a tmpfs mount of its own, which nothing inside can rename or remove (a mount point), so a
-    read-only file's path always leads to it; each read-only file is a read-only bind mount
-    (no write, rename or unlink), and each such folder holds an empty read-only `__pycache__`
-    mount, so no bytecode can stand in for a test's source."""
-    guarded = {WORKSPACE} | {str(Path(f"{WORKSPACE}/{name}").parent) for name in read_only}
-    folders = {WORKSPACE} | {parent for name in files for parent in _parents_between(WORKSPACE, f"{WORKSPACE}/{name}")}
+def _workspace(workdir: str, read_only: Mapping[str, int], disk_mb: int) -> list[str]:
+    """The workspace and its read-only files (the others come from the archive). The
+    workspace, and each folder holding a read-only file, is a tmpfs mount of its own, which
+    nothing inside can rename or remove (a mount point), so a read-only file's path always
+    leads to it; each read-only file is a read-only bind mount (no write, rename or unlink),
+    and each such folder holds an empty read-only `__pycache__` mount, so no bytecode can
+    stand in for a test's source."""
+    guarded = {workdir} | {str(Path(f"{workdir}/{name}").parent) for name in read_only}
+    folders = guarded | {parent for folder in guarded for parent in _parents_between(workdir, folder)}
     argv: list[str] = []
+    for parent in _parents_between("/", workdir):
+        argv += ["--perms", "0755", "--dir", parent]
     for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
         if folder in guarded:
             argv += [*_tmpfs(folder, size_mb=disk_mb, mode="0777"), *_tmpfs(f"{folder}/__pycache__", size_mb=1),
                      "--remount-ro", f"{folder}/__pycache__"]
         else:
             argv += ["--perms", "0777", "--dir", folder]
-    for name, fd in files.items():
-        if name in read_only:
-            argv += ["--perms", "0444", "--ro-bind-data", str(fd), f"{WORKSPACE}/{name}"]
-        else:
-            argv += ["--perms", "0666", "--file", str(fd), f"{WORKSPACE}/{name}"]
+    for name, fd in read_only.items():
+        argv += ["--perms", "0444", "--ro-bind-data", str(fd), f"{workdir}/{name}"]
     return argv
+
+
+def unpack_argv(workdir: str) -> list[str]:
+    """The start of a job's command inside bubblewrap: unpack the archive of its writable files
+    into `workdir` (as the job's uid, which then owns them; no times, owners or modes restored
+    onto the folders bubblewrap made), then run the rest of the command in its place."""
+    return ["/bin/sh", "-c", 'tar -x -m --no-same-owner -f "$1" -C "$2" && shift 2 && exec "$@"', "unpack",
+            ARCHIVE, workdir]
 
 
 def _namespace_args(as_root: bool) -> list[str]:

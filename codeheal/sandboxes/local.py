@@ -10,15 +10,17 @@ output, and the report on a pipe the host opened (nothing is read back from the 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import warnings
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,8 +173,8 @@ class LocalSandbox(SyncFace):
             as_root = os.geteuid() == 0
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
             own_processes = self.isolation == "bwrap" or uid is not None
-            command = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ()),
-                       *job.argv([runtime.executable, "-S"])]
+            limited = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ())]
+            run = job.argv([runtime.executable, *(() if runtime.site else ("-S",))])
             interpreter_env = _interpreter_env(job) if job.command else None
             if interpreter_env is not None:
                 env["PATH"] = f"{interpreter_env.bin_dir}:{env['PATH']}"
@@ -185,25 +187,28 @@ class LocalSandbox(SyncFace):
             if self.isolation == "bwrap":
                 assert self._bwrap is not None
                 status_read, status_write = child_side.pipe(stack)
-                files = {name: child_side.memfd(content) for name, content in job.files.items()}
+                read_only = {name: child_side.memfd(job.files[name]) for name in job.read_only}
+                archive = child_side.memfd(_archive(job))
+                workdir = job.workdir or bwrap.WORKSPACE
+                env["HOME"] = workdir
                 if job.command:
-                    env["PYTHONPATH"] += f":{bwrap.WORKSPACE}"
+                    env["PYTHONPATH"] += f":{workdir}"
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 if python_link is not None:
                     env["PATH"] = f"{bwrap.PYTHON_BIN}:{env['PATH']}"
-                argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, files=files, env=env,
+                argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, read_only=read_only, archive=archive, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
-                                          expose=expose, read_only=job.read_only, python_link=python_link),
-                        *command]
+                                          expose=expose, python_link=python_link, workdir=workdir),
+                        *limited, *bwrap.unpack_argv(workdir), *run]
                 cwd, outer_env = "/", {"PATH": env["PATH"]}
                 status_fd = status_read
             else:
-                cwd = _basic_workspace(job.files, job.read_only, uid, stack)
+                cwd = _basic_workspace(job, uid, stack)
                 if python_link is not None:
                     env["PATH"] = f"{_python_bin(python_link, stack)}{os.pathsep}{env['PATH']}"
                 if job.command:
                     env["PYTHONPATH"] += f"{os.pathsep}{cwd}"
-                argv, outer_env = command, {**env, "HOME": cwd, "TMPDIR": cwd}
+                argv, outer_env = [*limited, *run], {**env, "HOME": cwd, "TMPDIR": cwd}
             group = job_group(limits.memory_mb, limits.processes)
             if group is not None:
                 stack.callback(group.remove)
@@ -241,11 +246,13 @@ class _ChildSide(ExitStack):
         self._keep(write)
         return read, write
 
-    def memfd(self, content: str) -> int:
+    def memfd(self, content: str | bytes) -> int:
         """An in-memory file holding `content`, from which bubblewrap copies a workspace file."""
         fd = os.memfd_create("codeheal-file", os.MFD_CLOEXEC)
         self._keep(fd)
-        os.write(fd, content.encode("utf-8"))
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        while data:
+            data = data[os.write(fd, data):]
         os.lseek(fd, 0, os.SEEK_SET)
         return fd
 
@@ -254,7 +261,27 @@ class _ChildSide(ExitStack):
         self.fds.append(fd)
 
 
-def _basic_workspace(files: Mapping[str, str], read_only: Collection[str], uid: int | None, stack: ExitStack) -> str:
+def _archive(job: Job) -> bytes:
+    """A tar of the job's writable files and its empty folders (bubblewrap's workspace: the
+    job's command unpacks it)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for name in sorted(job.folders):
+            archive.addfile(_entry(name, tarfile.DIRTYPE, 0o777, 0))
+        for name, content in job.files.items():
+            if name not in job.read_only:
+                data = content.encode("utf-8") if isinstance(content, str) else content
+                archive.addfile(_entry(name, tarfile.REGTYPE, 0o666, len(data)), io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def _entry(name: str, kind: bytes, mode: int, size: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.mode, info.size = kind, mode, size
+    return info
+
+
+def _basic_workspace(job: Job, uid: int | None, stack: ExitStack) -> str:
     """A fresh host folder holding the job's files (basic isolation), removed with `stack`;
     handed to the job uid (0711: bubblewrap, root without its capabilities, must still be able
     to enter it), except the `read_only` files (0444, not the job uid's: it cannot write them,
@@ -268,10 +295,13 @@ def _basic_workspace(files: Mapping[str, str], read_only: Collection[str], uid: 
         ) from exc
     stack.callback(handle.cleanup)
     workspace = Path(handle.name)
+    files, read_only = job.files, job.read_only
+    for name in job.folders:
+        (workspace / name).mkdir(parents=True, exist_ok=True)
     for name, content in files.items():
         path = workspace / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     for name in read_only:
         (workspace / name).chmod(0o444)
     if uid is not None:

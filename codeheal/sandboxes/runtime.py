@@ -1,14 +1,15 @@
 """What a job's interpreter may see: the standard library and pytest, nothing else.
 
-The job runs the base interpreter behind the user's virtualenv with `-S` (no site-packages)
-and PYTHONPATH naming only pytest and the distributions it requires. codeheal, the benchmark
-data and every other package of the virtualenv stay out of reach; bubblewrap binds neither
-the virtualenv nor the project directory into the sandbox (bwrap.py).
+On codeheal's own interpreter the job runs the base interpreter behind the virtualenv with
+`-S` (no site-packages) and PYTHONPATH naming only pytest and the distributions it requires.
+codeheal, the benchmark data and every other package of the virtualenv stay out of reach;
+bubblewrap does not bind that virtualenv (bwrap.py).
 
-A project's interpreter (`codeheal fix`) is the project's, not codeheal's: it is checked
-without running it (a native executable, not a script) and asked what it has only inside the
-sandbox (`discovery_runtime`, DISCOVERY_ARGS); what it answers is checked against its installation before the
-host binds any path of it into later jobs."""
+A project's interpreter (`codeheal fix`, `solve --python`) is the user's, not codeheal's: it is
+checked without running it (a native executable, not a script) and asked what it has only
+inside the sandbox (`discovery_runtime`, DISCOVERY_ARGS); what it answers is checked against its
+installation before the host binds any path of it into later jobs, which then run it with its
+own site-packages (`Runtime.site`)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,9 @@ class Runtime:
     """Its installation: bound back read-only where bubblewrap hides a home directory."""
     packages: tuple[tuple[str, str], ...]
     """(top-level name, host path) of pytest and its requirements."""
+    site: bool = False
+    """Run with the interpreter's own site-packages (a project's environment, `.pth` files and
+    editable installs included) instead of `-S` and `packages` alone."""
 
     @property
     def site_dirs(self) -> tuple[str, ...]:
@@ -121,12 +125,14 @@ def discovery_runtime(python: str) -> Runtime:
 
 
 def project_runtime(python: str, discovered: str) -> Runtime:
-    """A project's interpreter as a Runtime with everything installed beside its pytest on the
-    import path (read-only inside bubblewrap), so the project's imports and its pytest plugins
-    work: the user's own environment, for the user's own tests. `discovered` is what the
-    discovery job printed, and untrusted: every path in it must lie in the interpreter's
-    installation or its virtualenv (SandboxError otherwise), and the interpreter run is the
-    one checked on the host, whatever the job said."""
+    """A project's interpreter as a Runtime that runs with its own site-packages (read-only
+    inside bubblewrap: its installation and its virtualenv, at their own paths), so the
+    project's imports, its editable installs (`.pth` files, which lead to the copy at the
+    project's own path) and its pytest plugins work: the user's own environment, for the
+    user's own tests. `discovered` is what the discovery job printed, and untrusted: every
+    path in it must lie in the interpreter's installation or its virtualenv (SandboxError
+    otherwise), and the interpreter run is the one checked on the host, whatever the job said.
+    `packages` (what lies beside its pytest) serve basic isolation's import path only."""
     roots = _roots(python)
     try:
         found = json.loads(discovered.strip().splitlines()[-1])
@@ -146,11 +152,11 @@ def project_runtime(python: str, discovered: str) -> Runtime:
         if name != "__pycache__" and not name.endswith(".pth")
         and any(_within(path := os.path.realpath(os.path.join(folder, name)), r) for r in roots)
     }
-    executable = os.path.realpath(python)
     return Runtime(
-        executable=executable,
-        base_prefixes=(_installation(executable),),
+        executable=os.path.abspath(python),  # as named: a virtualenv's python finds its pyvenv.cfg beside it
+        base_prefixes=roots,
         packages=tuple(sorted(entries.items())),
+        site=True,
     )
 
 

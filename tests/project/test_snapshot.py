@@ -29,12 +29,15 @@ def make_project(root: Path) -> Path:
     return root
 
 
-def test_reads_text_files_and_skips_the_rest(tmp_path: Path) -> None:
-    snapshot = read_project(make_project(tmp_path / "p"))
+def test_reads_text_files_and_binary_files_as_bytes_and_skips_the_rest(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    (project / "data" / "empty").mkdir(parents=True)
+    snapshot = read_project(project)
     assert sorted(snapshot.files) == ["pkg/mod.py", "tests/test_mod.py"]
     assert snapshot.files["pkg/mod.py"].endswith("\r\n"), "line endings are kept as they are"
-    assert [(s.path, s.reason) for s in snapshot.skipped] == [("logo.png", "binary (not UTF-8 text)")]
-    assert snapshot.total_bytes == sum(len(t.encode()) for t in snapshot.files.values())
+    assert snapshot.data == {"logo.png": b"\x89PNG\r\n\x1a\n\0\0\0"}  # for the sandbox, never the model
+    assert snapshot.folders == {"data/empty"}
+    assert snapshot.total_bytes == sum(len(t.encode()) for t in snapshot.files.values()) + 11
 
 
 def test_links_never_lead_out_of_the_project(tmp_path: Path) -> None:
@@ -123,3 +126,12 @@ def test_a_script_posing_as_the_projects_python_is_refused_unrun(tmp_path: Path)
     with pytest.raises(InputError, match=r"project \.venv .*bin/python: not a Python interpreter"):
         find_python(tmp_path, environ={})
     assert not canary.exists()
+
+
+def test_binary_files_count_toward_the_size_cap_and_the_largest_files_are_named(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "p")
+    (project / "tests" / "fixtures").mkdir()
+    (project / "tests" / "fixtures" / "blob.bin").write_bytes(b"\0" * 5000)
+    with pytest.raises(InputError, match=r"the biggest are tests/ \(5,0\d\d bytes\).*the largest files "
+                                         r"tests/fixtures/blob.bin \(5,000 bytes\)"):
+        read_project(project, max_bytes=1000)

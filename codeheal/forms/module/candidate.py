@@ -33,14 +33,16 @@ def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedba
 def evaluation_steps(
     sandbox: Sandbox, candidate: str, tests: str, timeout_s: float, session: str | None = None,
     *, tamper_scan: bool = True, entry_point: str | None = None, hollow_check: bool = True,
+    python: str | None = None,
 ) -> Steps[Feedback]:
     """The feedback on one candidate: judged without running when it can be, else tested
-    (`entry_point`: the function the tests call, make_job); a pass with a stub the tests call
+    (`entry_point`: the function the tests call, make_job; `python`: the interpreter whose
+    packages the tests import, None: the sandbox's own); a pass with a stub the tests call
     or an undefined name is a failure unless `hollow_check` is off (hollow.py)."""
     feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
-    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point))
+    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python))
     feedback = _from_run(result, tests)
     if not feedback["passed"]:
         return {**feedback, "lint": lint_notes(candidate)}

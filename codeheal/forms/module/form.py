@@ -18,7 +18,9 @@ from codeheal.evaluation.examples import (
     user_checks,
 )
 from codeheal.forms.base import Form
+from codeheal.environment import active_virtualenv
 from codeheal.forms.module.candidate import evaluation_steps
+from codeheal.forms.module.environment import check_tests_size, refuse_missing_imports, tests_python
 from codeheal.forms.module.prompts import (
     actor_messages,
     reflector_messages,
@@ -56,6 +58,7 @@ def validate_input(state: State) -> ast.Module:
         raise InputError("the task is empty: describe what the code should do")
     if not isinstance(tests, str) or not tests.strip():
         raise InputError("the tests are empty: give pytest-style test_* functions or plain asserts")
+    check_tests_size(tests)
     module = parse_tests(tests)
     if count_checks(module) == 0:
         raise InputError("the tests contain no checks: add test_* functions or top-level asserts")
@@ -84,15 +87,19 @@ class ModuleForm(Form):
     """A module written from the task against the tests, tested as solution.py beside them."""
 
     name = "module"
-    run_fields = ("tests", "entry_point")
+    run_fields = ("tests", "entry_point", "python")
     task_keys = ("task", "tests")
     output_keys = ("task_checks",)
 
     def start(self, state: State, context: Context) -> dict:
         tests = validate_input(state)
+        python = tests_python(state.get("python"), active_virtualenv())
+        if context.sandbox == "local":
+            refuse_missing_imports(tests, python)
         starting_code = state.get("starting_code") or ""
         function = tested_function(state)
         return {
+            "python": python,
             "candidates": [starting_code] if starting_code.strip() else [],
             "probe_function": function,
             "task_checks": task_checks(state["task"], tests, [function] if function else candidate_functions(tests))
@@ -164,6 +171,6 @@ class ModuleForm(Form):
         code = job["candidate"]
         feedback = yield from evaluation_steps(
             sandbox, code, job["tests"], time_limit(context), job.get("session"), tamper_scan=context.tamper_scan,
-            entry_point=job.get("entry_point"),
+            entry_point=job.get("entry_point"), python=job.get("python"),
         )
         return TestedCandidate(index=job["index"], code=code, feedback=feedback)

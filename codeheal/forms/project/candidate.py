@@ -60,14 +60,14 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     run = cast(ProjectRun, job["form_run"])
     files = files_of(run)
     feedback, result = yield from judged_run(
-        sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run["interpreter"],
-        None, coverage=True)
+        sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run, None,
+        coverage=True)
     refuse_untestable(feedback, run["test_command"])
     if not feedback["passed"] and not feedback["timed_out"]:
         # Once more on the unchanged project: a failure that does not come back is the tests'
         # (timing, order, randomness), not a defect a change to the code would repair.
         again, _ = yield from judged_run(sandbox, files, command_of(run["command"]), as_is_time_limit(context),
-                                         job.get("session"), run["interpreter"], None)
+                                         job.get("session"), run, None)
         if again["passed"]:
             raise FlakyTestsError(
                 f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "

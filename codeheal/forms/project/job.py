@@ -12,7 +12,7 @@ from pathlib import Path
 from codeheal.evaluation.feedback import reported, run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
 from codeheal.forms.project.repair_context import is_test_file
-from codeheal.forms.project.run import ProjectRun
+from codeheal.forms.project.run import ProjectRun, data_of
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
@@ -43,7 +43,7 @@ def repair_runs(
     failing = as_is["tests_failed"]
     first_seconds = 0.0
     if first is not None:
-        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run["interpreter"], failing)
+        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run, failing)
         if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
             # Counted as a whole run: the tests that passed on the project as it is were not rerun.
             not_rerun = len(set(as_is["tests_ran"]) - set(failing))
@@ -52,7 +52,7 @@ def repair_runs(
             return feedback
         # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
         first_seconds = feedback["seconds"]
-    feedback, _ = yield from judged_run(sandbox, files, command, limit, session, run["interpreter"], as_is["tests_ran"])
+    feedback, _ = yield from judged_run(sandbox, files, command, limit, session, run, as_is["tests_ran"])
     feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
     if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
         broken = sorted({f["test"] for f in feedback["failures"]})
@@ -63,12 +63,15 @@ def repair_runs(
 
 def judged_run(
     sandbox: Sandbox, files: Mapping[str, str], command: TestCommand, limit: float, session: str | None,
-    python: str | None, must_run: list[str] | None, *, coverage: bool = False,
+    run: ProjectRun, must_run: list[str] | None, *, coverage: bool = False,
 ) -> Steps[tuple[Feedback, RunResult]]:
-    """One run of `command` on `files` in the sandbox, judged, and the run itself; `must_run`:
-    the node ids that must run and pass (None: whatever ran); `coverage`: record each test's
-    line coverage."""
-    result = yield SandboxRun(sandbox, project_job(files, command, limit, session, python, coverage=coverage))
+    """One run of `command` on `files` in the sandbox (on the run's interpreter, at the
+    project's own path), judged, and the run itself; `must_run`: the node ids that must run
+    and pass (None: whatever ran); `coverage`: record each test's line coverage."""
+    # .get: a run checkpointed before the copy stood at the project's path resumes where it ran.
+    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run.get("root"),
+                      data=data_of(run), folders=frozenset(run.get("folders", ())))
+    result = yield SandboxRun(sandbox, job)
     if not (command.direct or reported(result)):
         feedback = output_feedback(result, files)  # only the exit code and the output tell
     else:
@@ -80,7 +83,8 @@ def judged_run(
 
 def project_job(
     files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
-    python: str | None = None, *, coverage: bool = False,
+    python: str | None = None, *, coverage: bool = False, workdir: str | None = None,
+    data: Mapping[str, bytes] | None = None, folders: frozenset[str] = frozenset(),
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. Where pytest
     is visible in the command, the report plugin goes beside the files and pytest starts
@@ -92,23 +96,28 @@ def project_job(
     langsmith, ...) neither change the run nor add their seconds to every attempt. `coverage`:
     the plugin also records each test's line coverage (the run of the project as it is, for
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
-    are the report. The tests, their configuration and the harness files are read-only."""
+    are the report. The tests, their configuration and the harness files are read-only.
+    `workdir`: the project's own path, where the copy appears (Job.workdir); `data`: the
+    project's binary files, written beside the text as bytes; `folders`: its empty folders."""
+    every: dict[str, str | bytes] = {**(data or {}), **files}
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.pytest_at is not None:
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=files, read_only=project_tests(files), python_args=(), command=command.argv,
-                   timeout_s=timeout_s, session=session, python=python)
+        return Job(files=every, read_only=project_tests(files), python_args=(), command=command.argv,
+                   timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
     return Job(
-        files={**files, **HARNESS},
+        files={**every, **HARNESS},
         read_only=frozenset(HARNESS) | project_tests(files),
         timeout_s=timeout_s,
         report=True,
         env=env,
         session=session,
         python=python,
+        workdir=workdir,
+        folders=folders,
         **run,
     )
 

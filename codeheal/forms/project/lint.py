@@ -4,6 +4,10 @@ Each changed file is checked as it was and as the change leaves it, with the pro
 configuration when it has one (ruff finds it from the file's path under the project root),
 else ruff's defaults (pyflakes and syntax: undefined names, unused imports and variables). A
 finding counts when the change adds it: the project's own findings are not the model's to fix.
+Ruff's conventions for what an import is for hold: an import in a package's `__init__.py` is a
+re-export (as is a name in `__all__`, which ruff itself counts as used), never an unused
+import; and an unused import is counted by its rule alone, not its name, so a change that
+corrects an import in place (`averge` -> `average`) adds nothing.
 Ruff only reads source, so it runs on the host; without ruff the stage is skipped. A ruff that
 cannot run on a file (a project configuration it cannot read, a crash) does not silently turn
 the stage off: the check says why it did not run, and the attempt's feedback carries it as a
@@ -23,6 +27,7 @@ from codeheal.evaluation.feedback import attempt_feedback
 from codeheal.state import CheckFailure, Feedback
 
 RUFF_TIMEOUT_S = 30
+UNUSED_IMPORT = "F401"
 
 
 @dataclass(frozen=True)
@@ -69,9 +74,11 @@ def added_findings(
     added = []
     try:
         for path in sorted(p for p in changed if p.endswith(".py")):
-            before = Counter((f.code, f.message) for f in _check(ruff, path, original.get(path, ""), project_root))
+            before = Counter(map(_key, _check(ruff, path, original.get(path, ""), project_root)))
             for finding in _check(ruff, path, changed[path], project_root):
-                key = (finding.code, finding.message)
+                key = _key(finding)
+                if finding.code == UNUSED_IMPORT and Path(path).name == "__init__.py":
+                    continue  # a re-export
                 if before[key]:
                     before[key] -= 1
                 else:
@@ -79,6 +86,12 @@ def added_findings(
     except _RuffFailed as exc:
         return LintCheck([], f"the linter stage did not run: {exc}")
     return LintCheck(added)
+
+
+def _key(finding: LintFinding) -> tuple[str, str]:
+    """What makes two findings the same before and after a change: the rule and its message,
+    an unused import by its rule alone."""
+    return (finding.code, "" if finding.code == UNUSED_IMPORT else finding.message)
 
 
 def lint_feedback(findings: list[LintFinding]) -> Feedback:

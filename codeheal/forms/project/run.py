@@ -22,7 +22,7 @@ from codeheal.forms.project.repair_context import (
     repair_scope,
 )
 from codeheal.forms.project.task import ProjectTask, TestCommand
-from codeheal.forms.project.workspace_store import keep, workspace_files
+from codeheal.forms.project.workspace_store import keep, workspace_data, workspace_files
 from codeheal.state import ChangedDefinition, CheckFailure, FormRun, SuspiciousLine
 
 
@@ -88,6 +88,10 @@ class ProjectRun(FormRun):
     command: CommandWords
     target: Place | None
     workspace_key: str
+    root: str
+    """The project's absolute path on the host: where the sandbox shows the copy, and runs from."""
+    folders: list[str]
+    """The project's empty folders, made in the copy too."""
     interpreter: str | None
     """None: the sandbox's own interpreter (codeheal's)."""
     as_is: AsIs | None
@@ -106,7 +110,8 @@ def started(project: str, test_command: str, task: ProjectTask) -> ProjectRun:
     return ProjectRun(
         project=project, test_command=test_command, command=words(task.command),
         target=Place(file=target.file, function=target.function) if target else None,
-        workspace_key=keep(task.snapshot.files), interpreter=task.interpreter,
+        workspace_key=keep(task.snapshot.files, task.snapshot.data), root=str(task.snapshot.root),
+        folders=sorted(task.snapshot.folders), interpreter=task.interpreter,
         as_is=None, scope=None, first_command=None,
     )
 
@@ -119,6 +124,11 @@ def run_of(state: Mapping) -> ProjectRun:
 def files_of(run: ProjectRun) -> Mapping[str, str]:
     """The project's files as the run read them."""
     return workspace_files(run["project"], run["workspace_key"])
+
+
+def data_of(run: ProjectRun) -> Mapping[str, bytes]:
+    """The project's binary files as the run read them: for the sandbox alone."""
+    return workspace_data(run["project"], run["workspace_key"])
 
 
 def targets_of(run: ProjectRun) -> list[Target]:

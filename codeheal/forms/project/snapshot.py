@@ -1,6 +1,7 @@
 """An existing project read into memory as a workspace, and the Python it runs on.
 
-The snapshot is what the sandbox gets (`Job.files`: relative path -> text); the project
+The snapshot is what the sandbox gets (`Job.files`: relative path -> text, and the binary
+files as bytes, which only the sandbox sees: never a prompt, a diff or an edit); the project
 itself is only read. Inside a git work tree it holds only what git would list (tracked, or
 untracked and not ignored); secrets (dotenv files, private keys, credential files) are left
 out wherever they are. What is left out, and why, is said in `Snapshot.skipped`."""
@@ -11,7 +12,7 @@ import fnmatch
 import os
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from codeheal.errors import InputError
@@ -53,6 +54,12 @@ class Snapshot:
     files: dict[str, str]
     skipped: list[Skipped]
     total_bytes: int
+    data: dict[str, bytes] = field(default_factory=dict)
+    """Its binary files (fixtures, images, archives, databases) by relative path: for the
+    tests to read in the sandbox, never shown to the model."""
+    folders: frozenset[str] = frozenset()
+    """Its empty folders (relative paths), made in the sandbox's copy too (outside a git work
+    tree: git keeps none)."""
 
 
 @dataclass(frozen=True)
@@ -66,9 +73,9 @@ class PythonEnv:
 
 
 def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> Snapshot:
-    """Read the text files of the project at `root`, leaving out version control, virtualenvs,
-    caches, build output, what git ignores, secrets, binary files and links that leave the
-    project.
+    """Read the files of the project at `root` (text, and binary files as bytes), leaving out
+    version control, virtualenvs, caches, build output, what git ignores, secrets and links
+    that leave the project.
 
     Raises InputError when `root` is not a folder, or when the project holds more than
     `max_files` files or `max_bytes` bytes (naming the biggest entries, to exclude or split)."""
@@ -76,20 +83,21 @@ def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int
     if not base.is_dir():
         raise InputError(f"{root}: not a folder; give the project's directory")
     base = base.resolve()
-    candidates, skipped = _list_files(base)
+    candidates, skipped, folders = _list_files(base)
     _check_caps(candidates, max_files, max_bytes)
-    files = {}
-    for relative, size in sorted(candidates.items()):
-        text = _read_text(base / relative)
-        if text is None:
-            skipped.append(Skipped(relative, "binary (not UTF-8 text)"))
-        elif PRIVATE_KEY_MARK in text:
+    files: dict[str, str] = {}
+    data: dict[str, bytes] = {}
+    for relative in sorted(candidates):
+        content = (base / relative).read_bytes()
+        if PRIVATE_KEY_MARK.encode() in content:
             skipped.append(Skipped(relative, "holds a private key: not read"))
+        elif (text := _text(content)) is None:
+            data[relative] = content
         else:
             files[relative] = text
     return Snapshot(
         root=base, files=files, skipped=sorted(skipped, key=lambda s: s.path),
-        total_bytes=sum(candidates[path] for path in files),
+        total_bytes=sum(candidates[path] for path in (*files, *data)), data=data, folders=folders,
     )
 
 
@@ -146,10 +154,12 @@ def git_prefix(base: Path) -> str:
         return ""
 
 
-def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
-    """Relative path -> size of every file to read, and what was left out on the way."""
+def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped], frozenset[str]]:
+    """Relative path -> size of every file to read, what was left out on the way, and the
+    empty folders."""
     found: dict[str, int] = {}
     skipped: list[Skipped] = []
+    empty: set[str] = set()
     listed = git_listed(base)
     listed_dirs = {parent.as_posix() for name in listed or () for parent in Path(name).parents}
     for folder, dirs, names in os.walk(base):
@@ -159,6 +169,8 @@ def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
             for name in [d for d in dirs if (here / d).relative_to(base).as_posix() not in listed_dirs]:
                 dirs.remove(name)
                 skipped.append(Skipped((here / name).relative_to(base).as_posix() + "/", IGNORED_REASON))
+        if not dirs and not names and here != base:
+            empty.add(here.relative_to(base).as_posix())
         for name in names:
             path = here / name
             relative = path.relative_to(base).as_posix()
@@ -180,7 +192,7 @@ def _list_files(base: Path) -> tuple[dict[str, int], list[Skipped]]:
             elif not path.is_file():
                 continue  # sockets, fifos
             found[relative] = path.stat().st_size
-    return found, skipped
+    return found, skipped, frozenset(empty)
 
 
 def _target_rule(target: Path, base: Path, listed: frozenset[str] | None) -> str | None:
@@ -204,8 +216,8 @@ def _skipped_dir(path: Path, skipped: list[Skipped], base: Path) -> bool:
     return name in SKIPPED_DIRS or name.endswith(".egg-info") or (path / "pyvenv.cfg").exists()
 
 
-def _read_text(path: Path) -> str | None:
-    data = path.read_bytes()
+def _text(data: bytes) -> str | None:
+    """`data` as text, or None for a binary file (a NUL byte early, or not UTF-8)."""
     if b"\0" in data[:BINARY_PROBE_BYTES]:
         return None
     try:
@@ -226,7 +238,8 @@ def _check_caps(found: dict[str, int], max_files: int, max_bytes: int) -> None:
         sizes = _by_entry(found, lambda size: size)
         raise InputError(
             f"the project holds {total:,} bytes of files, over the cap of {max_bytes:,}; the "
-            f"biggest are {_biggest(sizes, 'bytes')}. Run on a smaller folder, or move data out of it"
+            f"biggest are {_biggest(sizes, 'bytes')}, the largest files {_biggest(found, 'bytes')}. "
+            "Run on a smaller folder, or move data out of it (or make git ignore it)"
         )
 
 

@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 
 from codeheal.errors import InputError
 from codeheal.forms.project.edits import Target, parse_target, paths_named
+from codeheal.forms.project.installed import refuse_installed_copy
 from codeheal.forms.project.snapshot import Snapshot, find_python, read_project
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
@@ -104,7 +105,8 @@ def load_project(
 ) -> ProjectTask:
     """Read the project and check its input: a test command that runs without a shell, test
     files (and a script it starts) that exist in the project, a --target that names a function
-    of it. Raises InputError."""
+    of it, no installed copy of the project's own package shadowing its source
+    (installed.py). Raises InputError."""
     if not isinstance(test_command, str) or not test_command.strip():
         raise InputError("the test command is empty: give one, e.g. --test 'python -m pytest -q'")
     command = parse_test_command(test_command)
@@ -120,6 +122,7 @@ def load_project(
     if chosen is not None:
         _check_target(chosen, snapshot)
     env = find_python(snapshot.root, python=python)
+    refuse_installed_copy(snapshot.files, snapshot.root, str(env.interpreter) if env else None)
     return ProjectTask(snapshot, command, str(env.interpreter) if env else None, chosen)
 
 

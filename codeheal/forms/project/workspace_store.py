@@ -3,7 +3,8 @@
 A run's state, its candidates' `Send` tasks and its checkpoints carry only the key and the
 project's path: the files (up to 8 MiB) are not copied into every task and every checkpoint,
 and the project's text does not sit in the checkpoint database. A process that does not hold
-the key (a run resumed by another process, a server worker) reads the project again and
+the key (a run resumed by another process, a server worker) reads the project again (its
+binary files too, kept beside the text for the sandbox alone) and
 checks that it gives the same key; a project changed since the run read it cannot be edited
 as the run planned, and WorkspaceChanged says so."""
 
@@ -14,6 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import NamedTuple
 
 from codeheal.errors import InputError
 from codeheal.forms.project.snapshot import read_project
@@ -21,7 +23,14 @@ from codeheal.forms.project.snapshot import read_project
 KEPT = 8
 """Workspaces kept in memory at once (a batch runs several projects); older ones are read again."""
 
-_kept: OrderedDict[str, Mapping[str, str]] = OrderedDict()
+
+
+class _Kept(NamedTuple):
+    files: Mapping[str, str]
+    data: Mapping[str, bytes]
+
+
+_kept: OrderedDict[str, _Kept] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -29,45 +38,56 @@ class WorkspaceChanged(InputError):
     """The project's files are not those the run read at its start."""
 
 
-def workspace_key(files: Mapping[str, str]) -> str:
-    """The content key of a workspace: sha256 over its paths and texts, in path order."""
+def workspace_key(files: Mapping[str, str], data: Mapping[str, bytes] | None = None) -> str:
+    """The content key of a workspace: sha256 over its paths and contents (texts, then the
+    binary files), in path order."""
     digest = hashlib.sha256()
-    for path in sorted(files):
-        for part in (path, files[path]):
-            data = part.encode("utf-8", "surrogatepass")
-            digest.update(len(data).to_bytes(8, "big") + data)
+    entries = [*((path, files[path].encode("utf-8", "surrogatepass")) for path in sorted(files)),
+               *((path, (data or {})[path]) for path in sorted(data or {}))]
+    for path, content in entries:
+        for part in (path.encode("utf-8", "surrogatepass"), content):
+            digest.update(len(part).to_bytes(8, "big") + part)
     return digest.hexdigest()
 
 
-def keep(files: Mapping[str, str]) -> str:
-    """Keep `files` (a run's snapshot of its project) and return their key."""
-    key = workspace_key(files)
-    _remember(key, MappingProxyType(dict(files)))
+def keep(files: Mapping[str, str], data: Mapping[str, bytes] | None = None) -> str:
+    """Keep `files` and the binary `data` (a run's snapshot of its project) and return their key."""
+    key = workspace_key(files, data)
+    _remember(key, _Kept(MappingProxyType(dict(files)), MappingProxyType(dict(data or {}))))
     return key
 
 
 def workspace_files(project: str, key: str) -> Mapping[str, str]:
-    """The files kept under `key` (read-only), read again from `project` when this process
-    does not hold them. Raises WorkspaceChanged when the project no longer gives that key."""
+    """The text files kept under `key` (read-only), read again from `project` when this
+    process does not hold them. Raises WorkspaceChanged when the project no longer gives that key."""
+    return _workspace(project, key).files
+
+
+def workspace_data(project: str, key: str) -> Mapping[str, bytes]:
+    """The binary files kept under `key` (read-only): for the sandbox alone, as workspace_files."""
+    return _workspace(project, key).data
+
+
+def _workspace(project: str, key: str) -> _Kept:
     with _lock:
-        files = _kept.get(key)
-        if files is not None:
+        kept = _kept.get(key)
+        if kept is not None:
             _kept.move_to_end(key)
-            return files
-    reread = read_project(project).files
-    if workspace_key(reread) != key:
+            return kept
+    reread = read_project(project)
+    if workspace_key(reread.files, reread.data) != key:
         raise WorkspaceChanged(
             f"the project {project} changed since this run read it: its files are not those the run "
             "started from, so the run cannot go on; start a new run (codeheal fix) on the project as it is now"
         )
-    files = MappingProxyType(dict(reread))
-    _remember(key, files)
-    return files
+    kept = _Kept(MappingProxyType(dict(reread.files)), MappingProxyType(dict(reread.data)))
+    _remember(key, kept)
+    return kept
 
 
-def _remember(key: str, files: Mapping[str, str]) -> None:
+def _remember(key: str, kept: _Kept) -> None:
     with _lock:
-        _kept[key] = files
+        _kept[key] = kept
         _kept.move_to_end(key)
         while len(_kept) > KEPT:
             _kept.popitem(last=False)
