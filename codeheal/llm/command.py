@@ -14,7 +14,7 @@ from codeheal.llm.discovery import (
     resident_set_bytes,
     running,
     runtime_dir,
-    slots_busy,
+    slots,
     stop,
 )
 from codeheal.llm.weights import (
@@ -46,12 +46,12 @@ def server_status(console: Console) -> None:
         console.print(f"no model server running (they start on a run's first use; files in {runtime_dir()})")
     for server in servers:
         rss = resident_set_bytes(server.pid)
-        busy = slots_busy(server)
-        slots = (f"{server.slots} slot(s), state unknown" if busy is None
-                 else f"{len(busy)} slot(s), {sum(busy)} writing")
+        now = slots(server)
+        doing = (f"{server.slots} slot(s), state unknown" if now is None
+                 else f"{len(now)} slot(s), {sum(slot.busy for slot in now)} busy")
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(server.started))
         console.print(f"{escape(server.model)}: pid {server.pid}, since {since} (loaded in {server.start_seconds:.1f} s), "
-                      f"{server.base_url}, {rss / 2**20 if rss else 0:.0f} MiB resident, {slots}; "
+                      f"{server.base_url}, {rss / 2**20 if rss else 0:.0f} MiB resident, {doing}; "
                       f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}", soft_wrap=True)
 
 

@@ -14,12 +14,14 @@ import hashlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -81,24 +83,27 @@ _restarted: set[str] = set()
 
 def runtime_dir() -> Path:
     """The user's private directory for the resident servers' files: codeheal under the
-    runtime directory ($XDG_RUNTIME_DIR, /run/user/UID), else codeheal-UID under the temp
-    directory where there is none (a user with no login session); created 0700, and refused
-    when another user owns it or others may enter it."""
-    preferred = Path(platformdirs.user_runtime_dir("codeheal"))
+    runtime directory ($XDG_RUNTIME_DIR, else platformdirs' /run/user/UID or /tmp/runtime-UID),
+    else codeheal-UID under the temp directory; created 0700, and passed over when another
+    user owns it (it would hold the servers' access tokens)."""
+    with warnings.catch_warnings():  # platformdirs warns when it falls back from XDG_RUNTIME_DIR
+        warnings.simplefilter("ignore")
+        preferred = Path(platformdirs.user_runtime_dir("codeheal"))
     for directory in (preferred, Path(tempfile.gettempdir()) / f"codeheal-{os.getuid()}"):
         try:
-            directory.mkdir(mode=0o700, parents=directory is preferred and directory.parent.exists(), exist_ok=True)
+            if directory is preferred and directory.parent.name == f"runtime-{os.getuid()}":
+                directory.parent.mkdir(mode=0o700, exist_ok=True)  # platformdirs' fallback, not made by it
+            directory.mkdir(mode=0o700, exist_ok=True)
+            info = directory.lstat()
+            if info.st_uid != os.getuid() or not stat.S_ISDIR(info.st_mode):
+                continue
+            if info.st_mode & 0o077:
+                os.chmod(directory, 0o700)
         except OSError:
             continue
-        info = directory.lstat()
-        if info.st_uid != os.getuid() or not directory.is_dir() or directory.is_symlink():
-            raise ModelError(f"{directory} is not a directory of this user's own: remove it, it would hold "
-                             "the model server's access token")
-        if info.st_mode & 0o077:
-            os.chmod(directory, 0o700)
         return directory
-    raise ModelError(f"no private directory for the model server's files: neither {preferred} nor the temp directory "
-                     "can be written")
+    raise ModelError(f"no private directory for the model server's files: neither {preferred} nor one in the temp "
+                     "directory can be made this user's own")
 
 
 def server_key(path: Path) -> str:
@@ -172,14 +177,25 @@ def stop(resident: Resident, wait_s: float = 10.0) -> None:
     raise ModelError(f"the model server (pid {resident.pid}) did not stop")
 
 
-def slots_busy(resident: Resident) -> list[bool] | None:
-    """Whether each of a server's slots is writing a reply now (None: it did not say)."""
+@dataclass(frozen=True)
+class Slot:
+    """One of a server's slots now: whether it is busy with a request, and the tokens it has
+    written of that request's reply (0 while it reads the prompt)."""
+
+    busy: bool
+    written: int
+
+
+def slots(resident: Resident) -> list[Slot] | None:
+    """What each of a server's slots does now (None: it did not say)."""
     request = urllib.request.Request(resident.base_url.removesuffix("/v1") + "/slots",
                                      headers={"Authorization": f"Bearer {resident.token}"})
     try:
         with urllib.request.urlopen(request, timeout=ANSWER_TIMEOUT_S) as response:
-            return [bool(slot.get("is_processing")) for slot in json.loads(response.read())]
-    except (urllib.error.URLError, OSError, ValueError, AttributeError):
+            return [Slot(busy=bool(slot["is_processing"]),
+                         written=int(slot["next_token"][0]["n_decoded"]) if slot["is_processing"] else 0)
+                    for slot in json.loads(response.read())]
+    except (urllib.error.URLError, OSError, ValueError, LookupError, TypeError):
         return None
 
 

@@ -25,6 +25,7 @@ from codeheal.errors import ConfigError
 from codeheal.llm import discovery
 from codeheal.llm.discovery import (
     Resident,
+    Slot,
     read_state,
     running,
     runtime_dir,
@@ -146,7 +147,7 @@ def test_two_runs_starting_at_once_start_one_server_which_status_shows_and_stop_
 
     assert main(["model", "status"]) == 0
     shown = " ".join(capsys.readouterr().out.split())
-    assert f"copy-0.5b: pid {server.pid}, since " in shown and "MiB resident, 1 slot(s), 0 writing" in shown
+    assert f"copy-0.5b: pid {server.pid}, since " in shown and "MiB resident, 1 slot(s), 0 busy" in shown
     assert main(["model", "stop"]) == 0
     assert f"stopped the model server for copy-0.5b (pid {server.pid})" in capsys.readouterr().err
     assert _gone(server.pid, 1) and running() == []
@@ -197,3 +198,40 @@ def test_a_server_that_does_not_answer_ends_the_run_with_exit_3(model_copy: Path
     assert done.returncode == 3, done.stderr
     assert f"(pid {stuck.pid}, {stuck.base_url}) does not answer within 10 s" in " ".join(done.stderr.split())
     stop(stuck)
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_run_stops_within_a_second_mid_generation_and_the_server_stops_writing(
+    tmp_path: Path, signum: int, code: int
+) -> None:
+    """The default path's interrupt: the run only speaks HTTP to the resident server, so Ctrl-C
+    (or SIGTERM) ends it at once with the line that says how to continue, and the server
+    stops writing the reply whose client went away (a streamed request: llama.cpp notices at
+    its next token; a prompt it is reading is read to the end)."""
+    from codeheal.llm.discovery import slots
+    from codeheal.llm.server import model_file
+
+    _answer(_client("local-0.5b"))  # warm: the interrupt must land in the generation, not the load
+    server = _state(model_file("local-0.5b")[0])
+    examples = Path(__file__).resolve().parents[2] / "examples" / "fizzbuzz"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "codeheal", "solve", f"@{examples / 'task.md'}", "--tests", str(examples / "tests.py"),
+         "--model", "local-0.5b", "--checkpointer", str(tmp_path / "c.sqlite")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not any(slot.written for slot in slots(server) or []):  # the reply is being written
+        assert run.poll() is None and time.monotonic() < deadline, "the run never had the model write"
+        time.sleep(0.02)
+    sent = time.monotonic()
+    run.send_signal(signum)
+    _, err = run.communicate(timeout=30)
+    took = time.monotonic() - sent
+    assert run.returncode == code, err
+    assert "interrupted; continue with: codeheal resume " in err
+    assert took < 1.0, f"the run took {took:.2f} s to stop"
+    deadline = time.monotonic() + 3
+    while any(slot.busy for slot in slots(server) or [Slot(busy=True, written=0)]):
+        assert time.monotonic() < deadline, "the server went on writing for a run that had gone"
+        time.sleep(0.05)
