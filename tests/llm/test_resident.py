@@ -235,3 +235,18 @@ def test_a_run_stops_within_a_second_mid_generation_and_the_server_stops_writing
     while any(slot.busy for slot in slots(server) or [Slot(busy=True, written=0)]):
         assert time.monotonic() < deadline, "the server went on writing for a run that had gone"
         time.sleep(0.05)
+
+
+@pytest.mark.model
+def test_the_json_breakdown_says_the_model_server_was_warm(tmp_path: Path) -> None:
+    _answer(_client("local-0.5b"))
+    tests = tmp_path / "tests.py"
+    tests.write_text("assert add(2, 3) == 5\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "codeheal", "solve", "Write add(a, b).", "--tests", str(tests), "--model", "local-0.5b",
+         "--max-attempts", "1", "--json", "--checkpointer", str(tmp_path / "c.sqlite")],
+        capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL, check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    spent = json.loads(done.stdout)["totals"]["breakdown"]
+    assert spent["model_server"] == "warm" and spent["model_start_seconds"] < 1.0
