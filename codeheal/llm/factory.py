@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 import threading
+from collections.abc import AsyncIterator, Iterator
 
 import openai
 from langchain_core.language_models import BaseChatModel
@@ -48,12 +49,53 @@ class TimedChatOpenAI(ChatOpenAI):
 
 
 class StreamedChatOpenAI(TimedChatOpenAI):
-    """TimedChatOpenAI that asks for a single completion as a stream, with its usage: llama.cpp
-    stops writing a streamed reply once its client has gone (a run stopped with Ctrl-C), and
-    not a reply sent whole. The server's `timings` come in the stream's last chunk."""
+    """The resident server's client: TimedChatOpenAI that asks for a single completion as a
+    stream, with its usage (llama.cpp stops writing a streamed reply once its client has gone,
+    a run stopped with Ctrl-C, and not a reply sent whole; the server's `timings` come in the
+    stream's last chunk), and that finds the server again when its connection is refused (one
+    that died is started again once: discovery.ensure_resident)."""
+
+    embedded: str
+    """The embedded model it asks for: a name of LOCAL_NAMES or a GGUF file's path."""
 
     def _should_stream(self, *, async_api: bool, run_manager=None, **kwargs) -> bool:
         return (kwargs.get("n") or self.n or 1) == 1
+
+    def _stream(self, *args, **kwargs) -> Iterator[ChatGenerationChunk]:
+        written = False
+        try:
+            for chunk in super()._stream(*args, **kwargs):
+                written = True
+                yield chunk
+        except openai.APIConnectionError:
+            if written or not self._found_again():
+                raise
+            yield from super()._stream(*args, **kwargs)
+
+    async def _astream(self, *args, **kwargs) -> AsyncIterator[ChatGenerationChunk]:
+        written = False
+        try:
+            async for chunk in super()._astream(*args, **kwargs):
+                written = True
+                yield chunk
+        except openai.APIConnectionError:
+            if written or not self._found_again():
+                raise
+            async for chunk in super()._astream(*args, **kwargs):
+                yield chunk
+
+    def _found_again(self) -> bool:
+        """Point this client at the resident server now running (started again if it died);
+        whether that is another server than the one that refused."""
+        endpoint = local_endpoint(self.embedded)
+        if endpoint.base_url == self.openai_api_base:
+            return False
+        fresh = ChatOpenAI(model=endpoint.model_name, base_url=endpoint.base_url, api_key=endpoint.api_key,
+                           timeout=self.request_timeout, max_retries=self.max_retries)
+        self.openai_api_base, self.openai_api_key = fresh.openai_api_base, fresh.openai_api_key
+        self.root_client, self.client = fresh.root_client, fresh.client
+        self.root_async_client, self.async_client = fresh.root_async_client, fresh.async_client
+        return True
 
     def _convert_chunk_to_generation_chunk(self, chunk: dict, default_chunk_class: type,
                                            base_generation_info: dict | None) -> ChatGenerationChunk | None:
@@ -126,16 +168,11 @@ def _cached_model(model: str, base_url: str | None, temperature: float, max_toke
     if model in LOCAL_NAMES or model.endswith(".gguf"):  # is_local
         ensure_installed(model)
         endpoint = local_endpoint(model)
-        return (TimedChatOpenAI if serves_in_process() else StreamedChatOpenAI)(
-            model=endpoint.model_name,
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            max_retries=2,
-            stream_usage=True,
-            timeout=LOCAL_TIMEOUT,
-        )
+        settings = {"model": endpoint.model_name, "base_url": endpoint.base_url, "api_key": endpoint.api_key,
+                    "temperature": temperature, "max_tokens": max_tokens, "max_retries": 2, "timeout": LOCAL_TIMEOUT}
+        if serves_in_process():
+            return TimedChatOpenAI(**settings)
+        return StreamedChatOpenAI(**settings, stream_usage=True, embedded=model)
     base_url = base_url or openai_base_url()
     api_key = openai_api_key()
     if not api_key and not base_url:

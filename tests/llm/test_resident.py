@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.cli import main
-from codeheal.errors import ConfigError
+from codeheal.errors import ConfigError, ModelError
 from codeheal.llm import discovery
 from codeheal.llm.discovery import (
     Resident,
@@ -250,3 +250,27 @@ def test_the_json_breakdown_says_the_model_server_was_warm(tmp_path: Path) -> No
     assert done.returncode in (0, 1), done.stderr
     spent = json.loads(done.stdout)["totals"]["breakdown"]
     assert spent["model_server"] == "warm" and spent["model_start_seconds"] < 1.0
+
+
+@pytest.mark.model
+def test_a_server_that_dies_during_a_run_is_started_again_once_and_the_run_goes_on(
+    model_copy: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from codeheal import Context
+    from codeheal.llm.factory import _cached_model, chat_model
+
+    _cached_model.cache_clear()
+    model = chat_model(Context(model=str(model_copy)), 0.0, 8)
+    assert model.invoke("Say hi.").content
+    dead = _state(model_copy)
+    os.kill(dead.pid, signal.SIGKILL)
+    assert _gone(dead.pid, 5)
+    assert model.invoke("Say hi.").content  # the same client, on the server started again
+    again = _state(model_copy)
+    assert again.pid != dead.pid and model.openai_api_base == again.base_url
+    assert f"the model server for copy-0.5b (pid {dead.pid}) had stopped; starting it again" in capfd.readouterr().err
+    os.kill(again.pid, signal.SIGKILL)
+    assert _gone(again.pid, 5)
+    with pytest.raises(ModelError, match="stopped again"):  # once per process
+        model.invoke("Say hi.")
+    _cached_model.cache_clear()
