@@ -24,6 +24,7 @@ from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.interrupts import WRITING
 from codeheal.llm.discovery import arrival
+from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
 from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
@@ -301,7 +302,7 @@ class _Narrator:
             seconds=round(seconds, 2),
             healed_by=healed_by,
             healed_by_model=history[-1].get("model") if healed_by == "model" else None,
-            breakdown=_with_model_server(breakdown(history, seconds)),
+            breakdown=_with_model_server(breakdown(history, seconds), self.context),
         )
 
     def resume(self, values: dict) -> None:
@@ -376,10 +377,11 @@ class _Narrator:
             self._running("reflecting on the failure" if self.reflects else "writing code")
 
 
-def _with_model_server(spent: Breakdown) -> Breakdown:
+def _with_model_server(spent: Breakdown, context: Context) -> Breakdown:
     """The breakdown, with whether the run found the resident model server warm or started it,
-    and the seconds that took, when it used one."""
-    came = arrival()
+    and the seconds that took, when its model is an embedded one that server serves (the
+    process's first arrival at it: a CLI run is a process of its own)."""
+    came = arrival() if is_local(context) else None
     if came is not None:
         spent["model_server"], spent["model_start_seconds"] = came.how, came.seconds
     return spent
