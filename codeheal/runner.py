@@ -23,11 +23,13 @@ from codeheal.context import SETTINGS, Context, resolve
 from codeheal.errors import CheckpointError, InputError, RunInterrupted
 from codeheal.forms.choice import choose_form, form_of
 from codeheal.interrupts import WRITING
+from codeheal.llm.discovery import arrival
+from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
 from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown
-from codeheal.state import InputState, RunReport, RunTotals
+from codeheal.state import Breakdown, InputState, RunReport, RunTotals
 from codeheal.threads import is_unfinished
 from codeheal.transcript import Transcript
 
@@ -300,7 +302,7 @@ class _Narrator:
             seconds=round(seconds, 2),
             healed_by=healed_by,
             healed_by_model=history[-1].get("model") if healed_by == "model" else None,
-            breakdown=breakdown(history, seconds),
+            breakdown=_with_model_server(breakdown(history, seconds), self.context),
         )
 
     def resume(self, values: dict) -> None:
@@ -373,6 +375,16 @@ class _Narrator:
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")
+
+
+def _with_model_server(spent: Breakdown, context: Context) -> Breakdown:
+    """The breakdown, with whether the run found the resident model server warm or started it,
+    and the seconds that took, when its model is an embedded one that server serves (the
+    process's first arrival at it: a CLI run is a process of its own)."""
+    came = arrival() if is_local(context) else None
+    if came is not None:
+        spent["model_server"], spent["model_start_seconds"] = came.how, came.seconds
+    return spent
 
 
 class _Doing:

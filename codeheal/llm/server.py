@@ -1,7 +1,9 @@
-"""The embedded llama.cpp server: one OpenAI-compatible xllamacpp server per process and model.
+"""The embedded llama.cpp server: an OpenAI-compatible xllamacpp server for one model, bound
+to 127.0.0.1 on a port the OS picks.
 
-The server runs inside this process, bound to 127.0.0.1 on a port the OS picks, and is reused by
-every graph run that asks for the same model. It stops when the interpreter exits.
+It runs in the resident server's process (codeheal.llm.resident, the default), or, where a user
+asks for it (CODEHEAL_LOCAL_SERVER=in-process), inside the run's own process: one per process and
+model, reused by every graph run that asks for the same model, stopped when the interpreter exits.
 """
 
 from __future__ import annotations
@@ -32,6 +34,10 @@ class Endpoint:
 
     base_url: str
     model_name: str
+    api_key: str = "local"
+    """The token the server requires (a resident server's own); any text for one without."""
+    slots: int = 1
+    """Its parallel request slots: the most completions one request may ask for."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,19 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     from CODEHEAL_LOCAL_THREADS (default: all cores).
     """
     global _starts
+    path, name = model_file(gguf_path)
+    with _lock:
+        running = _servers.get(path)
+        if running is None:
+            running = start(path, name, local_settings())
+            _servers[path] = running
+            _starts += 1
+        return running.endpoint
+
+
+def model_file(gguf_path: str | None) -> tuple[Path, str]:
+    """The GGUF file and served name of a model as ensure_server names it (an embedded model
+    assembled into the cache on first use); ModelError when it is missing or unreadable."""
     if gguf_path is None or gguf_path in LOCAL_MODELS:
         spec = LOCAL_MODELS[gguf_path or "local"]
         path, name = ensure_model(spec=spec), spec.name
@@ -94,17 +113,15 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
             raise ModelError(f"model file {gguf_path} does not exist; pass the path of a .gguf file")
     if not os.access(path, os.R_OK):
         raise ModelError(f"cannot read the model file {path}: permission denied for this user")
-    with _lock:
-        running = _servers.get(path)
-        if running is None:
-            settings = ServerSettings(
-                threads=local_threads(), slots=local_slots(), speculative=local_speculative(),
-                draft=local_draft(), draft_max=local_draft_max(),
-            )
-            running = start(path, name, settings)
-            _servers[path] = running
-            _starts += 1
-        return running.endpoint
+    return path, name
+
+
+def local_settings() -> ServerSettings:
+    """A local server's settings, from the environment (CODEHEAL_LOCAL_*)."""
+    return ServerSettings(
+        threads=local_threads(), slots=local_slots(), speculative=local_speculative(),
+        draft=local_draft(), draft_max=local_draft_max(),
+    )
 
 
 def serves(base_url: str) -> bool:
@@ -193,13 +210,18 @@ def _positive_int_env(name: str, default: int, meaning: str) -> int:
     return value
 
 
-def start(path: Path, name: str, settings: ServerSettings) -> _Running:
+def start(path: Path, name: str, settings: ServerSettings, api_key: str | None = None) -> _Running:
     """Start a server for the GGUF at `path` (also used by benchmarks/server_settings.py to
-    compare settings); it stops when the returned object is released."""
+    compare settings); it stops when the returned object is released. With `api_key`, every
+    request but /health must carry it as a bearer token, and /slots and /metrics answer."""
     import xllamacpp
 
     draft_path = draft_model_path(settings.draft) if settings.draft else None
     params = server_params(path, name, settings, draft_path)
+    if api_key is not None:
+        params.api_keys = [api_key]
+        params.endpoint_slots = True
+        params.endpoint_metrics = True
     try:
         server = xllamacpp.Server(params)
     except RuntimeError as exc:
@@ -210,7 +232,8 @@ def start(path: Path, name: str, settings: ServerSettings) -> _Running:
         ) from exc
     base = server.listening_address.rstrip("/")
     _wait_ready(base + "/health", path)
-    return _Running(server=server, endpoint=Endpoint(base_url=base + "/v1", model_name=name))
+    endpoint = Endpoint(base_url=base + "/v1", model_name=name, api_key=api_key or "local", slots=settings.slots)
+    return _Running(server=server, endpoint=endpoint)
 
 
 def server_params(path: Path, name: str, settings: ServerSettings, draft_path: Path | None = None) -> object:

@@ -37,6 +37,8 @@ def test_the_cli_solves_an_easy_task_offline_and_prints_json(tmp_path: Path) -> 
     assert result["status"] == "passed" and 1 <= result["attempts"] <= 3
     assert "def add" in result["code"] and out.read_text().strip() == result["code"].strip()
     assert "passed, 2 of 2 checks" in done.stderr  # progress went to stderr
+    spent = result["totals"]["breakdown"]
+    assert spent["model_server"] in ("started", "warm") and spent["model_start_seconds"] >= 0
     assert (tmp_path / "codeheal" / "checkpoints.sqlite").is_file()
 
 

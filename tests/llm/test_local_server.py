@@ -29,6 +29,7 @@ from codeheal.llm.server import (
 TWO_RUNS = """
 import json
 from codeheal import Context, build_graph
+from codeheal.llm.discovery import arrival
 from codeheal.llm.server import server_stats
 
 graph = build_graph().compile()
@@ -38,6 +39,7 @@ print(json.dumps({
     "statuses": [r["status"] for r in results],
     "attempts": [r["attempts"] for r in results],
     "starts": server_stats().starts,
+    "resident": arrival() is not None,
 }))
 """
 
@@ -148,17 +150,19 @@ def test_a_file_that_is_not_a_gguf_is_a_model_error_and_starts_nothing(tmp_path:
 
 
 @pytest.mark.model
-def test_one_server_is_started_and_reused_across_two_graph_runs() -> None:
+@pytest.mark.parametrize("serving", ["resident", "in-process"])
+def test_a_library_process_uses_the_resident_server_or_one_server_of_its_own_for_two_graph_runs(serving: str) -> None:
     # A fresh interpreter, so the count covers exactly these two runs; it must also exit
-    # cleanly (the server stops at exit) with llama.cpp's logging kept off stderr. Plumbing,
-    # so the small model runs it.
+    # cleanly (an in-process server stops at exit) with llama.cpp's logging kept off stderr.
+    # Plumbing, so the small model runs it.
     done = subprocess.run(
-        [sys.executable, "-c", TWO_RUNS], check=False, capture_output=True, text=True, timeout=280
+        [sys.executable, "-c", TWO_RUNS], check=False, capture_output=True, text=True, timeout=280,
+        env={**os.environ, "CODEHEAL_LOCAL_SERVER": serving},
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["statuses"] == ["passed", "passed"]
-    assert result["starts"] == 1
+    assert (result["starts"], result["resident"]) == ((0, True) if serving == "resident" else (1, False))
     assert "llama" not in done.stderr.lower()
     assert "load_tensors" not in done.stderr
 
@@ -184,12 +188,13 @@ def test_the_embedded_server_counts_a_prompt_as_it_bills_it() -> None:
     from langchain_core.messages import HumanMessage, SystemMessage
 
     from codeheal import Context
-    from codeheal.llm.factory import chat_model, token_counter
+    from codeheal.llm.factory import chat_model, local_endpoint, token_counter
     from codeheal.tokens import ESTIMATE, TokenCounter
 
     model = chat_model(Context(model="local-0.5b"), 0.0, 4)
     counter = token_counter(model)
-    assert isinstance(counter, TokenCounter) and counter.llama_cpp_url == ensure_server("local-0.5b").base_url
+    endpoint = local_endpoint("local-0.5b")  # the resident server's, and its token
+    assert isinstance(counter, TokenCounter) and (counter.llama_cpp_url, counter.api_key) == (endpoint.base_url, endpoint.api_key)
     code = Path(__file__).read_text(encoding="utf-8")
     assert counter.tokens(code) < ESTIMATE.tokens(code)
     messages = [SystemMessage("You are a careful Python programmer."), HumanMessage("Fix this:\n" + code[:1500])]
