@@ -222,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _solve(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
-    from codeheal.runner import run_with_progress
+    from codeheal.forms.module.request import check_request
 
     request = {
         "task": _read_task(args.task),
@@ -232,7 +232,11 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
+    check_request(request["task"], request["tests"], request["entry_point"])
     config = load_config(Path.cwd(), command="solve").settings
+    # The graph and the model (seconds to import): only after the input checks.
+    from codeheal.runner import run_with_progress
+
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args), file_settings=config,
                                checkpointer=args.checkpointer, verbose=args.verbose)
@@ -242,9 +246,10 @@ def _solve(args: argparse.Namespace) -> int:
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
     from codeheal.precommit import staged_counts_as_committed
-    from codeheal.runner import run_with_progress
 
     _check_outputs(args)
+    if not Path(args.project).is_dir():
+        raise InputError(f"{args.project}: not a folder; give the project's directory")
     config = load_config(Path(args.project), command="fix")
     given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
     if not given.get("test_command"):
@@ -262,6 +267,9 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if given.get("task"):
         request["task"] = _read_task(given["task"])
+    # The graph and the model: only after the input checks, as in _solve.
+    from codeheal.runner import run_with_progress
+
     thread_id = args.thread or uuid.uuid4().hex[:12]
     with _change_kept_on(thread_id):
         result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args),
