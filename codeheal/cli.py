@@ -571,10 +571,12 @@ def _model(args: argparse.Namespace) -> int:
 
 
 def _lsp(args: argparse.Namespace) -> int:
+    from codeheal.install import extra_command
+
     try:
         from codeheal.lsp.server import serve
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"codeheal lsp needs {exc.name}: pip install 'codeheal[lsp]'") from None
+        raise ConfigError(f"codeheal lsp needs {exc.name}: {extra_command('lsp')}") from None
     serve()
     return EXIT_PASSED
 
