@@ -79,6 +79,8 @@ def test_threads_lists_as_unfinished_exactly_the_runs_resume_continues(tmp_path:
             refused = "has nothing to resume" in " ".join(err.split())
             assert refused == (status != "unfinished"), (thread, status, err)
             assert code == (2 if refused else 0), err
+            if not refused:  # a resumed run's calls and time are this process's, its tokens the whole run's
+                assert " since the resume; " in err and " completion tokens over the whole run" in err
     assert "if quantity >= threshold:" in pricing.read_text()
 
 
