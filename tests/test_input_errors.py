@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 
 import pytest
 from doubles import ADD_TESTS, fenced, scripted
@@ -60,3 +62,23 @@ def test_entry_point_the_tests_use_is_accepted():
 def test_invalid_context_is_a_config_error(field, value):
     with pytest.raises(ConfigError, match=field):
         resolve({field: value})
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["solve", "", "--tests", "{tests}"], "the task is empty"),
+    (["solve", "add", "--tests", "missing.py"], "cannot read the tests file 'missing.py'"),
+    (["solve", "Add.", "--tests", "{tests}", "--entry-point", "plus"], "'plus' is never used by the tests"),
+    (["fix", "missing-project", "--test", "python -m pytest -q"], "missing-project: not a folder"),
+    (["fix", "."], "no test command"),
+])
+def test_the_cli_refuses_bad_input_before_importing_the_graph(tmp_path, argv, expected):
+    """The input checks come before the heavy imports (langgraph, langchain, the runner): an input
+    error exits 2 in a fraction of a second, not after seconds of importing."""
+    tests = tmp_path / "test_add.py"
+    tests.write_text(ADD_TESTS, encoding="utf-8")
+    argv = [a.replace("{tests}", str(tests)) for a in argv]
+    probe = ("import sys\nfrom codeheal.cli import main\ncode = main(sys.argv[1:])\n"
+             "print(code, sorted(m for m in ('langgraph', 'langchain_core', 'codeheal.runner') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert expected in done.stderr
+    assert done.stdout.split(None, 1) == ["2", "[]\n"]

@@ -95,7 +95,7 @@ def test_the_language_server_sits_at_the_clis_level() -> None:
 FORM_PACKAGES = ("codeheal.forms.module", "codeheal.forms.project")
 FORM_INTERNALS_ALLOWED = {
     "codeheal.forms.choice": "the one place that knows the forms by name",
-    "codeheal.cli": "the printer of a project result: its DirtyTreeError and annotations",
+    "codeheal.cli": "the printer of a project result (its DirtyTreeError and annotations); the module form's text checks, run before the heavy imports",
     "codeheal.judge": "the public evaluate(): the module form's judging of one candidate",
 }
 FORM_SETTINGS = ("codeheal.forms.module.settings", "codeheal.forms.project.settings")

@@ -41,7 +41,7 @@ def test_the_last_line_and_the_json_give_tokens_calls_seconds_and_what_healed(tm
     spent = parts["prompt_seconds"] + parts["generation_seconds"] + parts["sandbox_seconds"] + parts["overhead_seconds"]
     assert spent <= totals["seconds"] + 0.01
     last = err.strip().splitlines()[-1]
-    assert last == (f"{totals['seconds']:.1f} s, 3 model call(s), 30 prompt + 15 completion tokens; "
+    assert last == (f"{totals['seconds']:.1f} s, 3 model calls, 30 prompt + 15 completion tokens; "
                     "healed by the model scripted")
 
 
@@ -54,7 +54,7 @@ def test_given_code_that_passes_needed_nothing(tmp_path: Path, capsys) -> None:
     assert code == 0, err
     totals = json.loads(out)["totals"]
     assert totals["healed_by"] == "nothing" and totals["healed_by_model"] is None and totals["model_calls"] == 0
-    assert err.strip().splitlines()[-1].endswith("0 model call(s), 0 prompt + 0 completion tokens; nothing to heal")
+    assert err.strip().splitlines()[-1].endswith("0 model calls, 0 prompt + 0 completion tokens; nothing to heal")
 
 
 def test_a_failing_solve_leaves_stdout_empty_and_shows_its_best_code_on_stderr(tmp_path: Path, capsys) -> None:
@@ -133,3 +133,10 @@ def test_an_interrupt_waits_for_a_change_being_written_then_stops() -> None:
         assert 1.0 <= time.monotonic() - started < 5
     finally:
         WRITING.release()
+
+
+def test_one_attempt_is_said_in_the_singular(tmp_path: Path, capsys) -> None:
+    with ScriptedServer() as server:
+        main(solve(tmp_path, server, "--max-attempts", "1"))
+    err = capsys.readouterr().err
+    assert "· up to 1 attempt\n" in err and "1 attempts" not in err

@@ -12,7 +12,7 @@ from project_venv import venv_with_pytest
 from scripted_openai import ScriptedServer, is_actor
 
 from codeheal.cli import main
-from codeheal.forms.module.environment import MAX_TESTS_BYTES
+from codeheal.forms.module.request import MAX_TESTS_BYTES
 
 MEAN = "```python\ndef mean(xs):\n    return sum(xs) / len(xs)\n```"
 NUMPY_TESTS = "import numpy as np\n\n\ndef test_mean():\n    assert mean([1, 2, 3]) == np.mean([1, 2, 3])\n"

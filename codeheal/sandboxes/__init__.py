@@ -8,7 +8,7 @@ from codeheal.context import Context
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.sandboxes.local import Isolation, LocalSandbox
 
-__all__ = ["Job", "LocalSandbox", "RunResult", "Sandbox", "sandbox_for"]
+__all__ = ["Job", "LocalSandbox", "RunResult", "Sandbox", "check_available", "sandbox_for"]
 
 
 def sandbox_for(context: Context) -> Sandbox:
@@ -18,6 +18,15 @@ def sandbox_for(context: Context) -> Sandbox:
 
         return E2BSandbox.from_context(context)
     return _local_sandbox(context.isolation)
+
+
+def check_available(sandbox: Sandbox) -> None:
+    """Raise what `sandbox` would raise at its first job when it cannot start at all (E2B
+    without an API key: SandboxAuthError; bubblewrap missing: SandboxError), where it can tell
+    cheaply (its `check_available`): a run asks at its start, before any model call."""
+    check = getattr(sandbox, "check_available", None)
+    if check is not None:
+        check()
 
 
 @functools.cache

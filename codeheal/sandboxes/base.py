@@ -92,6 +92,9 @@ class RunResult:
     report: str = ""
     """What the job wrote to its report channel (at most REPORT_CAP_BYTES)."""
 
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+"""A command job's PATH in the local sandbox, after its interpreter's own bin folder."""
+
 
 @runtime_checkable
 class Sandbox(Protocol):

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from codeheal.errors import SandboxError
+from codeheal.install import system_package_hint
 from codeheal.sandboxes.runtime import Runtime
 
 WORKSPACE = "/tmp/workspace"
@@ -28,11 +29,6 @@ ARCHIVE = "/run/codeheal/workspace.tar"
 PYTHON_BIN = "/run/codeheal/bin"
 """A command job's first PATH entry: `python` and `python3`, links to the job's interpreter."""
 PYTHON_NAMES = ("python", "python3")
-INSTALL_HINT = (
-    "install bubblewrap (Debian/Ubuntu: 'sudo apt-get install bubblewrap'; "
-    "Fedora: 'sudo dnf install bubblewrap'), or run `make system` as root; "
-    'or accept basic isolation explicitly (isolation="basic", CLI --isolation basic)'
-)
 USERNS_HINT = (
     "the kernel refuses bubblewrap an unprivileged user namespace. On Ubuntu 24.04 and later "
     "AppArmor restricts them: allow them with `sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0` "
@@ -57,7 +53,7 @@ def find_bwrap() -> str:
     Raises SandboxError naming what is missing and how to install it."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        raise SandboxError(f"bubblewrap (bwrap) is not on PATH: {INSTALL_HINT}")
+        raise SandboxError(f"bubblewrap (bwrap) is not on PATH: {install_hint()}")
     tools = ("prlimit", "setpriv") if os.geteuid() == 0 else ("prlimit",)
     for tool in tools:
         if shutil.which(tool) is None:
@@ -68,7 +64,13 @@ def find_bwrap() -> str:
 def start_hint(stderr: str) -> str:
     """What to do about bubblewrap's start error `stderr`: the user-namespace case named with
     its fix, else how to install bubblewrap."""
-    return USERNS_HINT if any(text in stderr for text in USERNS_ERRORS) else INSTALL_HINT
+    return USERNS_HINT if any(text in stderr for text in USERNS_ERRORS) else install_hint()
+
+
+def install_hint() -> str:
+    """How to install bubblewrap, for how codeheal was installed, or do without it."""
+    return (f'{system_package_hint("bubblewrap")}; or accept basic isolation explicitly '
+            '(isolation="basic", CLI --isolation basic)')
 
 
 def bwrap_argv(

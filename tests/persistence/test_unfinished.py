@@ -55,24 +55,32 @@ def test_threads_lists_as_unfinished_exactly_the_runs_resume_continues(tmp_path:
     git(project, "add", "-A")
     git(project, "commit", "-qm", "shop")
     pricing = project / "shop" / "pricing.py"
-    pricing.write_text(pricing.read_text() + "\n# work in progress\n")
+
+    def heal_while_the_user_edits(body: dict) -> str:
+        if is_fix_actor(body["messages"]) and "work in progress" not in pricing.read_text():
+            pricing.write_text(pricing.read_text() + "\n# work in progress\n")
+        return heal(body)
+
     with ScriptedServer(error=(401, "invalid api key")) as down:
         assert run(capsys, db, down.url, *solve, "--thread", "cut")[0] == 3  # stopped at its first model call
-    with ScriptedServer(heal) as server:
+    with ScriptedServer(heal_while_the_user_edits) as server:
         assert run(capsys, db, server.url, *solve, "--thread", "done")[0] == 0
-        # healed, then the write refused at the run's last step: the change waits on the thread
+        # healed, then the write refused at the run's last step (the file changed under the
+        # run; uncommitted files are refused at the start): the change waits on the thread
         code, err = run(capsys, db, server.url, "fix", str(project), "--test", TEST, "--mutants", "0", "--apply",
                         "--thread", "refused")
-        assert code == 2 and "uncommitted changes" in err
+        assert code == 2 and "changed since codeheal read the project" in " ".join(err.split())
         with open_checkpointer(str(db), must_exist=True) as saver:
             listed = {s.thread_id: s.status for s in list_threads(saver)}
         assert listed == {"cut": "unfinished", "done": "passed", "refused": "unfinished"}
-        git(project, "commit", "-qam", "work in progress")
+        git(project, "checkout", "--", "shop/pricing.py")
         for thread, status in listed.items():
             code, err = run(capsys, db, server.url, "resume", thread)
             refused = "has nothing to resume" in " ".join(err.split())
             assert refused == (status != "unfinished"), (thread, status, err)
             assert code == (2 if refused else 0), err
+            if not refused:  # a resumed run's calls and time are this process's, its tokens the whole run's
+                assert " since the resume; " in err and " completion tokens over the whole run" in err
     assert "if quantity >= threshold:" in pricing.read_text()
 
 

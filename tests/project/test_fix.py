@@ -16,7 +16,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.context import ProjectSettings, resolve
-from codeheal.errors import PromptTooLargeError
+from codeheal.errors import InputError, PromptTooLargeError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.forms.project.job import project_job
 from codeheal.forms.project.prompts import FIX_LESSON_ASK, FIX_SYSTEM
@@ -159,8 +159,11 @@ def test_passing_tests_need_no_model_and_no_change(shop: Path) -> None:
 def test_apply_writes_the_fix_and_refuses_a_dirty_file(shop: Path) -> None:
     pricing = shop / "shop" / "pricing.py"
     pricing.write_text(pricing.read_text() + "\n# work in progress\n")
-    with pytest.raises(Exception, match="shop/pricing.py has uncommitted changes; nothing was written"):
-        fix(scripted(LESSON, SHOP_FIXED), shop, apply=True)
+    model = scripted(LESSON, SHOP_FIXED)
+    with pytest.raises(InputError, match="--apply: shop/pricing.py has uncommitted changes, and the fix may change them; "
+                                         "nothing was run"):
+        fix(model, shop, apply=True)
+    assert model.calls == [], "refused at the start, before any model call"
     assert pricing.read_text().endswith("# work in progress\n")
     git(shop, "checkout", "--", "shop/pricing.py")
     result = fix(scripted(LESSON, SHOP_FIXED), shop, apply=True)

@@ -73,8 +73,10 @@ def test_a_misspelled_name_at_import_time_is_healed(tmp_path: Path, monkeypatch,
 
 def test_a_command_that_cannot_run_stays_bad_input(tmp_path: Path) -> None:
     root = project(tmp_path / "p", {"calc.py": "X = 1\n"})
-    with pytest.raises(InputError, match="cannot test the project as it is .*no-such-runner"):
-        fix(scripted(), root, "no-such-runner --all")
+    model = scripted()
+    with pytest.raises(InputError, match="'no-such-runner' is not installed"):  # found before anything runs
+        fix(model, root, "no-such-runner --all")
+    assert model.calls == []
 
 
 def test_a_failure_with_no_python_frame_says_codeheal_repairs_python(tmp_path: Path) -> None:

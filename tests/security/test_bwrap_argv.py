@@ -69,10 +69,10 @@ def test_only_the_system_and_the_interpreter_are_bound_from_the_host() -> None:
 
 
 def test_the_ubuntu_apparmor_userns_refusal_names_its_fix() -> None:
-    from codeheal.sandboxes.bwrap import INSTALL_HINT, start_hint
+    from codeheal.sandboxes.bwrap import install_hint, start_hint
 
     hint = start_hint("bwrap: setting up uid map: Permission denied\n")
     assert "kernel.apparmor_restrict_unprivileged_userns=0" in hint and "AppArmor profile" in hint
     assert "--sandbox e2b" in hint
     assert start_hint("bwrap: No permissions to create new namespace, likely because the kernel does not allow") == hint
-    assert start_hint("bwrap: execvp prlimit: No such file or directory") == INSTALL_HINT
+    assert start_hint("bwrap: execvp prlimit: No such file or directory") == install_hint()

@@ -15,8 +15,6 @@ from pathlib import Path
 from codeheal.errors import InputError
 from codeheal.sandboxes.runtime import not_an_interpreter, runtime_of
 
-MAX_TESTS_BYTES = 256 * 1024
-"""The most a module-form run's tests may hold: they go into every prompt whole."""
 OWN_MODULES = frozenset({"solution"})
 PATCHING_PTH = frozenset({"distutils-precedence.pth", "_virtualenv.pth"})
 """`.pth` files that run code only to patch the interpreter (setuptools', virtualenv's): they add no module."""
@@ -37,16 +35,6 @@ def tests_python(python: str | None, active_venv: str | None) -> str | None:
     if reason := not_an_interpreter(str(chosen)):
         raise InputError(f"{source} {reason}; give the path of a real Python interpreter with --python")
     return str(chosen)
-
-
-def check_tests_size(tests: str) -> None:
-    """InputError for tests over MAX_TESTS_BYTES (they would be sent whole to the model)."""
-    size = len(tests.encode("utf-8", "surrogatepass"))
-    if size > MAX_TESTS_BYTES:
-        raise InputError(
-            f"the tests hold {size:,} bytes, over the cap of {MAX_TESTS_BYTES:,}: they go into every prompt "
-            "whole; give the tests of this one task"
-        )
 
 
 def refuse_missing_imports(tests: ast.Module, python: str | None) -> None:

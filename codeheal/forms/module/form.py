@@ -9,8 +9,9 @@ import hashlib
 from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context
+from codeheal.environment import active_virtualenv
 from codeheal.errors import InputError
-from codeheal.evaluation.checks import calls_name, count_checks, one_assert, parse_tests
+from codeheal.evaluation.checks import one_assert, parse_tests
 from codeheal.evaluation.examples import (
     called_functions,
     task_check_names,
@@ -18,14 +19,14 @@ from codeheal.evaluation.examples import (
     user_checks,
 )
 from codeheal.forms.base import Form
-from codeheal.environment import active_virtualenv
 from codeheal.forms.module.candidate import evaluation_steps
-from codeheal.forms.module.environment import check_tests_size, refuse_missing_imports, tests_python
+from codeheal.forms.module.environment import refuse_missing_imports, tests_python
 from codeheal.forms.module.prompts import (
     actor_messages,
     reflector_messages,
     tested_function,
 )
+from codeheal.forms.module.request import check_request
 from codeheal.policy import time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
@@ -53,21 +54,7 @@ ONE_ASSERT_NOTE = (
 
 def validate_input(state: State) -> ast.Module:
     """Raise InputError for module-form input no model call could fix; the parsed tests."""
-    task, tests = state.get("task"), state.get("tests")
-    if not isinstance(task, str) or not task.strip():
-        raise InputError("the task is empty: describe what the code should do")
-    if not isinstance(tests, str) or not tests.strip():
-        raise InputError("the tests are empty: give pytest-style test_* functions or plain asserts")
-    check_tests_size(tests)
-    module = parse_tests(tests)
-    if count_checks(module) == 0:
-        raise InputError("the tests contain no checks: add test_* functions or top-level asserts")
-    entry_point = state.get("entry_point")
-    if entry_point:
-        if not entry_point.isidentifier():
-            raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
-        if not calls_name(module, entry_point):
-            raise InputError(f"entry_point {entry_point!r} is never used by the tests")
+    module = check_request(state.get("task"), state.get("tests"), state.get("entry_point"))
     code = state.get("starting_code")
     if code is not None and not isinstance(code, str):
         raise InputError(f"starting_code must be a string, got {type(code).__name__}")

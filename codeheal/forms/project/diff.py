@@ -21,7 +21,7 @@ import re
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +32,8 @@ from codeheal.interrupts import WRITING
 
 STAGED_SUFFIX = ".codeheal"
 HELD_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+SHOWN_DIRTY = 5
+"""The most uncommitted files an --apply refused at the start names."""
 HUNK_HEADER = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 
 
@@ -86,6 +88,20 @@ def rooted(diff: str, prefix: str) -> str:
             new_left -= 1
         lines.append(line)
     return "".join(lines)
+
+
+def refuse_uncommitted(project_dir: str | Path, paths: Collection[str]) -> None:
+    """InputError, as an --apply run starts, naming those of `paths` (the Python files a repair
+    may change) with uncommitted changes: the write at the run's end would refuse them, after
+    the whole repair was paid for. Nothing has run yet; --force skips this, as it does there."""
+    dirty = uncommitted(Path(project_dir).resolve(), sorted(paths))
+    if dirty:
+        shown = ", ".join(dirty[:SHOWN_DIRTY]) + (f" and {len(dirty) - SHOWN_DIRTY} more" if len(dirty) > SHOWN_DIRTY else "")
+        raise InputError(
+            f"--apply: {shown} {'has' if len(dirty) == 1 else 'have'} uncommitted changes, and the fix may "
+            "change them; nothing was run: commit or stash them first (so the fix can be reviewed and undone "
+            "on its own), or pass --force"
+        )
 
 
 def write_changes(

@@ -16,7 +16,7 @@ from codeheal.context import Context, Policy
 from codeheal.errors import InputError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
-from codeheal.forms.project.diff import rooted, unified_diff, write_changes
+from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
@@ -34,7 +34,8 @@ from codeheal.forms.project.run import (
     started,
 )
 from codeheal.forms.project.snapshot import git_prefix
-from codeheal.forms.project.task import DEFAULT_TASK, load_project
+from codeheal.forms.project.job import project_tests
+from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
@@ -82,6 +83,11 @@ class ProjectForm(Form):
             raise InputError(f"task must be a string, got {type(task).__name__}")
         test_command = state.get("test_command") or ""
         project = load_project(state["project"], test_command, target=state.get("target"), python=state.get("python"))
+        if context.sandbox == "local":
+            check_executable(project.command, project.interpreter)
+        if state.get("apply") and not state.get("force"):
+            tests = project_tests(project.snapshot.files)
+            refuse_uncommitted(project.snapshot.root, [p for p in project.snapshot.files if p.endswith(".py") and p not in tests])
         return {
             "task": task if task and task.strip() else DEFAULT_TASK,
             "form_run": started(state["project"], test_command, project),

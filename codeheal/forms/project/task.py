@@ -3,15 +3,18 @@ optionally the function to repair and the interpreter to run on."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import shutil
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from codeheal.errors import InputError
 from codeheal.forms.project.edits import Target, parse_target, paths_named
 from codeheal.forms.project.installed import refuse_installed_copy
 from codeheal.forms.project.snapshot import Snapshot, find_python, read_project
+from codeheal.sandboxes.base import SANDBOX_PATH
 
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("uv", "poetry", "hatch", "pdm", "pipenv", "rye")
@@ -124,6 +127,27 @@ def load_project(
     env = find_python(snapshot.root, python=python)
     refuse_installed_copy(snapshot.files, snapshot.root, str(env.interpreter) if env else None)
     return ProjectTask(snapshot, command, str(env.interpreter) if env else None, chosen)
+
+
+def check_executable(command: TestCommand, interpreter: str | None) -> None:
+    """InputError when the local sandbox could not find the test command's program: a name
+    found neither in the bin folder of the project's Python (`interpreter`) nor on the
+    sandbox's PATH; a path that does not exist. pytest itself runs on the interpreter, and
+    python and python3 are always there (links to it)."""
+    program = command.argv[0]
+    if command.direct or PYTHON.match(program):
+        return
+    if "/" in program:
+        if not Path(program).exists():
+            raise InputError(f"test command: {program} does not exist")
+        return
+    folders = [os.path.dirname(interpreter)] if interpreter else []
+    if shutil.which(program, path=os.pathsep.join([*folders, SANDBOX_PATH])) is None:
+        raise InputError(
+            f"test command: {program!r} is not installed: it is neither in the project's Python's bin "
+            f"folder nor on the sandbox's PATH ({SANDBOX_PATH}); install it, or give a command "
+            "that starts with python (e.g. 'python -m pytest -q')"
+        )
 
 
 def _check_target(target: Target, snapshot: Snapshot) -> None:
