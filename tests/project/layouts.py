@@ -39,7 +39,12 @@ def build_venv(venv: Path, *, setuptools: bool = False) -> Path:
     """A virtualenv holding pytest (and setuptools, to build the project without a network);
     its site-packages."""
     if setuptools:
-        pytest.importorskip("setuptools", reason="setuptools is not installed here to build the project")
+        # Looked up, not imported: importing setuptools into the test process fails once any
+        # earlier test imported the standard library's distutils (setuptools' distutils hack).
+        try:
+            md.distribution("setuptools")
+        except md.PackageNotFoundError:
+            pytest.skip("setuptools is not installed here to build the project")
     site = venv_with_pytest(venv)
     if setuptools:
         copy_distribution("setuptools", site)
