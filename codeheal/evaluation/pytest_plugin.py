@@ -425,16 +425,17 @@ def pytest_runtest_logfinish(nodeid, location):
 
 
 def _rebound_test_side():
-    """Undo any rebinding of unittest's TestCase (a method replaced, added or removed, or another
-    class put in its place in `unittest`); the names that were rebound."""
+    """Undo any rebinding of unittest's TestCase (a method replaced or removed, a special method
+    added, or another class put in its place in `unittest`); the names that were rebound. A new
+    ordinary name (a project's `assertItemsEqual` alias) replaces nothing the tests judge with."""
     changed = []
     for holder in _UNITTEST_MODULES:
         if vars(holder).get("TestCase") is not _TESTCASE:
             setattr(holder, "TestCase", _TESTCASE)
             changed.append(f"{holder.__name__}.TestCase")
     current = vars(_TESTCASE)
-    for name in [name for name in current if name not in _TESTCASE_DICT]:
-        delattr(_TESTCASE, name)
+    for name in [name for name in current if name not in _TESTCASE_DICT and name.startswith("__")]:
+        delattr(_TESTCASE, name)  # a hook of every TestCase (__getattribute__, __init_subclass__)
         changed.append(f"TestCase.{name}")
     for name, obj in _TESTCASE_DICT.items():
         if current.get(name) is not obj:

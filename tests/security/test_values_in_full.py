@@ -124,3 +124,15 @@ def test_a_repair_that_rebinds_test_side_helpers_fails(tmp_path: Path, patch: st
     result = LocalSandbox().run(project_job(files, task.command, 60))
     feedback = job.judged(result, task.command, files, None)
     assert not feedback["passed"], feedback
+
+
+def test_a_projects_own_alias_on_testcase_still_works(tmp_path: Path) -> None:
+    for name, text in UNITTEST_PROJECT.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text(text.replace("self.assertEqual(double(0), 0)", "self.assertItemsEqual([double(0)], [0])"))
+    (tmp_path / "conftest.py").write_text(
+        "import unittest\n\nunittest.TestCase.assertItemsEqual = unittest.TestCase.assertCountEqual\n")
+    task = load_project(str(tmp_path), "python -m pytest -q")
+    files = {**read_project(tmp_path).files, "calc.py": "def double(x):\n    return x * 2\n"}
+    feedback = job.judged(LocalSandbox().run(project_job(files, task.command, 60)), task.command, files, None)
+    assert feedback["passed"], feedback
