@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from codeheal.checkpointers import open_async_checkpointer, open_checkpointer
     from codeheal.context import Context, Policy, resolve, settings_of
     from codeheal.evaluation.examples import ExampleSource, example_checks
-    from codeheal.judge import aevaluate, evaluate
+    from codeheal.judge import CallResults, acall_results, aevaluate, evaluate
     from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
     from codeheal.policy import best_attempt
@@ -37,6 +37,8 @@ _EXPORTS = {
     "ExampleSource": "codeheal.evaluation.examples",
     "evaluate": "codeheal.judge",
     "aevaluate": "codeheal.judge",
+    "acall_results": "codeheal.judge",
+    "CallResults": "codeheal.judge",
     "Feedback": "codeheal.state",
     "Breakdown": "codeheal.state",
     "breakdown": "codeheal.prompting.model_call",

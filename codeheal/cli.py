@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from rich.console import Console
-from rich.markup import escape
 
 from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupted
+from codeheal.printable import escaped, for_stdout
+from codeheal.printable import markup_escaped as escape
 
 if TYPE_CHECKING:
     from codeheal.config_file import Command
@@ -407,12 +408,12 @@ def _report_solve(args: argparse.Namespace, result: RunReport, thread_id: str) -
     if args.json:
         print(json.dumps({**result, "thread": thread_id}, indent=2))
     elif passed:
-        print(result["code"])
+        print(for_stdout(result["code"]))
     if passed and args.out:
         Path(args.out).write_text(result["code"] + "\n", encoding="utf-8")
     if not passed:
         if result["code"] and not args.json:
-            Console(stderr=True, highlight=False, markup=False).print(result["code"])
+            Console(stderr=True, highlight=False, markup=False).print(escaped(result["code"]))
         shown = "the best attempt's code, which fails, is above on stderr" if result["code"] else "no code"
         stderr.print(f"[red]not healed[/red] ({shown})")
     return EXIT_PASSED if passed else EXIT_NOT_HEALED
@@ -434,7 +435,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
 
         print("\n".join(annotations(result["diff"]) if passed else [not_healed(result["history"])]))
     elif passed:
-        print(result["diff"], end="")
+        print(for_stdout(result["diff"]), end="")
     if passed and not result["diff"]:
         stderr.print("the tests pass as the project is: nothing to change")
     elif result["files_written"]:
@@ -442,7 +443,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
     elif not passed:
         last = result["history"][-1]["summary"] if result["history"] else ""
         if result["diff"] and not args.json:
-            Console(stderr=True, highlight=False, markup=False).print(result["diff"], end="")
+            Console(stderr=True, highlight=False, markup=False).print(escaped(result["diff"]), end="")
         shown = "the best attempt's diff, which fails, is above on stderr" if result["diff"] else "no change helped"
         stderr.print(f"[red]not healed[/red] ({shown}); last attempt: {escape(last)}")
     if passed and result["diff"] and getattr(args, "exit_code", False):
@@ -525,7 +526,7 @@ def _print_diff(detail: ThreadDetail) -> int:
     if not detail.diff:
         why = "its run has not finished" if detail.status in ("unfinished", "review") else f"its run ended {detail.status} with no change"
         raise InputError(f"thread {detail.thread_id} has no change to print: {why}")
-    print(detail.diff, end="")
+    print(for_stdout(detail.diff), end="")
     if detail.status != "passed":
         stderr.print(f"[yellow]this change is the best attempt of a run that ended {detail.status}: the tests fail with it[/yellow]")
     return EXIT_PASSED

@@ -16,7 +16,6 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langgraph.types import Command, StateSnapshot
 from rich.console import Console
-from rich.markup import escape
 
 from codeheal.checkpointers import checkpoint_path, open_checkpointer, open_store
 from codeheal.context import SETTINGS, Context, resolve
@@ -27,6 +26,7 @@ from codeheal.llm.discovery import arrival
 from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
 from codeheal.policy import ladder, reflects
+from codeheal.printable import markup_escaped as escape
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown
 from codeheal.state import Breakdown, InputState, RunReport, RunTotals

@@ -11,6 +11,7 @@ from langchain_core.outputs import LLMResult
 from rich.console import Console
 
 from codeheal.forms.base import Form
+from codeheal.printable import escaped
 from codeheal.state import Attempt
 
 
@@ -44,4 +45,4 @@ class Transcript(BaseCallbackHandler):
 
     def _block(self, title: str, text: str) -> None:
         self.console.rule(f"[dim]{title}[/dim]", align="left", style="dim")
-        self.console.print(text, markup=False, highlight=False, soft_wrap=True)
+        self.console.print(escaped(text), markup=False, highlight=False, soft_wrap=True)

@@ -179,8 +179,9 @@ def _instrumented(tests: str, watched: Sequence[WatchedAssert]) -> str:
     inserts: list[tuple[int, int, bytes]] = []
     for check in watched:
         for side, (line, col, end_line, end_col) in enumerate(check.sides):
+            last = side == len(check.sides) - 1
             inserts.append((line, col, f"_codeheal_value_({check.index}, {side}, (".encode()))
-            inserts.append((end_line, end_col, b"))"))
+            inserts.append((end_line, end_col, f"), {check.op or 'bool'!r})".encode() if last else b"))"))
     # from the end backwards, so every earlier position stays where it was
     for line, col, text in sorted(inserts, key=lambda i: (i[0], i[1]), reverse=True):
         lines[line - 1] = lines[line - 1][:col] + text + lines[line - 1][col:]

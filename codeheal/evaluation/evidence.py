@@ -92,6 +92,18 @@ class _Value(_Strict):
         return self
 
 
+class _Compared(_Strict):
+    """How often an assert of a test was checked in the test process on plain data, how often it
+    did not hold, and how often a side was not plain data (every run of it, not only those sent)."""
+
+    event: Literal["compared"]
+    test: str
+    check: int
+    count: int = Field(ge=1)
+    failed: int = Field(ge=0)
+    objects: int = Field(ge=0)
+
+
 class _Described(_Strict):
     """A failure's description, as `_describe` writes it."""
 
@@ -143,7 +155,7 @@ class _Supervisor(_Strict):
 
 
 _EVENT = TypeAdapter(Annotated[
-    _Start | _Collected | _Begin | _Ended | _Coverage | _Value | _Result | _Subtest | _CollectError | _Finish,
+    _Start | _Collected | _Begin | _Ended | _Coverage | _Value | _Compared | _Result | _Subtest | _CollectError | _Finish,
     Field(discriminator="event"),
 ])
 _SUPERVISOR = TypeAdapter(_Supervisor)

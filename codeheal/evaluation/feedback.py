@@ -201,12 +201,6 @@ def _never_started(result: RunResult, exit_code: int | None) -> str:
             f"plugin), so the run is not a pass: {_tail(result.stderr).strip()[-300:] or 'no output'}")
 
 
-def reported(result: RunResult) -> bool:
-    """Whether the report plugin's evidence reached the host (a launcher between the sandbox
-    and pytest may close the plugin's descriptors: then only the output tells)."""
-    return any(e.get("event") == "start" for e in parse_report(result.report).events)
-
-
 def feedback_of(
     result: RunResult, passed: bool, total: int, passed_count: int, failures: list[CheckFailure], error: str | None
 ) -> Feedback:

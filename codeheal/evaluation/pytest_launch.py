@@ -1,12 +1,57 @@
-"""codeheal's way into pytest, copied into each sandbox workspace as codeheal_pytest.py and
-run as `python -m codeheal_pytest PYTEST_ARGS`: it imports codeheal's report plugin and
-registers it with pytest before pytest reads any configuration, so the plugin and everything
-it binds come before the project's `addopts`, plugins and conftest files."""
+"""codeheal's way into pytest, copied into each sandbox workspace as codeheal_pytest.py and run
+by its absolute path (the supervisor turns `-m codeheal_pytest` in the test process's command
+into that path): `python /WORKSPACE/codeheal_pytest.py PYTEST_ARGS`.
+
+It starts path-isolated: before anything is imported, every entry of `sys.path` in the
+workspace (its own folder, "", an editable install's source folder, a PYTHONPATH entry) is
+taken out, except the interpreter's own installation and virtualenv. Then it loads codeheal's
+report plugin and its plain-data encoder by their absolute paths, and pytest; the plugin reads
+the key and binds its primitives then. So no project module named like one they import
+(`inspect`, `json`, `functools`, `pytest`) nor a package named like the harness runs first.
+Only then is the path put back as it was, and pytest started with the plugin registered before
+it reads any configuration, so the plugin comes before the project's `addopts`, plugins and
+conftest files."""
 
 import sys
 
-import codeheal_report
-import pytest
+_PATH = list(sys.path)
+_HERE = sys.path[0]  # this file's folder: the workspace
+sys.path[:] = [p for p in _PATH if p and p != _HERE and not p.startswith(_HERE + "/")]
+
+import os  # noqa: E402  (the workspace is off the path now)
+
+_ROOT = os.path.realpath(_HERE)
+_OWN = tuple(os.path.realpath(p) for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+
+
+def _isolated(entry: str) -> bool:
+    """Whether `entry` of the path stays during the harness's imports: outside the workspace,
+    or in the interpreter's own installation or virtualenv (which may lie in the project)."""
+    real = os.path.realpath(entry)
+    inside = real == _ROOT or real.startswith(_ROOT + os.sep)
+    return not inside or any(real == own or real.startswith(own + os.sep) for own in _OWN)
+
+
+sys.path[:] = [p for p in sys.path if _isolated(p)]
+
+from importlib.util import module_from_spec, spec_from_file_location  # noqa: E402
+
+
+def _load(name: str):
+    """The harness module `name`, from its file beside this one."""
+    spec = spec_from_file_location(name, os.path.join(_HERE, name + ".py"))
+    module = module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+_load("codeheal_plain")
+codeheal_report = _load("codeheal_report")
+
+import pytest  # noqa: E402
+
+sys.path[:] = _PATH
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main(sys.argv[1:], plugins=[codeheal_report]))

@@ -31,6 +31,7 @@ import _json
 import builtins
 import functools
 import inspect
+import operator
 import os
 import sys
 import threading
@@ -59,7 +60,10 @@ RECORDER_PREFIX = "_codeheal_"
 VALUE_CHARS = 64 * 1024
 """A value whose plain form is longer than this is recorded as "big": not compared by the host."""
 RECORDS_PER_ASSERT = 200
-"""Values kept per assert and test (an assert in a loop); later ones are not recorded."""
+"""Values sent whole per assert and test (an assert in a loop); every later one is still checked
+here on plain data and counted."""
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
 SUBTEST_FAILURES_SENT = 20
 """Failed subtests of one test sent with their details; the rest are counted."""
 _BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.startswith("_")}
@@ -78,6 +82,10 @@ FLUSH_SECONDS = 0.5
 OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
                        os.path.join(os.getcwd(), "codeheal_supervisor.py"),
                        os.path.join(os.getcwd(), "codeheal_pytest.py")})
+_TESTCASE = unittest.TestCase
+_TESTCASE_DICT = dict(vars(unittest.TestCase))
+_UNITTEST_MODULES = (unittest, unittest.case)
+"""unittest's TestCase as it was before the candidate was imported, and where it is named."""
 _comparison = {}
 _current = {"test": None, "described": None}
 _recorded = {}
@@ -263,6 +271,7 @@ def test_names(candidate, entry_point=None):
     those of builtins), then the builtins as they were before it was imported, then the
     recorder. The one exception is `entry_point`, the function the request says the tests
     call: the candidate's, even when a builtin has its name (a function called `sum`)."""
+    _rebound_test_side()  # the tests define their TestCase classes next: on unittest's own
     own = {name: obj for name, obj in vars(candidate).items() if not name.startswith(("__", RECORDER_PREFIX))}
     names = {name: obj for name, obj in own.items() if name not in _BUILTINS}
     entry = {entry_point: own[entry_point]} if entry_point in own else {}
@@ -270,31 +279,62 @@ def test_names(candidate, entry_point=None):
 
 
 def _make_value(emit):
-    encode, not_plain, type_, id_, str_, len_ = plain, NotPlain, type, id, str, len
-    known, dump = _KNOWN_TYPES, _serializer()
+    encode, not_plain, type_, id_, str_, len_, truth = plain, NotPlain, type, id, str, len, bool
+    known, dump, compare = _KNOWN_TYPES, _serializer(), dict(_COMPARE)
+    pending, tallies = {}, {}
 
-    def value(check, side, obj):
+    def value(check, side, obj, op=None):
         """Record `obj`, one side of the module form's assert `check` (side 0 of an assert
         that is not a comparison: its tested value), as plain data (or the name of its type
-        when it is not plain data); returns `obj` unchanged."""
-        key = (_current["test"], check, side)
+        when it is not plain data); returns `obj` unchanged. `op`, given with an assert's last
+        side (the comparison, or "bool" for a tested value), checks the assert here on plain
+        data, every time it runs: the first RECORDS_PER_ASSERT values also go to the host whole."""
+        test = _current["test"]
+        key = (test, check, side)
         count = _recorded[key] = _recorded.get(key, 0) + 1
-        if count <= RECORDS_PER_ASSERT:
-            try:
-                encoded = {"plain": encode(obj)}
-                if len_(dump(encoded)) > VALUE_CHARS:
-                    encoded = {"big": type_(obj).__name__}
-            except not_plain as exc:
-                encoded = {"object": str_(exc), "known": id_(type_(obj)) in known}
-            except (RecursionError, ValueError):
+        kind = "plain"
+        try:
+            encoded = {"plain": encode(obj)}
+            if count <= RECORDS_PER_ASSERT and len_(dump(encoded)) > VALUE_CHARS:
                 encoded = {"big": type_(obj).__name__}
-            emit({"event": "value", "test": _current["test"], "check": check, "side": side, **encoded})
+        except not_plain as exc:
+            kind = "known" if id_(type_(obj)) in known else "object"
+            encoded = {"object": str_(exc), "known": kind == "known"}
+        except (RecursionError, ValueError):
+            kind, encoded = "object", {"big": type_(obj).__name__}
+        if count <= RECORDS_PER_ASSERT:
+            emit({"event": "value", "test": test, "check": check, "side": side, **encoded})
+        if op is None:
+            pending[(test, check)] = (kind, obj)
+            return obj
+        sides = [(kind, obj)] if op == "bool" else [pending.pop((test, check), ("known", None)), (kind, obj)]
+        tally = tallies.setdefault((test, check), [0, 0, 0])
+        tally[0] += 1
+        if "object" in (sides[0][0], sides[-1][0]):
+            tally[2] += 1
+        elif sides[0][0] == "plain" and sides[-1][0] == "plain":
+            try:
+                holds = truth(obj) if op == "bool" else truth(compare[op](sides[0][1], obj))
+            except Exception:
+                holds = False
+            if not holds:
+                tally[1] += 1
         return obj
 
-    return value
+    def counted(test):
+        """Send, for each assert of `test` that ran, how often it was checked here, how often
+        it did not hold on plain data, and how often a side was not plain data."""
+        for (owner, check), (count, failed, objects) in list(tallies.items()):
+            if owner == test:
+                del tallies[(owner, check)]
+                emit({"event": "compared", "test": test, "check": check, "count": count, "failed": failed,
+                      "objects": objects})
+        pending.clear()
+
+    return value, counted
 
 
-value = _make_value(_emit)
+value, _counted = _make_value(_emit)
 
 
 def _frames(excinfo):
@@ -330,13 +370,22 @@ def _watched(item):
     return isinstance(item, pytest.Function) and callable(getattr(item, "obj", None))
 
 
-def _ending(function, nodeid, emit):
-    """`function`, which sends "ended" for `nodeid` each time it returns normally."""
+def _ending(function, nodeid, emit, rebound):
+    """`function`, which sends "ended" for `nodeid` each time it returns normally, unless a
+    helper the test judges with was rebound while it ran (`rebound`: those names, restored):
+    then the test fails."""
+    def check():
+        changed = rebound()
+        if changed:
+            raise AssertionError(f"the test's helpers were rebound while it ran ({', '.join(changed[:5])}): "
+                                 "a test judged by patched helpers is not a pass")
+
     if inspect.iscoroutinefunction(function):
         @functools.wraps(function)
         async def ended_async(*args, **kwargs):
             __tracebackhide__ = True
             result = await function(*args, **kwargs)
+            check()
             emit({"event": "ended", "test": nodeid})
             return result
         return ended_async
@@ -345,6 +394,7 @@ def _ending(function, nodeid, emit):
     def ended(*args, **kwargs):
         __tracebackhide__ = True
         result = function(*args, **kwargs)
+        check()
         emit({"event": "ended", "test": nodeid})
         return result
     return ended
@@ -369,14 +419,69 @@ def pytest_runtest_logstart(nodeid, location):
 
 
 def pytest_runtest_logfinish(nodeid, location):
+    _counted(nodeid)
     if _coverage is not None:
         _coverage.end()
 
 
+def _rebound_test_side():
+    """Undo any rebinding of unittest's TestCase (a method replaced or removed, a special method
+    added, or another class put in its place in `unittest`); the names that were rebound. A new
+    ordinary name (a project's `assertItemsEqual` alias) replaces nothing the tests judge with."""
+    changed = []
+    for holder in _UNITTEST_MODULES:
+        if vars(holder).get("TestCase") is not _TESTCASE:
+            setattr(holder, "TestCase", _TESTCASE)
+            changed.append(f"{holder.__name__}.TestCase")
+    current = vars(_TESTCASE)
+    for name in [name for name in current if name not in _TESTCASE_DICT and name.startswith("__")]:
+        delattr(_TESTCASE, name)  # a hook of every TestCase (__getattribute__, __init_subclass__)
+        changed.append(f"TestCase.{name}")
+    for name, obj in _TESTCASE_DICT.items():
+        if current.get(name) is not obj:
+            setattr(_TESTCASE, name, obj)
+            changed.append(f"TestCase.{name}")
+    return changed
+
+
+_HELD = {}
+"""This module's names as they were bound before the candidate was imported (filled at its end)."""
+
+
+def _rebound_plugin(held=_HELD):
+    """Undo any rebinding of this module's own names (its emitter, recorder, hooks' helpers);
+    the names that were rebound."""
+    names = globals()
+    changed = [name for name, obj in held.items() if names.get(name) is not obj]
+    for name in changed:
+        names[name] = held[name]
+    return changed
+
+
+def _guard(module, _rebound_plugin=_rebound_plugin, _rebound_test_side=_rebound_test_side):
+    """A check for the end of a test's body: what the candidate rebound while it ran (unittest's
+    TestCase, this module's names, the test module's recorder and builtins), restored."""
+    names = vars(module) if module is not None else {}
+    held = {name: names[name] for name in (RECORDER_PREFIX + "value_", *_BUILTINS) if name in names}
+
+    def rebound():
+        changed = _rebound_plugin() + _rebound_test_side()
+        for name, obj in held.items():
+            if names.get(name) is not obj:
+                names[name] = obj
+                changed.append(name)
+        return changed
+
+    return rebound
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item, _ending=_ending, _emit=_emit, _guard=_guard, _watched=_watched,
+                        _rebound_test_side=_rebound_test_side, _rebound_plugin=_rebound_plugin):
+    _rebound_plugin()
+    _rebound_test_side()
     if _watched(item):
-        item.obj = _ending(item.obj, item.nodeid, _emit)
+        item.obj = _ending(item.obj, item.nodeid, _emit, _guard(getattr(item, "module", None)))
         instance = getattr(item, "instance", None)
         if isinstance(instance, unittest.TestCase):  # an async TestCase calls its own attribute
             setattr(instance, item.name, item.obj)
@@ -396,7 +501,9 @@ def _short_repr(value):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
+def pytest_runtest_makereport(item, call, _rebound_plugin=_rebound_plugin, _rebound_test_side=_rebound_test_side):
+    _rebound_plugin()
+    _rebound_test_side()
     outcome = yield
     report = outcome.get_result()
     record = {"event": "result", "test": item.nodeid, "name": item.name, "when": report.when,
@@ -466,3 +573,6 @@ def pytest_exception_interact(node, call, report):
 def pytest_sessionfinish(session, exitstatus):
     _emit({"event": "finish", "exitstatus": int(exitstatus), "collected": session.testscollected})
     _seal()  # what runs after the session (atexit, finalizers) is no evidence
+
+
+_HELD.update({name: obj for name, obj in globals().items() if not name.startswith("__")})

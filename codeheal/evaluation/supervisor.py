@@ -33,6 +33,9 @@ KEY_FD_ENV = "CODEHEAL_KEY_FD"
 EVIDENCE_CAP_BYTES = 3 * 1024 * 1024
 """Evidence passed on at most (the host keeps 4 MB of the report channel)."""
 COMMAND_FLAG = "--command"
+LAUNCH = ["-m", "codeheal_pytest"]
+"""How a job names codeheal's way into pytest; the test process runs it by its absolute path
+(codeheal_pytest.py beside this file), never looked up by name on a path the workspace is on."""
 DRAIN_SECONDS = 3.0
 """How long the evidence is read on after the test process ended (a process it left behind may
 hold the pipe open)."""
@@ -58,9 +61,9 @@ def main(argv):
     os.close(key_write)
     env = {**os.environ, REPORT_FD_ENV: str(evidence_write), KEY_FD_ENV: str(key_read)}
     if argv[:1] == [COMMAND_FLAG]:
-        command = argv[1:]
+        command = _launch_by_path(argv[1:])
     else:
-        command = [sys.executable, *(flag for name, flag in FLAGS if getattr(sys.flags, name)), *argv]
+        command = [sys.executable, *(flag for name, flag in FLAGS if getattr(sys.flags, name)), *_launch_by_path(argv)]
     child = subprocess.Popen(
         command, env=env, pass_fds=(evidence_write, key_read),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -87,6 +90,15 @@ def main(argv):
         report.write(json.dumps({"supervisor": {"exit_code": exit_code, **tally}}) + "\n")
         report.flush()
     os._exit(0)  # the relay threads may still be blocked on pipes a leftover process holds
+
+
+def _launch_by_path(words):
+    """`words` with the first `-m codeheal_pytest` replaced by the launch script's absolute path."""
+    for i in range(len(words) - 1):
+        if words[i:i + 2] == LAUNCH:
+            here = os.path.dirname(os.path.abspath(__file__))
+            return [*words[:i], os.path.join(here, LAUNCH[1] + ".py"), *words[i + 2:]]
+    return words
 
 
 def _not_dumpable():

@@ -32,7 +32,8 @@ class Job:
     command: Sequence[str] = ()
     """A command to run instead of the interpreter (a project's `make test`, `uv run pytest`):
     the job's interpreter folder, then /usr/local/bin, /usr/bin and /bin are its PATH, and the
-    workspace is on PYTHONPATH (where a plugin among the job's files is found)."""
+    workspace is on PYTHONPATH, unless the job reports (then the supervisor starts codeheal's
+    harness by its absolute path, and nothing of the workspace runs at the interpreter's start)."""
     report: bool = False
     """Give the job a report channel: a descriptor the host opened, named by the
     REPORT_FD_ENV variable (not a workspace file, so listing the workspace does not find

@@ -42,7 +42,7 @@ async def run_job(remote: AsyncSandbox, job: Job) -> RunResult:
         request_timeout=REQUEST_TIMEOUT_S,
     )
     command = shlex.join(job.argv([PYTHON]))
-    env = {**job.env, "PYTHONPATH": workspace} if job.command else dict(job.env)
+    env = {**job.env, "PYTHONPATH": workspace} if job.command and not job.report else dict(job.env)
     if report:
         relative = os.path.relpath(report, workspace)  # the command runs in the workspace
         command = f"mkdir -p {shlex.quote(os.path.dirname(relative))} && exec {command} {REPORT_FD}>{shlex.quote(relative)}"

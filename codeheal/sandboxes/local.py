@@ -198,7 +198,7 @@ class LocalSandbox(SyncFace):
                 archive = child_side.memfd(_archive(job))
                 workdir = job.workdir or bwrap.WORKSPACE
                 env["HOME"] = workdir
-                if job.command:
+                if job.command and not job.report:
                     env["PYTHONPATH"] += f":{workdir}"
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 if python_link is not None:
@@ -213,7 +213,7 @@ class LocalSandbox(SyncFace):
                 cwd = _basic_workspace(job, uid, stack)
                 if python_link is not None:
                     env["PATH"] = f"{_python_bin(python_link, stack)}{os.pathsep}{env['PATH']}"
-                if job.command:
+                if job.command and not job.report:
                     env["PYTHONPATH"] += f"{os.pathsep}{cwd}"
                 argv, outer_env = [*limited, *run], {**env, "HOME": cwd, "TMPDIR": cwd}
             group = job_group(limits.memory_mb, limits.processes)

@@ -13,7 +13,8 @@ import codeheal
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = {
-    "codeheal": {"Breakdown", "Context", "ExampleSource", "Feedback", "aevaluate", "breakdown", "best_attempt", "build_graph",
+    "codeheal": {"Breakdown", "Context", "ExampleSource", "Feedback", "acall_results", "aevaluate", "breakdown",
+                 "best_attempt", "build_graph",
                  "example_checks", "lasting_name", "resolve", "settings_of"},
     "codeheal.errors": {"CodehealError", "ConfigError", "InputError", "PromptTooLargeError"},
     "codeheal.llm": {"chat_model"},

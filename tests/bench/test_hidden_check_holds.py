@@ -13,7 +13,8 @@ import pytest
 
 from codeheal import Context
 
-from codeheal_bench.hidden import HIDDEN_TIMEOUT_S, hidden_tests, hidden_verdict
+from codeheal.judge import call_tests
+from codeheal_bench.hidden import HIDDEN_TIMEOUT_S, hidden_verdict
 from codeheal_bench.problems import load_problems
 
 PROBLEM = next(p for p in load_problems(3) if p.task_id == "HumanEval/2")
@@ -25,6 +26,15 @@ SNOOP = (
     "    try:\n        print(open(name).read()[-2000:])\n    except OSError:\n        pass\n"
     "print(' '.join(sys.argv))\n"
     "for guess in ('OK', 'PASSED', 'passed', '0' * 32, 'f' * 32, 'END', '1 passed'):\n    print(guess, flush=True)\n"
+)
+READS_ANSWERS = (
+    "import glob, re\n"
+    "def truncate_number(number):\n"
+    "    for name in glob.glob('*') + glob.glob('.*'):\n"
+    "        try:\n            text = open(name).read()\n        except OSError:\n            continue\n"
+    "        found = re.search(re.escape(repr(number)) + r'\\) == ([0-9.e-]+)', text)\n"
+    "        if found:\n            return float(found.group(1))\n"
+    "    return -1.0\n"
 )
 ESCAPES = {
     "reads env and files, prints guesses, os._exit(0) on import": f"{SNOOP}{WRONG}os._exit(0)\n",
@@ -56,8 +66,21 @@ def test_the_right_solution_passes_with_the_scan_off_too() -> None:
     assert verdict.passed, verdict
 
 
-def test_the_check_is_one_test_with_no_marker_in_it() -> None:
-    tests = hidden_tests(PROBLEM)
-    assert tests.rstrip().endswith("def test_check():\n    check(_bench_plain_results(_bench_entry_point))")
-    assert "_bench_entry_point = truncate_number\n" in tests
+def test_only_inputs_go_into_the_sandbox() -> None:
+    tests = call_tests(PROBLEM.entry_point, ["*(3.5,), **{}", "*(1.33,), **{}"])
+    assert "_called(*(3.5,), **{}) == None" in tests and "_called = truncate_number\n" in tests
+    assert "0.5" not in tests and "check" not in tests and "candidate" not in tests
     assert "environ" not in tests and "print(" not in tests
+
+
+def test_a_candidate_that_reads_the_expected_values_from_its_files_finds_none() -> None:
+    verdict = asyncio.run(hidden_verdict(PROBLEM, READS_ANSWERS))
+    assert not verdict.passed, verdict
+    assert "AssertionError" in (verdict.error or ""), verdict
+
+
+def test_the_check_runs_on_the_host_with_inputs_that_depend_on_results() -> None:
+    problem = next(p for p in load_problems() if p.task_id == "HumanEval/32")  # poly(coeffs, candidate(coeffs))
+    assert asyncio.run(hidden_verdict(problem, problem.reference)).passed
+    wrong = problem.reference.replace("return begin", "return begin + 1")
+    assert wrong != problem.reference and not asyncio.run(hidden_verdict(problem, wrong)).passed

@@ -126,7 +126,7 @@ def test_hidden_check_fails_code_that_exits_before_the_check_ends():
     problem = PROBLEMS["HumanEval/2"]
     wrong = "import sys\ndef truncate_number(number):\n    return 0.5\nsys.exit(0)\n"
     verdict = asyncio.run(hidden_verdict(problem, wrong))
-    assert not verdict.passed and "sys.exit()" in verdict.error
+    assert not verdict.passed and "no tests were collected" in verdict.error, verdict  # the import ended the run
 
 
 def test_wall_time_is_the_union_of_the_runs_intervals():

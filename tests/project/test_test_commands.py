@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.evaluation.feedback import reported, run_feedback
+from codeheal.evaluation.feedback import run_feedback
 from codeheal.forms.project.tracebacks import output_feedback
 from codeheal.forms.project.job import project_job
 from codeheal.forms.project.snapshot import read_project
@@ -90,13 +90,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(project: Path, command: str) -> tuple[Feedback, bool]:
     """The Feedback of `command` on the project as the evaluator forms it, and whether the
-    report plugin's channel reached pytest."""
+    run had to report (then its report decides)."""
     task = load_project(str(project), command)
     files = read_project(project).files
     job = project_job(files, task.command, 60, python=task.interpreter)
     result = LocalSandbox().run(job)
     assert result.isolation == "bwrap"
-    if task.command.direct or (job.report and reported(result)):
+    assert job.report == task.command.reports
+    if task.command.reports:
         return run_feedback(result, None), True
     return output_feedback(result, files), False
 

@@ -102,3 +102,51 @@ def test_a_whole_file_rewrite_may_change_constants_and_functions() -> None:
                  + "\n\ndef helper(x: int = 0) -> int:\n    return x\n")
     edit = apply_reply(FILES, reply(rewritten))
     assert "LIMIT = 100" in edit.files["shop/pricing.py"]
+
+
+CLASS_SOURCE = SOURCE + '''
+
+class Base:
+    def total(self) -> int:
+        return 0
+
+
+class Priced(Base):
+    def total(self) -> int:
+        return 1
+'''
+CLASS_FILES = {"shop/pricing.py": CLASS_SOURCE}
+META = "class Meta(type):\n    def __new__(mcs, name, bases, ns):\n        print('at import')\n        return super().__new__(mcs, name, bases, ns)\n"
+
+
+@pytest.mark.parametrize("rewrite", [
+    lambda s: s + "\n\n" + META + "\n\nclass Extra(metaclass=Meta):\n    pass\n",  # a metaclass
+    lambda s: s + "\n\nclass Extra(Base):\n    pass\n",  # a new class with a base
+    lambda s: s + "\n\nclass Extra(Cart, Base, flag=True):\n    pass\n",  # keywords for __init_subclass__
+    lambda s: s + "\n\n@functools.total_ordering\nclass Extra:\n    pass\n",  # a decorator
+    lambda s: s.replace("class Base:\n", "class Base:\n    def __init_subclass__(cls, **kw):\n"
+                        "        print('at import')\n\n"),  # a hook run by Priced's statement
+    lambda s: s.replace("class Cart:\n", "class Cart:\n    def __set_name__(self, owner, name):\n"
+                        "        print('at import')\n\n"),  # a descriptor's hook
+    lambda s: s.replace("    def total(self) -> int:\n        return 1\n",
+                        "    def total(self) -> int:\n        return 2\n"),  # a method of a class with a base
+    lambda s: s.replace("class Priced(Base):", "class Priced(Base, Cart):"),  # a changed base list
+])
+def test_class_statements_with_bases_keywords_or_decorators_run_at_import(rewrite) -> None:
+    rewritten = rewrite(CLASS_SOURCE.replace("quantity > threshold", "quantity >= threshold"))
+    with pytest.raises(EditRejected, match="runs when it is imported"):
+        apply_reply(CLASS_FILES, reply(rewritten))
+
+
+def test_a_plain_class_and_an_unchanged_subclass_still_allow_a_rewrite() -> None:
+    rewritten = (CLASS_SOURCE.replace("quantity > threshold", "quantity >= threshold")
+                 .replace("class Base:\n    def total(self) -> int:\n        return 0\n",
+                          "class Base:\n    def total(self) -> int:\n        return -1\n")
+                 + "\n\nclass Plain:\n    LIMIT = 3\n\n    def size(self) -> int:\n        return 1\n")
+    edit = apply_reply(CLASS_FILES, reply(rewritten))
+    assert "class Plain:" in edit.files["shop/pricing.py"]
+
+
+def test_a_method_of_a_subclass_is_still_repaired_by_a_function_repair() -> None:
+    edit = apply_reply(CLASS_FILES, reply("class Priced(Base):\n    def total(self) -> int:\n        return 2\n"))
+    assert "return 2" in edit.files["shop/pricing.py"]

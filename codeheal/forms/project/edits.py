@@ -28,7 +28,9 @@ Policy, for a reply that does more than replace definitions:
 - anything else (a new function, a changed module constant or class attribute) is refused,
   except in a whole-file reply: a block headed by its path replaces a file of at most
   FULL_FILE_MAX_BYTES bytes, when it runs nothing new at import (import_time.py).
-Refusals raise EditRejected, whose message is the attempt's feedback."""
+A change that adds or alters a coding declaration, or adds control characters other than newline
+and tab, is refused (source_text.py). Refusals raise EditRejected, whose message is the
+attempt's feedback."""
 
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
 from codeheal.forms.project.import_time import added, def_time, import_time
 from codeheal.forms.project.realign import realign
+from codeheal.forms.project.source_text import refuse_unreadable
 from codeheal.state import ChangedDefinition
 from codeheal.syntax import parse_code
 
@@ -256,6 +259,8 @@ class _Edit:
                 "the reply changes nothing: its definitions are the project's as they are; "
                 "change the code that makes the tests fail"
             )
+        for file, text in changed_files.items():
+            refuse_unreadable(file, self.files[file], text)
         return EditResult(changed_files, changed)
 
     def _resolve_path(self, named: str, where: str) -> str | None:

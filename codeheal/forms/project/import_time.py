@@ -12,6 +12,9 @@ from collections import Counter
 from codeheal.syntax import parse_code
 
 GENERIC_BUILTINS = frozenset({"list", "dict", "tuple", "set", "frozenset", "type"})
+CLASS_HOOKS = frozenset({"__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__", "__class_getitem__"})
+"""Methods Python calls while a class statement runs (or a class is subscripted), wherever they
+are defined: each counts whole, as code run at import."""
 
 
 def def_time(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
@@ -30,7 +33,10 @@ def def_time(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Counter[str]:
 def import_time(code: str) -> Counter[str]:
     """What importing a module of `code` runs that is not inert, as normalized source: every
     module and class statement other than a definition, an import, a docstring, a main guard
-    or a name bound to an inert value, and what each definition evaluates (def_time)."""
+    or a name bound to an inert value, and what each definition evaluates (def_time). A class
+    statement with bases, keywords (`metaclass=`) or decorators counts whole: creating it may
+    call a metaclass, a base's `__init_subclass__` or a decorator with the class, so its body is
+    code run at import too; so does a class-creation hook (CLASS_HOOKS) wherever it is."""
     found: Counter[str] = Counter()
     _statements(parse_code(code).body, found)
     return found
@@ -44,12 +50,15 @@ def added(original: Counter[str], new: Counter[str]) -> list[str]:
 def _statements(body: list[ast.stmt], found: Counter[str]) -> None:
     for statement in body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found.update(def_time(statement))
+            if statement.name in CLASS_HOOKS:
+                found[ast.unparse(statement)] += 1
+            else:
+                found.update(def_time(statement))
         elif isinstance(statement, ast.ClassDef):
-            found.update(f"@{ast.unparse(d)}" for d in statement.decorator_list)
-            found.update(ast.unparse(e) for e in (*statement.bases, *(k.value for k in statement.keywords))
-                         if not _inert(e))
-            _statements(statement.body, found)
+            if statement.bases or statement.keywords or statement.decorator_list:
+                found[ast.unparse(statement)] += 1
+            else:
+                _statements(statement.body, found)
         elif isinstance(statement, (ast.Import, ast.ImportFrom, ast.Pass)) or _docstring(statement):
             continue
         elif isinstance(statement, ast.If) and "__main__" in ast.unparse(statement.test):

@@ -6,10 +6,10 @@ whole command)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
-from codeheal.evaluation.feedback import reported, run_feedback
+from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import ProjectRun, data_of
@@ -72,13 +72,21 @@ def judged_run(
     job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run.get("root"),
                       data=data_of(run), folders=frozenset(run.get("folders", ())))
     result = yield SandboxRun(sandbox, job)
-    if not (command.direct or reported(result)):
-        feedback = output_feedback(result, files)  # only the exit code and the output tell
-    else:
-        feedback = run_feedback(result, None, must_run=must_run)
-        feedback["failures"] = with_text_frames(feedback["failures"], files)
+    feedback = judged(result, command, files, must_run)
     feedback["time_limit_s"] = limit
     return feedback, result
+
+
+def judged(result: RunResult, command: TestCommand, files: Mapping[str, str], must_run: list[str] | None) -> Feedback:
+    """The Feedback of a run of `command`: whether it must report was fixed from the command
+    before it ran (TestCommand.reports), so one that should have and did not fails (its
+    report never started), whatever its exit code; any other command's exit code and output
+    tell."""
+    if not command.reports:
+        return output_feedback(result, files)
+    feedback = run_feedback(result, None, must_run=must_run)
+    feedback["failures"] = with_text_frames(feedback["failures"], files)
+    return feedback
 
 
 def project_job(
@@ -103,14 +111,14 @@ def project_job(
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
-    elif command.pytest_at is not None:
+    elif command.reports:
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=every, read_only=project_tests(files), python_args=(), command=command.argv,
+        return Job(files=every, read_only=project_tests(every), python_args=(), command=command.argv,
                    timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
     return Job(
         files={**every, **HARNESS},
-        read_only=frozenset(HARNESS) | project_tests(files),
+        read_only=frozenset(HARNESS) | project_tests(every),
         timeout_s=timeout_s,
         report=True,
         env=env,
@@ -122,8 +130,9 @@ def project_job(
     )
 
 
-def project_tests(files: Mapping[str, str]) -> frozenset[str]:
-    """The files of a project that are part of its tests: test modules, conftests and pytest's
+def project_tests(files: Collection[str]) -> frozenset[str]:
+    """The files of a project (by name: text or bytes, such as a test module with a coding
+    declaration) that are part of its tests: test modules, conftests and pytest's
     configuration, read-only in the sandbox."""
     return frozenset(name for name in files if is_test_file(name) or name in PYTEST_CONFIGS)
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from codeheal.errors import InputError
 from codeheal.forms.project.git import run_git
+from codeheal.forms.project.source_text import read_alike
 from codeheal.sandboxes.runtime import not_an_interpreter
 
 MAX_FILES = 2000
@@ -91,8 +92,8 @@ def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int
         content = (base / relative).read_bytes()
         if PRIVATE_KEY_MARK.encode() in content:
             skipped.append(Skipped(relative, "holds a private key: not read"))
-        elif (text := _text(content)) is None:
-            data[relative] = content
+        elif (text := _text(content)) is None or not read_alike(relative, content, text):
+            data[relative] = content  # Python reads it otherwise than as UTF-8 text: never edited
         else:
             files[relative] = text
     return Snapshot(

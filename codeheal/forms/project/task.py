@@ -19,6 +19,10 @@ from codeheal.sandboxes.base import SANDBOX_PATH
 PYTHON = re.compile(r"^python(3(\.\d+)?)?$")
 LAUNCHERS = ("uv", "poetry", "hatch", "pdm", "pipenv", "rye")
 """Tools whose `run` subcommand starts the rest of the command in the project's environment."""
+REPORTING_LAUNCHERS = ("uv", "poetry", "pipenv", "rye")
+"""Launchers that start the command with the descriptors they inherited (an exec, or a child
+that keeps them): pytest behind one reports to codeheal. hatch and pdm start it as a Python
+subprocess, which closes them: pytest behind those is judged by its exit code."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 
@@ -30,7 +34,7 @@ class TestCommand:
     Three kinds: pytest itself (`pytest ARGS`, `python -m pytest ARGS`), run on the project's
     interpreter; pytest behind a launcher (`uv run pytest ARGS`, `poetry run python -m pytest`),
     run with its pytest started through codeheal_pytest (the report plugin first); and a command codeheal
-    cannot see inside (`make test`, `python -m unittest`, `tox`, a script), whose exit code
+    cannot see inside (`make test`, `python -m unittest`, `tox`, a script, pytest behind hatch or pdm), whose exit code
     decides and whose output's tracebacks are the feedback."""
 
     __test__ = False  # not a pytest test class, whatever its name
@@ -42,10 +46,16 @@ class TestCommand:
     """pytest itself, with nothing before it but an interpreter."""
     pytest_args: tuple[str, ...] = field(init=False)
     """pytest's arguments (none for a command codeheal cannot see inside)."""
+    reports: bool = field(init=False)
+    """Whether its run must report to codeheal, fixed from the command before it runs: pytest
+    itself, or behind a launcher that keeps descriptors. A run that must report and did not
+    fails; any other command's exit code decides."""
 
     def __post_init__(self) -> None:
         at = self.pytest_at
-        object.__setattr__(self, "direct", at is not None and PurePosixPath(self.argv[0]).name not in LAUNCHERS)
+        program = PurePosixPath(self.argv[0]).name
+        object.__setattr__(self, "direct", at is not None and program not in LAUNCHERS)
+        object.__setattr__(self, "reports", self.direct or (at is not None and program in REPORTING_LAUNCHERS))
         object.__setattr__(self, "pytest_args", () if at is None else self.argv[at:])
 
     def through(self, module: str, options: tuple[str, ...]) -> tuple[str, ...]:
