@@ -16,7 +16,7 @@ from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import sampling_temperature
 from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
+from codeheal.state import Attempt, Candidate, CandidateJob, FormName, Prepared, State, Status, TestedCandidate
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
@@ -98,27 +98,17 @@ class Form(ABC):
         own: see policy.attempt_limit); by default none."""
         return []
 
-    def change_size(self, tested: TestedCandidate) -> int:
-        """How much a tested candidate changes (among candidates that pass, the smaller wins);
-        by default every candidate is the same size."""
-        return 0
-
-    def planned_size(self, state: State, known: dict) -> int:
-        """A candidate's change_size before it is tested, from the fields of its test job that
-        `distinct` found (`known`); one that cannot pass may say anything."""
-        return 0
-
     @abstractmethod
     def candidate(self, reply: str) -> str:
         """The candidate a model reply gives (a reply without code still gives one, which
         fails saying why)."""
 
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
-        """What makes two candidates the same (one is tested per key, and a key tried before
-        in the run is not tried again), and the fields of its test job that finding the key
-        computed (sent with it, so that its test does not compute them again). By default
-        the candidate's text, and nothing more."""
-        return candidate or "", {}
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
+        """The candidate prepared once, before its test: its key (two candidates with one key
+        are one, and a key tried before in the run is not tried again), its size (among
+        candidates that pass, the smaller wins) and whatever its test reads of that work (the
+        project form: the change as applied). By default the candidate's text, size 0."""
+        return Prepared(key=candidate or "", size=0)
 
     @abstractmethod
     def reflector_prompt(

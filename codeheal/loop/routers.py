@@ -17,7 +17,7 @@ from codeheal.state import State
 
 def route_start(state: State) -> Literal["actor"] | list[Send]:
     """Starting code supplied with the input is tested before any model call."""
-    return candidate_sends(state) if state.get("candidates") else "actor"
+    return candidate_sends(state) if state.get("prepared") else "actor"
 
 
 def route_after_evaluation(

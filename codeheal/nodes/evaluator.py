@@ -36,7 +36,8 @@ def evaluator(state: State) -> dict:
         if wants_more_samples(state, current_context()):
             return {}  # `tested` kept: the router asks the selector for the second round
         return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
-    choice = Choice(size=form_of(state).change_size)
+    prepared = state["prepared"]
+    choice = Choice(size=lambda tested: prepared[tested["index"]]["size"])
     for candidate in tested:
         choice.add(candidate)
     tried = state.get("tried") or []
@@ -62,7 +63,7 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
 @dataclass
 class Choice:
     """The best of an attempt's tested candidates (by `policy.replaces_best`, their changes
-    measured by `size`: Form.change_size), and the sandbox time all of them took."""
+    measured by `size`: their Prepared.size), and the sandbox time all of them took."""
 
     best: TestedCandidate | None = None
     tested: int = 0
@@ -134,4 +135,5 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         "feedback": feedback,
         "history": [*(state.get("history") or []), record],
         "candidates": [],
+        "prepared": [],
     }

@@ -36,6 +36,7 @@ from codeheal.state import (
     Attempt,
     Candidate,
     CandidateJob,
+    Prepared,
     State,
     Status,
     TestedCandidate,
@@ -135,14 +136,14 @@ class ModuleForm(Form):
         )
         return messages, (CLOSING_FENCE,) if prefill else ()
 
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
         """Code that parses to the same syntax tree is one candidate (it differs only in
         formatting or comments, and passes or fails alike); code that does not parse, by its text."""
         try:
             tree = ast.dump(parse_code(candidate or ""))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return candidate or "", {}
-        return "ast:" + hashlib.sha256(tree.encode()).hexdigest(), {}
+            return Prepared(key=candidate or "", size=0)
+        return Prepared(key="ast:" + hashlib.sha256(tree.encode()).hexdigest(), size=0)
 
     def candidate(self, reply: str) -> str:
         # A reply without code is an empty candidate: a failed attempt ("no code in reply").

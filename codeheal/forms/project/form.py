@@ -45,6 +45,7 @@ from codeheal.state import (
     Attempt,
     Candidate,
     CandidateJob,
+    Prepared,
     State,
     Status,
     TestedCandidate,
@@ -168,28 +169,19 @@ class ProjectForm(Form):
         # A reply without code is kept: applying it fails, saying why.
         return canonical_reply(reply)
 
-    def change_size(self, tested: TestedCandidate) -> int:
-        return tested.get("changed_lines", 0)
-
-    def planned_size(self, state: State, known: dict) -> int:
-        """The changed lines of the candidate's change, as its test will count them."""
-        change = known.get("change")
-        if change is None:  # the project as it is
-            return 0
-        if change["refused"] is not None:  # cannot be applied: it fails
-            return sys.maxsize
-        return unified_diff(files_of(run_of(state)), change["files"]).changed_lines
-
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
         """The change a reply makes, as applied (replies that differ only in formatting the
-        realignment drops are one change; a reply that cannot be applied, by the reason), and
-        the change itself, which its test reads."""
+        realignment drops are one change; a reply that cannot be applied, by the reason), its
+        changed lines as its test will count them, and the change itself, which its test reads."""
         if candidate is AS_IS:
-            return "", {}
-        change = applied(run_of(state), candidate)
+            return Prepared(key="", size=0)
+        run = run_of(state)
+        change = applied(run, candidate)
         if change["refused"] is not None and not change["changed"]:  # could not be applied
-            return f"refused: {change['refused']}", {"change": change}
-        return hashlib.sha256(json.dumps(change["files"], sort_keys=True).encode()).hexdigest(), {"change": change}
+            return Prepared(key=f"refused: {change['refused']}", size=sys.maxsize, change=change)
+        key = hashlib.sha256(json.dumps(change["files"], sort_keys=True).encode()).hexdigest()
+        size = sys.maxsize if change["refused"] is not None else unified_diff(files_of(run), change["files"]).changed_lines
+        return Prepared(key=key, size=size, change=change)
 
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
