@@ -366,7 +366,7 @@ class RunReport(OutputState):
     totals: NotRequired[RunTotals]
     note: NotRequired[str]
     """What the status alone does not say, when there is something (the `status` progress
-    event's note: Form.end_note)."""
+    event's note: from Form.outcome)."""
 
 
 class ThreadMemory(TypedDict):
@@ -399,7 +399,11 @@ class RunScratch(TypedDict, total=False):
     written: int
     """How many times the model has written candidates in this run."""
     screened: bool
-    """The candidates written without a model (Form.screen) were tested in this run."""
+    """The candidates written without a model (`screen`) were tested in this run."""
+    screen: list[Candidate]
+    """Candidates written without a model, tested as the next attempt before the model writes
+    any (project form: the mutants of the suspicious lines, set by Form.record once the project
+    as it is was tested); emptied when the actor takes them."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]
@@ -466,5 +470,5 @@ class CandidateJob(TypedDict, total=False):
     """Project form: the reply as prepared (Form.prepare), so that its test does not apply it
     again."""
     screened: bool
-    """The candidate was written without a model (Form.screen): its test runs under
+    """The candidate was written without a model (`screen`): its test runs under
     policy.screen_time_limit."""

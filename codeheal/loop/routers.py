@@ -31,7 +31,7 @@ def route_after_evaluation(
     context = resolve_context(runtime.context if runtime else None)
     form = form_of(state)
     return policy.after_evaluation(state, context, form.policy_for(context.policy),
-                                   screens=form.screens_next(state, context))
+                                   screens=bool(state.get("screen")))
 
 
 def route_after_actor(state: State) -> Literal["finish"] | list[Send]:

@@ -45,9 +45,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
     def actor(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state)
-        screen = form.screen(state, context)
-        if screen:
-            return screening(state, context, screen)
+        if state.get("screen"):
+            return screening(state, context, state["screen"])
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
         now = turn(state, context, rules)
@@ -154,14 +153,15 @@ def repeats_tried(state: State, prepared: dict[Candidate, Prepared]) -> bool:
 
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
-    """The attempt that tests the form's candidates written without a model (Form.screen)."""
+    """The attempt that tests the candidates written without a model (`screen`, which the
+    form's record of attempt 1 set)."""
     attempt = (state.get("attempts") or 0) + 1
     emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                         max_attempts=attempt_limit({**state, "screened": True}, context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
     return {"candidates": candidates, "prepared": to_test(state, candidates), "generation": NO_USAGE,
-            "fresh_start": False, "route": None, "model": None, "screened": True}
+            "fresh_start": False, "route": None, "model": None, "screened": True, "screen": []}
 
 
 def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:

@@ -53,15 +53,17 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "model": None,
         "written": 0,
         "screened": False,
+        "screen": [],
         "stop_reason": None,
         "probe_function": None,
         "task_checks": [],
         "form_run": None,
     }
     context = current_context()
-    update = {**reset, **form.start(state, context)}
+    fields, started = form.start(state, context)
+    update = {**reset, **fields}
     if update.get("candidates"):
         update["prepared"] = to_test({**state, **update}, update["candidates"])
     check_available(sandbox or sandbox_for(context))
-    emit(form.run_started({**state, **update}))
+    emit(started)
     return update
