@@ -1,5 +1,5 @@
 """The layers point one way: no import cycle among codeheal's modules (function-level imports
-counted too), the policy rests on state and context alone, and nothing below the graph's
+counted too) nor among its packages, the policy rests on state and context alone, and nothing below the graph's
 assembly (`codeheal/loop/`) imports it; outside codeheal/forms/ only the named exceptions
 import a form's internals, and no form imports another form's package."""
 
@@ -72,6 +72,36 @@ def test_no_module_imports_itself_through_others() -> None:
         visit(name, ())
 
 
+def unit_of(name: str) -> str:
+    """The package under codeheal a module belongs to (codeheal.forms.project.edits:
+    codeheal.forms); a module directly under codeheal is a unit of its own."""
+    return ".".join(name.split(".")[:2])
+
+
+PACKAGES = {unit: set() for unit in map(unit_of, MODULES)}
+for _name, _imported in GRAPH.items():
+    PACKAGES[unit_of(_name)] |= {unit_of(m) for m in _imported} - {unit_of(_name)}
+
+
+def test_no_package_imports_itself_through_others() -> None:
+    """Packages point one way too: a package whose module imports another package whose module
+    imports it back (context -> forms.module.settings -> forms... -> context, as it was) is a
+    cycle, even when the modules themselves form none."""
+    done: set[str] = set()
+
+    def visit(unit: str, path: tuple[str, ...]) -> None:
+        if unit in path:
+            pytest.fail("package cycle: " + " -> ".join((*path[path.index(unit):], unit)))
+        if unit in done:
+            return
+        for imported in PACKAGES[unit]:
+            visit(imported, (*path, unit))
+        done.add(unit)
+
+    for unit in PACKAGES:
+        visit(unit, ())
+
+
 def test_the_policy_rests_on_state_and_context_only() -> None:
     assert GRAPH["codeheal.policy"] == {"codeheal.state", "codeheal.context"}
 
@@ -98,9 +128,6 @@ FORM_INTERNALS_ALLOWED = {
     "codeheal.cli": "the printer of a project result (its DirtyTreeError and annotations); the module form's text checks, run before the heavy imports",
     "codeheal.judge": "the public evaluate(): the module form's judging of one candidate",
 }
-FORM_SETTINGS = ("codeheal.forms.module.settings", "codeheal.forms.project.settings")
-"""A form's own knobs: leaf modules at the settings' layer, which the resolver reads."""
-SETTINGS_LAYER = ("codeheal.context", "codeheal.settings")
 
 
 def _form_package(name: str) -> str | None:
@@ -112,21 +139,12 @@ def test_nothing_outside_the_forms_imports_a_forms_internals() -> None:
     def allowed(name: str) -> bool:
         return any(name == a or name.startswith(f"{a}.") for a in FORM_INTERNALS_ALLOWED)
 
-    def settings_read(name: str, module: str) -> bool:
-        return module in FORM_SETTINGS and any(name == s or name.startswith(f"{s}.") for s in SETTINGS_LAYER)
-
     reaching = {
-        name: sorted(m for m in GRAPH[name] if _form_package(m) and not settings_read(name, m))
+        name: sorted(m for m in GRAPH[name] if _form_package(m))
         for name in GRAPH
         if not name.startswith("codeheal.forms") and not allowed(name)
     }
     assert {name: found for name, found in reaching.items() if found} == {}
-
-
-def test_a_forms_settings_are_leaves() -> None:
-    """The settings layer may read a form's settings only because they rest on the settings
-    layer alone (its field helpers): no cycle, no form code pulled below the forms."""
-    assert {name: sorted(GRAPH[name]) for name in FORM_SETTINGS if not GRAPH[name] <= {"codeheal.settings.values"}} == {}
 
 
 def test_no_form_imports_another_forms_package() -> None:
