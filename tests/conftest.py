@@ -17,6 +17,22 @@ from codeheal.learning import forget
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+SLOW_FILES = Path(__file__).with_name("slow_files.txt")
+"""The test files a full run measured slow (each over SLOW_FILE_SECONDS in all, or marked
+`model`): `pytest -m "not slow"` leaves them out, the fast subset a developer runs while
+working. Measured again with `python tests/slow_files.py JUNIT_XML` after a full run with
+`--junitxml JUNIT_XML`."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that run the real model, or sit in a file a full run measured slow, are `slow`."""
+    slow = set(SLOW_FILES.read_text(encoding="utf-8").split()) if SLOW_FILES.is_file() else set()
+    root = Path(__file__).resolve().parent.parent
+    for item in items:
+        if item.get_closest_marker("model") or item.path.relative_to(root).as_posix() in slow:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def private_model_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The suite's resident model servers (codeheal.llm.discovery) keep their files in a
