@@ -24,12 +24,25 @@ working. Measured again with `python tests/slow_files.py JUNIT_XML` after a full
 `--junitxml JUNIT_XML`."""
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def slow_files() -> set[str]:
+    return set(SLOW_FILES.read_text(encoding="utf-8").split()) if SLOW_FILES.is_file() else set()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m "not slow"` does not even import a slow file (collecting them all is most of its time)."""
+    if config.getoption("markexpr") == "not slow" and collection_path.is_relative_to(ROOT):
+        return collection_path.relative_to(ROOT).as_posix() in slow_files() or None
+    return None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests that run the real model, or sit in a file a full run measured slow, are `slow`."""
-    slow = set(SLOW_FILES.read_text(encoding="utf-8").split()) if SLOW_FILES.is_file() else set()
-    root = Path(__file__).resolve().parent.parent
+    slow = slow_files()
     for item in items:
-        if item.get_closest_marker("model") or item.path.relative_to(root).as_posix() in slow:
+        if item.get_closest_marker("model") or item.path.relative_to(ROOT).as_posix() in slow:
             item.add_marker(pytest.mark.slow)
 
 
