@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from codeheal.fences import FENCE, python_blocks
-from codeheal.forms.module.form import ModuleForm
+from codeheal.forms.module.form import module_candidate
 from codeheal.prompting.extraction import without_self_tests
 
 from codeheal_bench.hidden import hidden_verdict
@@ -151,13 +151,12 @@ async def measure(records: Iterable[ProblemRecord], problems: dict[str, Problem]
 
     totals: dict[str, Counter[str]] = {}
     lost_examples: list[dict] = []
-    form = ModuleForm()
     for record in records:
         problem = problems[record["task_id"]]
         counts = totals.setdefault(record["condition"], Counter())
         for attempt in record["attempt_log"]:
             for reply in attempt.get("replies", []):
-                own = form.candidate(reply)
+                own = module_candidate(reply)
                 kind = reply_kind(reply, own)
                 counts["replies"] += 1
                 counts[f"replies_{kind}"] += 1

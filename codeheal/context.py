@@ -15,8 +15,8 @@ from typing import Literal
 
 from codeheal import environment
 from codeheal.errors import ConfigError
-from codeheal.forms.module.settings import ModuleSettings
-from codeheal.forms.project.settings import ProjectSettings
+from codeheal.settings.module import ModuleSettings
+from codeheal.settings.project import ProjectSettings
 from codeheal.settings.checks import (
     LAYERS,
     Layer,

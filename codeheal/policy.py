@@ -47,7 +47,7 @@ def time_limit(context: Context, as_is_seconds: float | None = None) -> float:
 
 
 def screen_time_limit(context: Context, as_is_seconds: float | None) -> float:
-    """The time limit of one test run of a candidate written without a model (Form.screen):
+    """The time limit of one test run of a candidate written without a model (`screen`):
     AS_IS_FACTOR times the run of the project as it is, at least SCREEN_MIN_S, never above
     `time_limit`. A mutant costs no model call and most keep the bug: one that runs past this
     is dropped rather than waited for, and the model's repairs still get the full
@@ -66,7 +66,7 @@ def as_is_time_limit(context: Context) -> float:
 def attempt_limit(state: State, context: Context) -> int:
     """How many attempts this run may use: the limit a reviewer granted (counted from the
     attempts made), else the Context's cap, and one more once the run screened candidates
-    written without a model (Form.screen): that attempt costs no model call and is made once."""
+    written without a model (`screen`): that attempt costs no model call and is made once."""
     return state.get("attempt_limit") or context.max_attempts + bool(state.get("screened"))
 
 
@@ -81,7 +81,7 @@ def best_attempt(history: list[Attempt]) -> Attempt:
 def replaces_best(candidate: Feedback, best: Feedback, *, smaller: bool = False) -> bool:
     """Whether a candidate of an attempt, tested after the attempt's best so far, takes its
     place: of two that passed, the one with the smaller change (`smaller`: the candidate's
-    is smaller, Form.change_size), else the one that passed more checks wins; the earlier
+    is smaller, Prepared.size), else the one that passed more checks wins; the earlier
     among equals (candidates are in the order they were drawn: the first is the greedy one,
     and the starting code before what a model wrote)."""
     if best["passed"]:
@@ -366,7 +366,7 @@ def after_evaluation(state: State, context: Context, rules: Policy, *, screens: 
     in a row: a fresh start. Otherwise try again, through the reflector when the
     policy (`rules`, as the run's form adjusts it) reflects and the next attempt is shown the
     failure (see writes_fresh), unless it `screens` candidates written without a model
-    (Form.screens_next): no lesson first."""
+    (`screen` in state): no lesson first."""
     feedback = state.get("feedback")
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"

@@ -97,7 +97,7 @@ def run_with_progress(
         console.print(f"[dim]thread {thread_id} · model {escape(models)} · policy {context.policy.name} · "
                       f"sandbox {context.sandbox} · up to {plural(context.max_attempts, 'attempt')}[/dim]", soft_wrap=True)
         narrator = _Narrator(console, context, reflects=reflects(form.policy_for(context.policy)))
-        transcript = Transcript(console, form) if verbose else None
+        transcript = Transcript(console) if verbose else None
         calls = _ModelCalls()
         config["callbacks"] = [calls] if transcript is None else [calls, transcript]
         with console.status("") as status:

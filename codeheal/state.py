@@ -211,7 +211,7 @@ class Attempt(TypedDict):
     diff: NotRequired[str]
     """Project form: the change as a unified diff against the project as it is."""
     repeat: NotRequired[bool]
-    """Every candidate of this attempt had been tried before in the run (Form.distinct)."""
+    """Every candidate of this attempt had been tried before in the run (Prepared.key)."""
 
 
 class SuspiciousLine(TypedDict):
@@ -223,8 +223,32 @@ class SuspiciousLine(TypedDict):
     score: float
 
 
+class Prepared(TypedDict):
+    """A candidate as its form prepared it once, before its test (Form.prepare): what makes
+    it the same as another, how much it changes, and, in the project form, the change itself."""
+
+    key: str
+    """Two candidates with one key are one (module form: the same syntax tree; project form:
+    the same change as applied); a key tried before in the run is not tested again."""
+    size: int
+    """How much it changes, as its test will count it (project form: changed lines; one that
+    cannot be applied: sys.maxsize): among candidates that pass, the smaller wins."""
+    change: NotRequired[AppliedChange]
+    """Project form: the reply as applied, or why it could not be; its test reads it."""
+
+
+class PreparedCandidate(Prepared):
+    """One candidate of the attempt to test, in the order they are tested (`prepared`)."""
+
+    index: int
+    """Its place among the attempt's candidates: the earlier wins among equals."""
+    code: Candidate
+    copies: int
+    """How many of the drawn candidates share its key (choosing by generated inputs counts each)."""
+
+
 class Tried(TypedDict):
-    """A candidate tested in this run: what makes it the same as another (Form.distinct)
+    """A candidate tested in this run: what makes it the same as another (Prepared.key)
     and how its test ended."""
 
     key: str
@@ -238,7 +262,7 @@ class TestedCandidate(TypedDict):
     """Its place among the attempt's candidates: the earlier wins among equals."""
     code: Candidate
     key: NotRequired[str]
-    """Its Form.distinct (set by the test_candidate node)."""
+    """Its Prepared.key (set by the test_candidate node)."""
     feedback: Feedback
     changes: NotRequired[dict[str, str]]
     """Project form: the files the candidate changed (path -> full new text)."""
@@ -342,7 +366,7 @@ class RunReport(OutputState):
     totals: NotRequired[RunTotals]
     note: NotRequired[str]
     """What the status alone does not say, when there is something (the `status` progress
-    event's note: Form.end_note)."""
+    event's note: from Form.outcome)."""
 
 
 class ThreadMemory(TypedDict):
@@ -360,6 +384,10 @@ class RunScratch(TypedDict, total=False):
     candidates: list[Candidate]
     """The code the evaluator tests next: the starting code, or what the actor wrote (one
     candidate on attempt 1, Policy.retry_samples on later attempts)."""
+    prepared: list[PreparedCandidate]
+    """The latest candidates to test, each prepared once by the node that wrote them
+    (nodes/candidate_test.py: de-duplicated, those tried before left out, in the order drawn):
+    the routers and the evaluator read them, never prepare them again."""
     generation: Usage
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool
@@ -371,7 +399,11 @@ class RunScratch(TypedDict, total=False):
     written: int
     """How many times the model has written candidates in this run."""
     screened: bool
-    """The candidates written without a model (Form.screen) were tested in this run."""
+    """The candidates written without a model (`screen`) were tested in this run."""
+    screen: list[Candidate]
+    """Candidates written without a model, tested as the next attempt before the model writes
+    any (project form: the mutants of the suspicious lines, set by Form.record once the project
+    as it is was tested); emptied when the actor takes them."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
     tested: Annotated[list[TestedCandidate], add_or_clear]
@@ -435,8 +467,8 @@ class CandidateJob(TypedDict, total=False):
     python: str | None
     form_run: FormRun
     change: AppliedChange
-    """Project form: the reply as the fan-out applied it (Form.distinct), so that its test does
-    not apply it again."""
+    """Project form: the reply as prepared (Form.prepare), so that its test does not apply it
+    again."""
     screened: bool
-    """The candidate was written without a model (Form.screen): its test runs under
+    """The candidate was written without a model (`screen`): its test runs under
     policy.screen_time_limit."""

@@ -17,6 +17,35 @@ from codeheal.learning import forget
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+SLOW_FILES = Path(__file__).with_name("slow_files.txt")
+"""The test files a full run measured slow (each over SLOW_FILE_SECONDS in all, or marked
+`model`): `pytest -m "not slow"` leaves them out, the fast subset a developer runs while
+working. Measured again with `python tests/slow_files.py JUNIT_XML` after a full run with
+`--junitxml JUNIT_XML`."""
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def slow_files() -> set[str]:
+    return set(SLOW_FILES.read_text(encoding="utf-8").split()) if SLOW_FILES.is_file() else set()
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """`-m "not slow"` does not even import a slow file (collecting them all is most of its time)."""
+    if config.getoption("markexpr") == "not slow" and collection_path.is_relative_to(ROOT):
+        return collection_path.relative_to(ROOT).as_posix() in slow_files() or None
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests that run the real model, or sit in a file a full run measured slow, are `slow`."""
+    slow = slow_files()
+    for item in items:
+        if item.get_closest_marker("model") or item.path.relative_to(ROOT).as_posix() in slow:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def private_model_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The suite's resident model servers (codeheal.llm.discovery) keep their files in a

@@ -5,6 +5,7 @@ from __future__ import annotations
 from codeheal import Context, build_graph, graph
 from codeheal.context import resolve
 from codeheal.forms.module.form import ModuleForm
+from codeheal.nodes.candidate_test import to_test
 from codeheal.loop.routers import (
     route_after_evaluation,
     route_after_review,
@@ -39,11 +40,11 @@ def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
 
 def test_route_start():
     state = {"form": "module", "candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"}
-    (send,) = route_start(state)
+    (send,) = route_start({**state, "prepared": to_test(state, state["candidates"])})
     assert send.node == "test_candidate"
-    key, _ = ModuleForm().distinct(state, "def f(): pass")
+    key = ModuleForm().prepare(state, "def f(): pass")["key"]
     assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": key, "index": 0, "session": "s", "tests": "assert f() is None"}
-    assert route_start({"candidates": []}) == "actor"
+    assert route_start({"candidates": [], "prepared": []}) == "actor"
     assert route_start({}) == "actor"
 
 

@@ -1,5 +1,5 @@
 """The layers point one way: no import cycle among codeheal's modules (function-level imports
-counted too), the policy rests on state and context alone, and nothing below the graph's
+counted too) nor among its packages, the policy rests on state and context alone, and nothing below the graph's
 assembly (`codeheal/loop/`) imports it; outside codeheal/forms/ only the named exceptions
 import a form's internals, and no form imports another form's package."""
 
@@ -56,20 +56,47 @@ def imports_of(name: str) -> set[str]:
 GRAPH = {name: imports_of(name) for name in MODULES}
 
 
-def test_no_module_imports_itself_through_others() -> None:
+def first_cycle(graph: dict[str, set[str]]) -> str | None:
+    """A cycle of `graph` (name -> the names it imports) as "a -> b -> a", or None."""
     done: set[str] = set()
 
-    def visit(name: str, path: tuple[str, ...]) -> None:
+    def visit(name: str, path: tuple[str, ...]) -> str | None:
         if name in path:
-            pytest.fail("import cycle: " + " -> ".join((*path[path.index(name):], name)))
+            return " -> ".join((*path[path.index(name):], name))
         if name in done:
-            return
-        for imported in GRAPH[name]:
-            visit(imported, (*path, name))
+            return None
+        found = next((cycle for imported in graph[name] if (cycle := visit(imported, (*path, name)))), None)
         done.add(name)
+        return found
 
-    for name in GRAPH:
-        visit(name, ())
+    return next((cycle for name in graph if (cycle := visit(name, ()))), None)
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    assert first_cycle(GRAPH) is None
+
+
+def unit_of(name: str) -> str:
+    """The package under codeheal a module belongs to (codeheal.forms.project.edits:
+    codeheal.forms); a module directly under codeheal is a unit of its own."""
+    return ".".join(name.split(".")[:2])
+
+
+PACKAGES = {unit: set() for unit in map(unit_of, MODULES)}
+for _name, _imported in GRAPH.items():
+    PACKAGES[unit_of(_name)] |= {unit_of(m) for m in _imported} - {unit_of(_name)}
+
+
+def test_no_package_imports_itself_through_others() -> None:
+    """Packages point one way too: a package whose module imports another package whose module
+    imports it back (context -> forms.module.settings -> forms... -> context, as it was) is a
+    cycle, even when the modules themselves form none."""
+    assert first_cycle(PACKAGES) is None
+
+
+def test_a_cycle_is_found_and_named() -> None:
+    assert first_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == "a -> b -> c -> a"
+    assert first_cycle({"a": {"b"}, "b": set()}) is None
 
 
 def test_the_policy_rests_on_state_and_context_only() -> None:
@@ -98,9 +125,6 @@ FORM_INTERNALS_ALLOWED = {
     "codeheal.cli": "the printer of a project result (its DirtyTreeError and annotations); the module form's text checks, run before the heavy imports",
     "codeheal.judge": "the public evaluate(): the module form's judging of one candidate",
 }
-FORM_SETTINGS = ("codeheal.forms.module.settings", "codeheal.forms.project.settings")
-"""A form's own knobs: leaf modules at the settings' layer, which the resolver reads."""
-SETTINGS_LAYER = ("codeheal.context", "codeheal.settings")
 
 
 def _form_package(name: str) -> str | None:
@@ -112,21 +136,12 @@ def test_nothing_outside_the_forms_imports_a_forms_internals() -> None:
     def allowed(name: str) -> bool:
         return any(name == a or name.startswith(f"{a}.") for a in FORM_INTERNALS_ALLOWED)
 
-    def settings_read(name: str, module: str) -> bool:
-        return module in FORM_SETTINGS and any(name == s or name.startswith(f"{s}.") for s in SETTINGS_LAYER)
-
     reaching = {
-        name: sorted(m for m in GRAPH[name] if _form_package(m) and not settings_read(name, m))
+        name: sorted(m for m in GRAPH[name] if _form_package(m))
         for name in GRAPH
         if not name.startswith("codeheal.forms") and not allowed(name)
     }
     assert {name: found for name, found in reaching.items() if found} == {}
-
-
-def test_a_forms_settings_are_leaves() -> None:
-    """The settings layer may read a form's settings only because they rest on the settings
-    layer alone (its field helpers): no cycle, no form code pulled below the forms."""
-    assert {name: sorted(GRAPH[name]) for name in FORM_SETTINGS if not GRAPH[name] <= {"codeheal.settings.values"}} == {}
 
 
 def test_no_form_imports_another_forms_package() -> None:

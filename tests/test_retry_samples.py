@@ -12,7 +12,7 @@ from codeheal import Context, build_graph
 from codeheal.context import Policy
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
-from codeheal.nodes.candidate_test import candidates_to_test
+from codeheal.nodes.candidate_test import to_test
 
 TWO_OF_THREE = "def add(a, b):\n    return a + b if a >= 0 else 99\n"
 
@@ -61,13 +61,17 @@ def test_async_runs_choose_the_same_way():
 
 def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
     old, a, b = "x = 0\n", "x = 1\n", "x = 2\n"
-    key = {code: ModuleForm().distinct({}, code)[0] for code in (old, a, b, "")}
+    key = {code: ModuleForm().prepare({}, code)["key"] for code in (old, a, b, "")}
     run = {"form": "module", "tried": [{"key": key[old], "summary": "failed"}]}
-    assert candidates_to_test({**run, "candidates": [old, a, "x=1  # again\n", b]}) == [
-        (key[a], a, {}), (key[b], b, {})]  # the same syntax tree is one candidate: the first drawn
-    assert candidates_to_test({**run, "candidates": [old, old]}) == [(key[old], old, {})]
-    assert candidates_to_test({"form": "module"}) == [(key[""], "", {})]
-    assert ModuleForm().distinct({}, "def broken(:\n") == ("def broken(:\n", {})  # no tree: by its text
+
+    def prepared(code: str, index: int, copies: int = 1) -> dict:
+        return {"key": key[code], "size": 0, "index": index, "code": code, "copies": copies}
+
+    assert to_test(run, [old, a, "x=1  # again\n", b]) == [
+        prepared(a, 0, copies=2), prepared(b, 1)]  # the same syntax tree is one candidate: the first drawn
+    assert to_test(run, [old, old]) == [prepared(old, 0, copies=2)]
+    assert to_test({"form": "module"}, []) == [prepared("", 0)]
+    assert ModuleForm().prepare({}, "def broken(:\n") == {"key": "def broken(:\n", "size": 0}  # no tree: by its text
 
 
 def test_retry_samples_must_be_a_positive_integer():

@@ -1,9 +1,24 @@
 """The form of a run as one strategy object. A run is of one form, chosen once by prepare and
-kept in state by name; the nodes ask the form and never which form it is."""
+kept in state by name; the nodes ask the form and never which form it is.
+
+A form answers ten questions, each asked by one step of the loop::
+
+    form = form_of(state)                                   # forms/choice.py, by state["form"]
+    fields, started = form.start(state, context)            # prepare: input checked, first candidates
+    draws = form.draws(state, context, fresh=False, prefill=True, counter=counter)  # actor: model calls
+    prepared = form.prepare(state, candidate)               # the writing node: key, size, change
+    tested = yield from form.test_steps(sandbox, job, context)  # test_candidate: one candidate judged
+    attempt_fields, run_fields = form.record(state, best, tested, context)  # evaluator
+    fields, note = form.outcome(state, best_attempt, status)  # finish
+
+and `policy_for` (the policy as the form can carry it out), `is_retry`, `actor_prompt` (also
+the selector's) and `reflector_prompt`. Its class attributes say what a candidate's test needs
+from state (`run_fields`), what makes two runs the same task (`task_keys`) and its output's
+own keys (`output_keys`).
+"""
 
 from __future__ import annotations
 
-import difflib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,10 +28,9 @@ from langchain_core.messages import BaseMessage
 
 from codeheal.context import Context, Policy
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import sampling_temperature
 from codeheal.progress import RunStarted
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import Attempt, Candidate, CandidateJob, FormName, State, Status, TestedCandidate
+from codeheal.state import Attempt, Candidate, CandidateJob, FormName, Prepared, State, Status, TestedCandidate
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
@@ -37,7 +51,8 @@ class Draw:
 
 class Form(ABC):
     """What differs between the forms of a run: its input, its prompts, how a reply becomes a
-    candidate, how a candidate is tested, and what the run's outcome adds."""
+    candidate, how a candidate is prepared and tested, and what an attempt and the run's
+    outcome add."""
 
     name: ClassVar[FormName]
     run_fields: ClassVar[tuple[str, ...]]
@@ -53,13 +68,10 @@ class Form(ABC):
         return policy
 
     @abstractmethod
-    def start(self, state: State, context: Context) -> dict:
-        """The form's fields of a fresh run, its first candidates among them. Raises
-        InputError for input no model call could fix."""
-
-    @abstractmethod
-    def run_started(self, run: dict) -> RunStarted:
-        """The progress event of a run whose input and `start` fields are `run`: what happens first."""
+    def start(self, state: State, context: Context) -> tuple[dict, RunStarted]:
+        """The form's fields of a fresh run, its first candidates among them, and the
+        `run_started` progress event (what happens first). Raises InputError for input no
+        model call could fix."""
 
     @abstractmethod
     def is_retry(self, state: State) -> bool:
@@ -74,51 +86,20 @@ class Form(ABC):
         the first attempt's prompt; `prefill`: the reply is started for the model; `counter`:
         how the model's tokens are counted, for a form that fits its prompts to the window."""
 
+    @abstractmethod
     def draws(
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> list[Draw]:
         """The model calls that write the next candidates, in the order their candidates are
-        tested (the earlier wins among equals). By default one: the actor's prompt, one reply
-        on the first attempt, Policy.retry_samples on a retry (policy.sampling_temperature)."""
-        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
-        retry = self.is_retry(state)
-        rules = self.policy_for(context.policy)
-        return [Draw(
-            messages, stop, samples=rules.retry_samples if retry else 1,
-            temperature=sampling_temperature(state, rules, retry=retry), candidate=self.candidate,
-        )]
+        tested (the earlier wins among equals), each with how its replies become candidates
+        (a reply without code still gives one, which fails saying why)."""
 
-    def screens_next(self, state: State, context: Context) -> bool:
-        """Whether the next attempt tests candidates written without a model (`screen`): then
-        no lesson is written before it. By default never."""
-        return False
-
-    def screen(self, state: State, context: Context) -> list[Candidate]:
-        """Candidates to test before the model writes any (once per run, as an attempt of its
-        own: see policy.attempt_limit); by default none."""
-        return []
-
-    def change_size(self, tested: TestedCandidate) -> int:
-        """How much a tested candidate changes (among candidates that pass, the smaller wins);
-        by default every candidate is the same size."""
-        return 0
-
-    def planned_size(self, state: State, known: dict) -> int:
-        """A candidate's change_size before it is tested, from the fields of its test job that
-        `distinct` found (`known`); one that cannot pass may say anything."""
-        return 0
-
-    @abstractmethod
-    def candidate(self, reply: str) -> str:
-        """The candidate a model reply gives (a reply without code still gives one, which
-        fails saying why)."""
-
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
-        """What makes two candidates the same (one is tested per key, and a key tried before
-        in the run is not tried again), and the fields of its test job that finding the key
-        computed (sent with it, so that its test does not compute them again). By default
-        the candidate's text, and nothing more."""
-        return candidate or "", {}
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
+        """The candidate prepared once, before its test: its key (two candidates with one key
+        are one, and a key tried before in the run is not tried again), its size (among
+        candidates that pass, the smaller wins) and whatever its test reads of that work (the
+        project form: the change as applied). By default the candidate's text, size 0."""
+        return Prepared(key=candidate or "", size=0)
 
     @abstractmethod
     def reflector_prompt(
@@ -130,27 +111,17 @@ class Form(ABC):
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         """One candidate tested: the steps that judge it, and what its test showed."""
 
-    def attempt_diff(self, attempt: Attempt, previous: Attempt | None) -> str:
-        """An attempt's change as a unified diff (`-v`): by default its code against the
-        previous attempt's."""
-        return "".join(difflib.unified_diff(
-            (previous["code"] if previous else "").splitlines(keepends=True), attempt["code"].splitlines(keepends=True),
-            "previous attempt", f"attempt {attempt['attempt']}",
-        ))
+    def record(
+        self, state: State, best: TestedCandidate, tested: list[TestedCandidate], context: Context
+    ) -> tuple[dict, dict]:
+        """What an attempt adds, once its candidates are tested and `best` chosen: the form's
+        own fields of the attempt record, and what changes in the run's state besides the
+        attempt (project form: the record completed once the project as it is was tested, and
+        the screen's candidates, `screen`). By default nothing."""
+        return {}, {}
 
-    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
-        """The form's own fields of the attempt record, from the chosen candidate."""
-        return {}
-
-    def run_update(self, tested: list[TestedCandidate]) -> dict:
-        """What an attempt's tested candidates change in the run's state besides the attempt."""
-        return {}
-
-    def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
-        """What the run's end adds to its output, and clears of its input on the thread."""
-        return {}
-
-    def end_note(self, state: State, best: Attempt | None, status: Status) -> str | None:
-        """A line for the user beside the run's final status, when its end has a cause the
-        status does not say, or a pass rests on little (RunStatus.note)."""
-        return None
+    def outcome(self, state: State, best: Attempt | None, status: Status) -> tuple[dict, str | None]:
+        """What the run's end adds to its output and clears of its input on the thread, and a
+        line for the user beside the final status when the end has a cause the status does not
+        say, or a pass rests on little (RunStatus.note). By default nothing."""
+        return {}, None

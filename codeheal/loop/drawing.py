@@ -5,20 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from codeheal.errors import ConfigError
+from codeheal.loop.builder import build_graph
 
 
 def mermaid() -> str:
     """The codeheal graph as Mermaid flowchart text."""
-    from codeheal import graph
-
-    return graph.get_graph().draw_mermaid()
+    return build_graph().compile(name="codeheal").get_graph().draw_mermaid()
 
 
 def draw_png(path: str | Path) -> Path:
     """Write the codeheal graph as a PNG picture to `path` and return the path.
     Raises ConfigError when pygraphviz is not installed."""
-    from codeheal import graph
-
     try:
         import pygraphviz  # noqa: F401  (draw_png imports it lazily and hides the reason)
     except ImportError as exc:
@@ -27,5 +24,5 @@ def draw_png(path: str | Path) -> Path:
             "(it needs the graphviz headers: apt-get install libgraphviz-dev), or use Mermaid text"
         ) from None
     target = Path(path)
-    graph.get_graph().draw_png(str(target))
+    build_graph().compile(name="codeheal").get_graph().draw_png(str(target))
     return target

@@ -17,7 +17,7 @@ from codeheal.state import State
 
 def route_start(state: State) -> Literal["actor"] | list[Send]:
     """Starting code supplied with the input is tested before any model call."""
-    return candidate_sends(state) if state.get("candidates") else "actor"
+    return candidate_sends(state) if state.get("prepared") else "actor"
 
 
 def route_after_evaluation(
@@ -31,7 +31,7 @@ def route_after_evaluation(
     context = resolve_context(runtime.context if runtime else None)
     form = form_of(state)
     return policy.after_evaluation(state, context, form.policy_for(context.policy),
-                                   screens=form.screens_next(state, context))
+                                   screens=bool(state.get("screen")))
 
 
 def route_after_actor(state: State) -> Literal["finish"] | list[Send]:

@@ -18,6 +18,8 @@ from codeheal.llm.factory import (
     is_local,
     token_counter,
 )
+from codeheal.nodes.candidate_test import prepared_of, to_test
+from codeheal.nodes.candidate_test import prepared_of, to_test
 from codeheal.policy import (
     SHOWN_KINDS,
     Turn,
@@ -32,7 +34,7 @@ from codeheal.policy import (
 )
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
 from codeheal.prompting.model_call import NO_USAGE, sample_seed, total_usage
-from codeheal.state import Route, State
+from codeheal.state import Candidate, Prepared, Route, State
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
 
@@ -43,9 +45,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
     def actor(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state)
-        screen = form.screen(state, context)
-        if screen:
-            return screening(state, context, screen)
+        if state.get("screen"):
+            return screening(state, context, state["screen"])
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
         now = turn(state, context, rules)
@@ -68,7 +69,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         per_call = 1 if llm else completions_per_request(writer)
         calls = Calls(state, context, attempt, now, llm, writer, counter, per_call)
         candidates = yield from calls.draw(draws)
-        if retry and calls.usages and redraws(rules) and repeats_tried(state, candidates):
+        prepared = prepared_of(state, candidates)
+        if retry and calls.usages and redraws(rules) and repeats_tried(state, prepared):
             # Every reply repeats code that failed earlier in the run: its test would end the
             # same way. Drawn once more, as the next retry would be; the repeats are not tested.
             hotter = sampling_temperature({**state, "attempts": attempt}, rules, retry=True)
@@ -83,6 +85,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         ))
         return {
             "candidates": candidates,
+            "prepared": to_test(state, candidates, prepared),
             "generation": generation,
             "fresh_start": fresh,
             "route": route,
@@ -143,22 +146,22 @@ def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
     return [replace(shown[0], samples=1), *(draw for draw in rest if draw.samples)]
 
 
-def repeats_tried(state: State, candidates: list[str]) -> bool:
-    """Whether every candidate was tested before in this run (by the form's `distinct`)."""
+def repeats_tried(state: State, prepared: dict[Candidate, Prepared]) -> bool:
+    """Whether every candidate was tested before in this run (by its Prepared.key)."""
     tried = {t["key"] for t in state.get("tried") or []}
-    form = form_of(state)
-    return bool(candidates) and all(form.distinct(state, code)[0] in tried for code in candidates)
+    return bool(prepared) and all(p["key"] in tried for p in prepared.values())
 
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
-    """The attempt that tests the form's candidates written without a model (Form.screen)."""
+    """The attempt that tests the candidates written without a model (`screen`, which the
+    form's record of attempt 1 set)."""
     attempt = (state.get("attempts") or 0) + 1
     emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                         max_attempts=attempt_limit({**state, "screened": True}, context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
-    return {"candidates": candidates, "generation": NO_USAGE, "fresh_start": False, "route": None, "model": None,
-            "screened": True}
+    return {"candidates": candidates, "prepared": to_test(state, candidates), "generation": NO_USAGE,
+            "fresh_start": False, "route": None, "model": None, "screened": True, "screen": []}
 
 
 def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:

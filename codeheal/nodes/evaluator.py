@@ -36,14 +36,15 @@ def evaluator(state: State) -> dict:
         if wants_more_samples(state, current_context()):
             return {}  # `tested` kept: the router asks the selector for the second round
         return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
-    choice = Choice(size=form_of(state).change_size)
+    prepared = state["prepared"]
+    choice = Choice(size=lambda tested: prepared[tested["index"]]["size"])
     for candidate in tested:
         choice.add(candidate)
     tried = state.get("tried") or []
     before = {t["key"] for t in tried}
-    update = _record(state, choice, repeat=all(t.get("key") in before for t in tested))
+    update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested))
     tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
-    return {**update, **form_of(state).run_update(tested), "tested": None, "tried": tried}
+    return {**update, "tested": None, "tried": tried}
 
 
 def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
@@ -56,13 +57,13 @@ def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))
-    return _record(state, choice, selection=agreement.selection)
+    return _record(state, choice, tested, selection=agreement.selection)
 
 
 @dataclass
 class Choice:
     """The best of an attempt's tested candidates (by `policy.replaces_best`, their changes
-    measured by `size`: Form.change_size), and the sandbox time all of them took."""
+    measured by `size`: their Prepared.size), and the sandbox time all of them took."""
 
     best: TestedCandidate | None = None
     tested: int = 0
@@ -86,12 +87,15 @@ class Choice:
         return {**self.best["feedback"], "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _record(state: State, choice: Choice, selection: Selection | None = None, *, repeat: bool = False) -> dict:
-    """The attempt, its Feedback and what it cost, added to the run's history; `repeat`: every
-    candidate it tested had been tried before."""
+def _record(state: State, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
+            repeat: bool = False) -> dict:
+    """The attempt, its Feedback and what it cost, added to the run's history, with what the
+    form adds to it and to the run (Form.record); `repeat`: every candidate it tested had been
+    tried before."""
     feedback = choice.attempt_feedback()
     best = choice.best
     assert best is not None
+    form_fields, run_fields = form_of(state).record(state, best, tested, current_context())
     attempts = (state.get("attempts") or 0) + 1
     generation = state.get("generation") or NO_USAGE
     record = Attempt(
@@ -107,7 +111,7 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         **usage_fields(generation),
         seconds=round(generation["seconds"] + feedback["seconds"], 3),
         sandbox_seconds=feedback["seconds"],
-        **form_of(state).attempt_fields(state, best),
+        **form_fields,
     )
     record["repeat"] = repeat
     if state.get("model"):
@@ -130,8 +134,10 @@ def _record(state: State, choice: Choice, selection: Selection | None = None, *,
         event["candidates"] = choice.tested
     emit(event)
     return {
+        **run_fields,
         "attempts": attempts,
         "feedback": feedback,
         "history": [*(state.get("history") or []), record],
         "candidates": [],
+        "prepared": [],
     }

@@ -40,9 +40,10 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
             "entry_point": None,
             "route": None,
         }
-        update |= form.outcome(state, best, status)
+        fields, note = form.outcome(state, best, status)
+        update |= fields
         event = RunStatus(kind="status", status=status, attempts=attempts)
-        if note := form.end_note(state, best, status):
+        if note:
             event["note"] = note
         emit(event)
         return update

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from codeheal.context import current_context
 from codeheal.forms.choice import choose_form
+from codeheal.nodes.candidate_test import to_test
 from codeheal.progress import emit
 from codeheal.prompting.model_call import NO_USAGE
 from codeheal.sandboxes import check_available, sandbox_for
@@ -43,6 +44,7 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "feedback": None,
         "sandbox_session": uuid.uuid4().hex,
         "tested": None,
+        "prepared": [],
         "tried": [],
         "probes": None,
         "select_round": None,
@@ -51,13 +53,17 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "model": None,
         "written": 0,
         "screened": False,
+        "screen": [],
         "stop_reason": None,
         "probe_function": None,
         "task_checks": [],
         "form_run": None,
     }
     context = current_context()
-    update = {**reset, **form.start(state, context)}
+    fields, started = form.start(state, context)
+    update = {**reset, **fields}
+    if update.get("candidates"):
+        update["prepared"] = to_test({**state, **update}, update["candidates"])
     check_available(sandbox or sandbox_for(context))
-    emit(form.run_started({**state, **update}))
+    emit(started)
     return update

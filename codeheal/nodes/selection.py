@@ -12,7 +12,6 @@ Generated inputs only ever choose between candidates that pass the user's tests:
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
+from codeheal.nodes.candidate_test import to_test
 from codeheal.policy import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
@@ -96,11 +96,15 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]
         if second_round:
-            return {"candidates": [*state["candidates"], *drawn_code],
+            candidates = [*state["candidates"], *drawn_code]
+            return {"candidates": candidates, "prepared": to_test(state, candidates),
                     "generation": total_usage([state["generation"], *usages]), "select_round": 2}
+        candidates = [state["history"][-1]["code"], *drawn_code]
+        probes_text = "\n".join(probes) + "\n"
         return {
-            "candidates": [state["history"][-1]["code"], *drawn_code],
-            "probes": "\n".join(probes) + "\n",
+            "candidates": candidates,
+            "prepared": to_test({**state, "probes": probes_text}, candidates),
+            "probes": probes_text,
             "generation": total_usage(usages),
             "select_round": 1,
         }
@@ -212,10 +216,9 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
     ), unanimous=votes[signature] == sum(weight.values()))
 
 
-def drawn_copies(state: State) -> Counter[str]:
-    """How many of the candidates drawn for the choice share each key (Form.distinct)."""
-    form = form_of(state)
-    return Counter(form.distinct(state, code)[0] for code in state.get("candidates") or [])
+def drawn_copies(state: State) -> dict[str, int]:
+    """How many of the candidates drawn for the choice share each key (Prepared.copies)."""
+    return {p["key"]: p["copies"] for p in state.get("prepared") or []}
 
 
 def wants_more_samples(state: State, context: Context) -> bool:

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Literal
 
 from codeheal.errors import ConfigError
-from codeheal.forms.module.settings import MODULE_SWITCHES, ModuleSettings
-from codeheal.forms.project.settings import SET_BY_FORM, ProjectSettings
+from codeheal.settings.module import MODULE_SWITCHES, ModuleSettings
+from codeheal.settings.project import SET_BY_FORM, ProjectSettings
 from codeheal.settings.presets import PRESETS
 from codeheal.settings.values import expected, fits, one_of, optional
 from codeheal.state import FormName

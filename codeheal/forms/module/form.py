@@ -18,7 +18,7 @@ from codeheal.evaluation.examples import (
     task_checks,
     user_checks,
 )
-from codeheal.forms.base import Form
+from codeheal.forms.base import Draw, Form
 from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.module.environment import refuse_missing_imports, tests_python
 from codeheal.forms.module.prompts import (
@@ -27,7 +27,7 @@ from codeheal.forms.module.prompts import (
     tested_function,
 )
 from codeheal.forms.module.request import check_request
-from codeheal.policy import time_limit
+from codeheal.policy import sampling_temperature, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.parts import CLOSING_FENCE
@@ -36,6 +36,7 @@ from codeheal.state import (
     Attempt,
     Candidate,
     CandidateJob,
+    Prepared,
     State,
     Status,
     TestedCandidate,
@@ -70,6 +71,12 @@ def candidate_functions(tests: ast.Module) -> list[str]:
     return list(dict.fromkeys([*called_functions(tests), *imported]))
 
 
+def module_candidate(reply: str) -> str:
+    """The candidate a model reply gives: its code; a reply without code is an empty candidate,
+    a failed attempt ("no code in reply")."""
+    return extract_code(reply) or ""
+
+
 class ModuleForm(Form):
     """A module written from the task against the tests, tested as solution.py beside them."""
 
@@ -78,39 +85,37 @@ class ModuleForm(Form):
     task_keys = ("task", "tests")
     output_keys = ("task_checks",)
 
-    def start(self, state: State, context: Context) -> dict:
+    def start(self, state: State, context: Context) -> tuple[dict, RunStarted]:
         tests = validate_input(state)
         python = tests_python(state.get("python"), active_virtualenv())
         if context.sandbox == "local":
             refuse_missing_imports(tests, python)
         starting_code = state.get("starting_code") or ""
         function = tested_function(state)
-        return {
-            "python": python,
-            "candidates": [starting_code] if starting_code.strip() else [],
-            "probe_function": function,
-            "task_checks": task_checks(state["task"], tests, [function] if function else candidate_functions(tests))
-            if context.module.task_examples else [],
-        }
+        candidates = [starting_code] if starting_code.strip() else []
+        checks = (task_checks(state["task"], tests, [function] if function else candidate_functions(tests))
+                  if context.module.task_examples else [])
+        started = RunStarted(kind="run_started", first="starting_code" if candidates else "model", files=0)
+        if checks:
+            started["task_checks"] = len(checks)
+        return {"python": python, "candidates": candidates, "probe_function": function, "task_checks": checks}, started
 
-    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
+    def record(
+        self, state: State, best: TestedCandidate, tested: list[TestedCandidate], context: Context
+    ) -> tuple[dict, dict]:
         names = task_check_names(state)
-        return {"task_checks_failed": sum(f["test"] in names for f in best["feedback"]["failures"])}
+        return {"task_checks_failed": sum(f["test"] in names for f in best["feedback"]["failures"])}, {}
 
-    def end_note(self, state: State, best: Attempt | None, status: Status) -> str | None:
+    def outcome(self, state: State, best: Attempt | None, status: Status) -> tuple[dict, str | None]:
         if best is not None and status == "passed" and one_assert(parse_tests(user_checks(state))):
-            return ONE_ASSERT_NOTE
+            return {}, ONE_ASSERT_NOTE
         if best is None or status in ("passed", "accepted"):
-            return None
+            return {}, None
         failed = best.get("task_checks_failed") or 0
         if not failed or best["passed_count"] + failed != best["total"]:  # the user's tests failed too
-            return None
-        return (f"the best code passes your tests and fails {failed} example(s) from the task text; if the "
-                "task's examples only illustrate, run again with --no-task-examples")
-
-    def run_started(self, run: dict) -> RunStarted:
-        started = RunStarted(kind="run_started", first="starting_code" if run["candidates"] else "model", files=0)
-        return {**started, "task_checks": len(run["task_checks"])} if run["task_checks"] else started
+            return {}, None
+        return {}, (f"the best code passes your tests and fails {failed} example(s) from the task text; if the "
+                    "task's examples only illustrate, run again with --no-task-examples")
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.
@@ -135,18 +140,27 @@ class ModuleForm(Form):
         )
         return messages, (CLOSING_FENCE,) if prefill else ()
 
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+    def draws(
+        self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
+    ) -> list[Draw]:
+        """One call: the actor's prompt, one reply on the first attempt, Policy.retry_samples on
+        a retry (policy.sampling_temperature)."""
+        messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
+        retry = self.is_retry(state)
+        rules = self.policy_for(context.policy)
+        return [Draw(
+            messages, stop, samples=rules.retry_samples if retry else 1,
+            temperature=sampling_temperature(state, rules, retry=retry), candidate=module_candidate,
+        )]
+
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
         """Code that parses to the same syntax tree is one candidate (it differs only in
         formatting or comments, and passes or fails alike); code that does not parse, by its text."""
         try:
             tree = ast.dump(parse_code(candidate or ""))
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return candidate or "", {}
-        return "ast:" + hashlib.sha256(tree.encode()).hexdigest(), {}
-
-    def candidate(self, reply: str) -> str:
-        # A reply without code is an empty candidate: a failed attempt ("no code in reply").
-        return extract_code(reply) or ""
+            return Prepared(key=candidate or "", size=0)
+        return Prepared(key="ast:" + hashlib.sha256(tree.encode()).hexdigest(), size=0)
 
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter

@@ -9,7 +9,6 @@ project as it is also records each test's line coverage, which ranks the suspici
 
 from __future__ import annotations
 
-import json
 import re
 from typing import cast
 
@@ -90,28 +89,17 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
 def applied(run: ProjectRun, candidate: str) -> AppliedChange:
     """The candidate applied to the run's files (edits.apply_reply with the scope's hints), and
     why it is refused if it is: it cannot be applied (then it changes nothing), or it edits the
-    tests or a function the failing tests do not reach (run.refusal). Kept for the last
-    APPLIED_KEPT candidates: an attempt tested in batches asks again for those left."""
-    hints = hints_of(run)
-    key = (run["project"], run["workspace_key"], json.dumps([run["scope"], hints], sort_keys=True, default=str), candidate)
-    if key not in _APPLIED:
-        try:
-            edit = apply_reply(files_of(run), candidate, hints=hints)
-            change = AppliedChange(files=edit.files, changed=edit.changed, refused=refusal(run["scope"], edit.changed))
-        except EditRejected as exc:
-            change = AppliedChange(files={}, changed=[], refused=str(exc))
-        _APPLIED[key] = change
-        if len(_APPLIED) > APPLIED_KEPT:
-            del _APPLIED[next(iter(_APPLIED))]
-    return _APPLIED[key]
-
-
-APPLIED_KEPT = 256
-_APPLIED: dict[tuple[str, str, str, str], AppliedChange] = {}
+    tests or a function the failing tests do not reach (run.refusal). Called once per candidate
+    (Form.prepare); the result is kept in state with the candidate."""
+    try:
+        edit = apply_reply(files_of(run), candidate, hints=hints_of(run))
+    except EditRejected as exc:
+        return AppliedChange(files={}, changed=[], refused=str(exc))
+    return AppliedChange(files=edit.files, changed=edit.changed, refused=refusal(run["scope"], edit.changed))
 
 
 def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
-    """One repair judged, from the change the fan-out applied (`applied`): a refused one is a
+    """One repair judged, from the change prepared with it (`applied`): a refused one is a
     failed attempt saying why; then the tamper scan of what the model wrote, the linter stage,
     and the test runs (job.repair_runs)."""
     run, change, code = cast(ProjectRun, job["form_run"]), job["change"], job["candidate"]

@@ -7,6 +7,7 @@ import dataclasses
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import cast
 
@@ -45,6 +46,7 @@ from codeheal.state import (
     Attempt,
     Candidate,
     CandidateJob,
+    Prepared,
     State,
     Status,
     TestedCandidate,
@@ -71,13 +73,13 @@ class ProjectForm(Form):
         """A project has one starting point: every retry repairs from the failing tests and is
         shown the failure (always; with a lesson when the policy reflects), no retry is a fresh
         sample, a retry that finds nothing new ends the run, and each retry draws at least
-        REWRITE_SAMPLES rewrites. The switches forms/project/settings.SET_BY_FORM names."""
+        REWRITE_SAMPLES rewrites. The switches settings/project.SET_BY_FORM names."""
         return dataclasses.replace(
             policy, feedback=True, feedback_when="always", fresh_attempts=0, fresh_start=False, stop_on_repeat=True,
             retry_samples=max(policy.retry_samples, REWRITE_SAMPLES),
         )
 
-    def start(self, state: State, context: Context) -> dict:
+    def start(self, state: State, context: Context) -> tuple[dict, RunStarted]:
         task = state.get("task")
         if task is not None and not isinstance(task, str):
             raise InputError(f"task must be a string, got {type(task).__name__}")
@@ -88,20 +90,18 @@ class ProjectForm(Form):
         if state.get("apply") and not state.get("force"):
             tests = project_tests(project.snapshot.files)
             refuse_uncommitted(project.snapshot.root, [p for p in project.snapshot.files if p.endswith(".py") and p not in tests])
+        run = started(state["project"], test_command, project)
+        left_out = [f"{s.path} ({s.reason})" for s in sorted(
+            project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))]
         return {
             "task": task if task and task.strip() else DEFAULT_TASK,
-            "form_run": started(state["project"], test_command, project),
-            "left_out": [f"{s.path} ({s.reason})" for s in sorted(
-                project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))],
+            "form_run": run,
+            "left_out": left_out,
             "candidates": [AS_IS],
             "diff": "",
             "changed": [],
             "files_written": [],
-        }
-
-    def run_started(self, run: dict) -> RunStarted:
-        return RunStarted(kind="run_started", first="project", files=len(files_of(run_of(run))),
-                          left_out=run.get("left_out") or [])
+        }, RunStarted(kind="run_started", first="project", files=len(files_of(run)), left_out=left_out)
 
     def is_retry(self, state: State) -> bool:
         # Attempt 1 only tests the project as it is: the first written repair is greedy.
@@ -128,7 +128,7 @@ class ProjectForm(Form):
         plan = repair_plan(state, rules)
         retry = self.is_retry(state)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
-        draws = [Draw(messages, stop, samples=plan.rewrites, candidate=self.candidate,
+        draws = [Draw(messages, stop, samples=plan.rewrites, candidate=canonical_reply,
                       temperature=sampling_temperature(state, rules, retry=retry))]
         if not prefill:
             return draws
@@ -139,57 +139,23 @@ class ProjectForm(Form):
                 if samples:
                     draws.append(Draw(
                         [*prompt, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
-                        candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
+                        candidate=line_candidate(slot), max_tokens=LINE_TOKENS,
                     ))
         return draws
 
-    def screens_next(self, state: State, context: Context) -> bool:
-        as_is = run_of(state)["as_is"]
-        return bool(context.project.mutants and as_is is not None and as_is["suspicious"] and not state.get("screened")
-                    and not state.get("written"))
-
-    def screen(self, state: State, context: Context) -> list[Candidate]:
-        """Before the first model call: one-line mutations of the MUTATED_LINES most suspicious
-        lines (project/mutations.py), at most ProjectSettings.mutants, likeliest operator class first
-        and within a class the more suspicious line first; each a reply like a line candidate's."""
-        if not self.screens_next(state, context):
-            return []
-        ranked = [
-            (mutant.rank, place, slot.reply(mutant.line))
-            for place, slot in enumerate(repair_line_slots(run_of(state), MUTATED_LINES))
-            for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
-        ]
-        return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
-
-    def _line_candidate(self, slot: LineSlot):
-        return lambda reply: self.candidate(slot.reply(reply))
-
-    def candidate(self, reply: str) -> str:
-        # A reply without code is kept: applying it fails, saying why.
-        return canonical_reply(reply)
-
-    def change_size(self, tested: TestedCandidate) -> int:
-        return tested.get("changed_lines", 0)
-
-    def planned_size(self, state: State, known: dict) -> int:
-        """The changed lines of the candidate's change, as its test will count them."""
-        change = known.get("change")
-        if change is None:  # the project as it is
-            return 0
-        if change["refused"] is not None:  # cannot be applied: it fails
-            return sys.maxsize
-        return unified_diff(files_of(run_of(state)), change["files"]).changed_lines
-
-    def distinct(self, state: State, candidate: Candidate) -> tuple[str, dict]:
+    def prepare(self, state: State, candidate: Candidate) -> Prepared:
         """The change a reply makes, as applied (replies that differ only in formatting the
-        realignment drops are one change; a reply that cannot be applied, by the reason), and
-        the change itself, which its test reads."""
+        realignment drops are one change; a reply that cannot be applied, by the reason), its
+        changed lines as its test will count them, and the change itself, which its test reads."""
         if candidate is AS_IS:
-            return "", {}
-        change = applied(run_of(state), candidate)
+            return Prepared(key="", size=0)
+        run = run_of(state)
+        change = applied(run, candidate)
         if change["refused"] is not None and not change["changed"]:  # could not be applied
-            return f"refused: {change['refused']}", {"change": change}
-        return hashlib.sha256(json.dumps(change["files"], sort_keys=True).encode()).hexdigest(), {"change": change}
+            return Prepared(key=f"refused: {change['refused']}", size=sys.maxsize, change=change)
+        key = hashlib.sha256(json.dumps(change["files"], sort_keys=True).encode()).hexdigest()
+        size = sys.maxsize if change["refused"] is not None else unified_diff(files_of(run), change["files"]).changed_lines
+        return Prepared(key=key, size=size, change=change)
 
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
@@ -201,23 +167,24 @@ class ProjectForm(Form):
             return (yield from as_is_steps(sandbox, job, context))
         return (yield from repair_steps(sandbox, job, context))
 
-    def attempt_diff(self, attempt: Attempt, previous: Attempt | None) -> str:
-        return attempt.get("diff") or ""
-
-    def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
-        if "changes" not in best:  # the project as it is, or a reply that was not applied
-            return {}
-        return {"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
-
-    def run_update(self, tested: list[TestedCandidate]) -> dict:
-        # The project as it is was tested: the run's record now holds what it found (its
-        # failures, which every repair prompt shows; the tests every repair must run and pass;
-        # its time, the base of the repairs' time limit; the suspicious lines), and what
-        # follows from it, once: the repair's scope and the command a repair runs first.
+    def record(
+        self, state: State, best: TestedCandidate, tested: list[TestedCandidate], context: Context
+    ) -> tuple[dict, dict]:
+        """The attempt's change (its diff "" when it made none: the project as it is, a reply
+        that was not applied). Once the project as it is was tested, the run's record holds
+        what it found (its failures, which every repair prompt shows; the tests every repair
+        must run and pass; its time, the base of the repairs' time limit; the suspicious
+        lines) and what follows from it, once: the repair's scope, the command a repair runs
+        first, and the screen's candidates (`screen`)."""
+        attempt = ({"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
+                   if "changes" in best else {"diff": ""})
         found = [t["form_run"] for t in tested if "form_run" in t]
-        return {"form_run": scoped(cast(ProjectRun, found[0]))} if found else {}
+        if not found:
+            return attempt, {}
+        run = scoped(cast(ProjectRun, found[0]))
+        return attempt, {"form_run": run, "screen": screen(run, context)}
 
-    def outcome(self, state: State, best: Attempt | None, status: Status) -> dict:
+    def outcome(self, state: State, best: Attempt | None, status: Status) -> tuple[dict, str | None]:
         """The best attempt's change as a diff, written into the project when the input asks
         for it and the tests pass; the run's input and the snapshot cleared from the thread.
         Raises DirtyTreeError (nothing written) when a file to write has uncommitted changes
@@ -240,7 +207,29 @@ class ProjectForm(Form):
             "left_out": None,
             "apply": False,
             "force": False,
-        }
+        }, None
+
+
+def screen(run: ProjectRun, context: Context) -> list[Candidate]:
+    """The screen's candidates, tested before the first model call: one-line mutations of the
+    MUTATED_LINES most suspicious lines of the project as it is (project/mutations.py), at most
+    ProjectSettings.mutants, likeliest operator class first and within a class the more
+    suspicious line first; each a reply like a line candidate's. None without suspicious lines."""
+    as_is = run["as_is"]
+    if not (context.project.mutants and as_is is not None and as_is["suspicious"]):
+        return []
+    ranked = [
+        (mutant.rank, place, slot.reply(mutant.line))
+        for place, slot in enumerate(repair_line_slots(run, MUTATED_LINES))
+        for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
+    ]
+    return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
+
+
+def line_candidate(slot: LineSlot) -> Callable[[str], str]:
+    """A line's reply as a candidate: spliced back into its function (a reply without code is
+    kept: applying it fails, saying why)."""
+    return lambda reply: canonical_reply(slot.reply(reply))
 
 
 def repair_line_slots(run: ProjectRun, limit: int) -> list[LineSlot]:
