@@ -25,7 +25,9 @@ the host to check. Only the user's tests are collected: functions and classes of
 candidate are not, whatever their names. With CODEHEAL_COVERAGE set (the project form's run
 of the project as it is) it also records which lines of the workspace's modules each test
 executed (sys.monitoring on 3.12+, else sys.settrace), as advisory evidence the host ranks
-suspicious lines by; the verdict never reads it. Standard library and pytest only."""
+suspicious lines by; the verdict never reads it. Each test's duration is sent, and a test
+that runs past a time limit of its own stops the run (clock.py, as codeheal_clock). Standard
+library and pytest only."""
 
 import _json
 import builtins
@@ -37,6 +39,7 @@ import threading
 import time
 import unittest
 
+import codeheal_clock
 import pytest
 from codeheal_plain import NotPlain, plain
 
@@ -76,6 +79,7 @@ COVERAGE_BYTES = 1024 * 1024
 FLUSH_SECONDS = 0.5
 """A running test's new lines are sent this often, so a test killed at the deadline has its coverage."""
 OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
+                       os.path.join(os.getcwd(), "codeheal_clock.py"),
                        os.path.join(os.getcwd(), "codeheal_supervisor.py"),
                        os.path.join(os.getcwd(), "codeheal_pytest.py")})
 _comparison = {}
@@ -155,6 +159,8 @@ def _channel():
 
 
 _emit, _seal, _reporting = _channel()
+_clock = codeheal_clock.Clock(_emit, _seal, codeheal_clock.read_limits(os.path.dirname(os.path.abspath(__file__))))
+"""Each test's duration, and its own time limit where the host set one (clock.py)."""
 
 
 class _Coverage:
@@ -366,9 +372,11 @@ def pytest_runtest_logstart(nodeid, location):
     _emit({"event": "begin", "test": nodeid})
     if _coverage is not None:
         _coverage.begin(nodeid)
+    _clock.begin(nodeid)
 
 
 def pytest_runtest_logfinish(nodeid, location):
+    _clock.end(nodeid)
     if _coverage is not None:
         _coverage.end()
 
