@@ -66,7 +66,7 @@ def screen_time_limit(context: Context, as_is_seconds: float | None) -> float:
 
 def per_test_limit(as_is_seconds: float) -> float:
     """The time limit of one test in a candidate's run, from the seconds it took on the project
-    as it is (start to end, setup and teardown included): TEST_FACTOR times that, at least
+    as it is (its body, not its fixtures): TEST_FACTOR times that, at least
     TEST_FLOOR_S. A candidate that hangs in a test of milliseconds is stopped in about a second,
     not at its run's limit (`time_limit`, `screen_time_limit`), which still bounds the run."""
     return round(max(TEST_FLOOR_S, TEST_FACTOR * as_is_seconds), 3)

@@ -1,10 +1,12 @@
 """Each test's own clock, copied into each sandbox workspace (as codeheal_clock.py) and driven by
-codeheal's report plugin: it times every test from its start to its end (setup, call and
-teardown) and sends the seconds as evidence ("duration"), and, where the host gave the test a
-time limit of its own (a read-only codeheal_limits.json beside this file: node id -> seconds,
-learned from the run of the project as it is), stops the test process once the test runs past
-it: an "overrun" record, the channel sealed, then SIGKILL to itself. So a candidate that hangs
-in a test that took milliseconds is stopped in about its limit, not at the whole run's.
+codeheal's report plugin: it times the body of every test function (not its fixtures: a
+module's or a session's fixture is set up in the turn of whichever test comes first, which a
+run of the failing tests alone changes) and sends the seconds as evidence ("duration"), and,
+where the host gave the test a time limit of its own (a read-only codeheal_limits.json beside
+this file: node id -> seconds, learned from the run of the project as it is), stops the test
+process once the body runs past it: an "overrun" record, the channel sealed, then SIGKILL to
+itself. So a candidate that hangs in a test that took milliseconds is stopped in about its
+limit, not at the whole run's.
 
 The limits are read when the plugin is imported, before anything of the project or the
 candidate is. A test that holds the interpreter's lock without a pause (a C loop) keeps this

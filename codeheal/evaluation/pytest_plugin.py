@@ -337,12 +337,18 @@ def _watched(item):
 
 
 def _ending(function, nodeid, emit):
-    """`function`, which sends "ended" for `nodeid` each time it returns normally."""
+    """`function`, which sends "ended" for `nodeid` each time it returns normally, its body
+    timed by the test's clock (its fixtures are not: they may run for another test's turn)."""
+    begin, end = _clock.begin, _clock.end
     if inspect.iscoroutinefunction(function):
         @functools.wraps(function)
         async def ended_async(*args, **kwargs):
             __tracebackhide__ = True
-            result = await function(*args, **kwargs)
+            begin(nodeid)
+            try:
+                result = await function(*args, **kwargs)
+            finally:
+                end(nodeid)
             emit({"event": "ended", "test": nodeid})
             return result
         return ended_async
@@ -350,7 +356,11 @@ def _ending(function, nodeid, emit):
     @functools.wraps(function)
     def ended(*args, **kwargs):
         __tracebackhide__ = True
-        result = function(*args, **kwargs)
+        begin(nodeid)
+        try:
+            result = function(*args, **kwargs)
+        finally:
+            end(nodeid)
         emit({"event": "ended", "test": nodeid})
         return result
     return ended
@@ -372,11 +382,9 @@ def pytest_runtest_logstart(nodeid, location):
     _emit({"event": "begin", "test": nodeid})
     if _coverage is not None:
         _coverage.begin(nodeid)
-    _clock.begin(nodeid)
 
 
 def pytest_runtest_logfinish(nodeid, location):
-    _clock.end(nodeid)
     if _coverage is not None:
         _coverage.end()
 

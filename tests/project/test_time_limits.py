@@ -91,6 +91,26 @@ def test_a_project_whose_tests_hang_as_they_are_is_said_to_in_progress_and_promp
     assert prompts and "test_inside: Timeout: hung on the project as it is: still running when the run's limit of 4 s ran out" in prompts[0]
 
 
+def test_a_slow_fixture_is_not_counted_in_the_limit_of_the_test_that_sets_it_up(tmp_path: Path) -> None:
+    # As the project is, test_first's turn sets up the module's fixture (1.5 s); a repair's
+    # first run holds the failing case of test_clamp alone, whose turn sets it up then (its
+    # limit, its passing sibling's, about a second): only the bodies are timed, so it is not stopped.
+    (tmp_path / "calc.py").write_text(CLAMP)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_clamp.py").write_text(
+        "import time\n\nimport pytest\n\nfrom calc import clamp\n\n\n@pytest.fixture(scope='module')\n"
+        "def slow():\n    time.sleep(1.5)\n\n\ndef test_first(slow):\n    assert clamp(11, 0, 10) == 10\n\n\n"
+        "@pytest.mark.parametrize('x, want', [(5, 5), (-1, 0)])\n"
+        "def test_clamp(slow, x, want):\n    assert clamp(x, 0, 10) == want\n")
+    sandbox = CountingSandbox()
+    with serve(FIXED) as server:
+        result = fix(server, tmp_path, sandbox)
+    assert result["status"] == "passed" and result["attempts"] == 2, [a["summary"] for a in result["history"]]
+    limits = json.loads(sandbox.jobs[-1].files[LIMITS_FILE])
+    assert set(limits.values()) == {TEST_FLOOR_S}, "the bodies took milliseconds; the failing case has its sibling's"
+    assert not any("overrun" in r.report for r in sandbox.results)
+
+
 def test_a_failing_case_gets_the_limit_of_its_passing_siblings() -> None:
     durations = {"t.py::test_a[1]": 0.01, "t.py::test_a[2]": 0.4, "t.py::test_a[3]": 0.002, "t.py::test_b": 0.001,
                  "t.py::test_c": 3.0}

@@ -21,8 +21,8 @@ HUNG = "Timeout"
 
 
 def durations_of(result: RunResult) -> dict[str, float]:
-    """Each test's seconds in a run, start to end (setup and teardown included), by node id:
-    the tests that finished (a run stopped at its limit has none for the test it hung in)."""
+    """The seconds of each test function's body in a run (its fixtures not counted), by node
+    id: the tests that finished (a run stopped at its limit has none for the test it hung in)."""
     return {e["test"]: e["seconds"] for e in parse_report(result.report).events if e.get("event") == "duration"}
 
 
