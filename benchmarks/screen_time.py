@@ -1,7 +1,8 @@
 """How long does the mutation screen take, with no model? Heals each program with `codeheal
 fix` (2 attempts: the project as it is, then the screen; a model that has no reply, so a
 screen that finds nothing ends the run) and records wall seconds, whether it healed, the
-candidates the screen tested and the sandbox jobs run. The codeheal timed is the one
+candidates the screen tested, the sandbox jobs run and their seconds (summed: jobs in a batch
+run side by side). The codeheal timed is the one
 PYTHONPATH imports, so the same script times two checkouts back to back.
 
     PYTHONPATH=. .venv/bin/python benchmarks/screen_time.py --out FILE [--only NAME ...]
@@ -29,15 +30,18 @@ SHOP = ROOT / "tests" / "project" / "fixtures" / "shop"
 
 
 class Counting(SyncFace):
-    """A LocalSandbox that counts its jobs."""
+    """A LocalSandbox that counts its jobs and their seconds."""
 
     def __init__(self) -> None:
         self.inner = LocalSandbox()
         self.jobs = 0
+        self.seconds = 0.0
 
     async def arun(self, job: Job) -> RunResult:
         self.jobs += 1
-        return await self.inner.arun(job)
+        result = await self.inner.arun(job)
+        self.seconds += result.seconds
+        return result
 
 
 def heal(files: dict[str, str], test_command: str) -> dict:
@@ -53,11 +57,12 @@ def heal(files: dict[str, str], test_command: str) -> dict:
             result = graph.invoke({"project": folder, "test_command": test_command}, context=Context(max_attempts=2))
         except Exception as exc:  # noqa: BLE001 (the fake model has no reply: the screen found nothing)
             return {"wall_s": round(time.perf_counter() - started, 2), "healed": False, "error": type(exc).__name__,
-                    "jobs": sandbox.jobs}
+                    "jobs": sandbox.jobs, "sandbox_s": round(sandbox.seconds, 2)}
         wall = time.perf_counter() - started
     screen = result["history"][1] if len(result["history"]) > 1 else {}
     return {"wall_s": round(wall, 2), "healed": result["status"] == "passed",
-            "screen_tested": screen.get("candidates_tested"), "jobs": sandbox.jobs}
+            "screen_tested": screen.get("candidates_tested"), "jobs": sandbox.jobs,
+            "sandbox_s": round(sandbox.seconds, 2)}
 
 
 def main() -> None:

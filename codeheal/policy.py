@@ -32,6 +32,12 @@ AS_IS_FACTOR = 3
 """A repair's test run may take this many times the run of the project as it is."""
 SCREEN_MIN_S = 4.0
 """The least time limit of a screened mutant's test run (screen_time_limit)."""
+TEST_FACTOR = 5
+"""A test that passed on the project as it is may take this many times its own time there in a
+candidate's run (per_test_limit)."""
+TEST_FLOOR_S = 1.0
+"""The least time limit of one test (per_test_limit): a test of milliseconds is not stopped by
+the noise of a busy machine."""
 MAX_RETRY_TEMPERATURE = 1.0
 """Policy.temperature_step raises retry temperatures up to this (the 0.5B model's replies
 turn to noise well before 2)."""
@@ -56,6 +62,14 @@ def screen_time_limit(context: Context, as_is_seconds: float | None) -> float:
     the full `time_limit`."""
     limit = time_limit(context, as_is_seconds)
     return limit if as_is_seconds is None else min(limit, max(SCREEN_MIN_S, AS_IS_FACTOR * as_is_seconds))
+
+
+def per_test_limit(as_is_seconds: float) -> float:
+    """The time limit of one test in a candidate's run, from the seconds it took on the project
+    as it is (its body, not its fixtures): TEST_FACTOR times that, at least
+    TEST_FLOOR_S. A candidate that hangs in a test of milliseconds is stopped in about a second,
+    not at its run's limit (`time_limit`, `screen_time_limit`), which still bounds the run."""
+    return round(max(TEST_FLOOR_S, TEST_FACTOR * as_is_seconds), 3)
 
 
 def as_is_time_limit(context: Context) -> float:

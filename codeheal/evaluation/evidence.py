@@ -70,6 +70,20 @@ class _Coverage(_Strict):
     lines: dict[str, list[int]]
 
 
+class _Duration(_Strict):
+    event: Literal["duration"]
+    test: str
+    seconds: float = Field(ge=0)
+
+
+class _Overrun(_Strict):
+    """A test that ran past its own time limit (clock.py): the run is a timeout."""
+
+    event: Literal["overrun"]
+    test: str
+    limit: float = Field(gt=0)
+
+
 class _Value(_Strict):
     """One side of a watched assert: exactly one of plain data, too big, or an object's type."""
 
@@ -155,7 +169,8 @@ class _Supervisor(_Strict):
 
 
 _EVENT = TypeAdapter(Annotated[
-    _Start | _Collected | _Begin | _Ended | _Coverage | _Value | _Compared | _Result | _Subtest | _CollectError | _Finish,
+    _Start | _Collected | _Begin | _Ended | _Coverage | _Duration | _Overrun | _Value | _Compared | _Result
+    | _Subtest | _CollectError | _Finish,
     Field(discriminator="event"),
 ])
 _SUPERVISOR = TypeAdapter(_Supervisor)

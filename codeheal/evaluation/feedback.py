@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Collection, Sequence
 
@@ -108,6 +109,9 @@ def run_feedback(
     is a failed attempt that says so; the sandbox's own faults are raised by the sandbox."""
     report = parse_report(result.report)
     events = report.events
+    overrun = next((e for e in events if e.get("event") == "overrun"), None)
+    if overrun is not None:  # a test ran past its own limit and stopped the run (clock.py): a timeout
+        result = dataclasses.replace(result, timed_out=True)
     exit_code = report.supervisor["exit_code"] if report.supervisor else result.exit_code
     evidence = test_evidence(events)
     results = [e for e in events if e.get("event") in ("result", "subtest")]
@@ -138,10 +142,11 @@ def run_feedback(
     elif result.timed_out:
         error = "timed out: the run did not finish within the time limit" + (
             f" (still running {hung})" if hung else ""
-        )
+        ) if overrun is None else f"timed out: {hung or overrun['test']} ran past its own limit of {overrun['limit']:g} s"
         if hung:
             failures.append(CheckFailure(
-                test=hung, exception="Timeout", message="did not finish in time",
+                test=hung, exception="Timeout", message="did not finish in time" if overrun is None else
+                f"did not finish within its own limit of {overrun['limit']:g} s",
                 line=None, frames=[], expected=None, actual=None,
             ))
     elif collect_errors:

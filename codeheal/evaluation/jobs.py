@@ -17,6 +17,8 @@ PLAIN_MODULE = "codeheal_plain.py"
 PLAIN_SOURCE = (Path(__file__).with_name("plain_data.py")).read_text(encoding="utf-8")
 SUPERVISOR = "codeheal_supervisor.py"
 SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
+CLOCK_MODULE = "codeheal_clock.py"
+CLOCK_SOURCE = (Path(__file__).with_name("clock.py")).read_text(encoding="utf-8")
 LAUNCH_MODULE = "codeheal_pytest"
 LAUNCH_SOURCE = (Path(__file__).with_name("pytest_launch.py")).read_text(encoding="utf-8")
 SUPERVISED = ("-I", SUPERVISOR)
@@ -27,7 +29,7 @@ PYTEST_ARGS = (
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
 HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
-           f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE}
+           CLOCK_MODULE: CLOCK_SOURCE, f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE}
 """The files every job that runs pytest under the supervisor puts beside the code it tests
 (read-only in the sandbox)."""
 

@@ -5,7 +5,7 @@ into that path): `python /WORKSPACE/codeheal_pytest.py PYTEST_ARGS`.
 It starts path-isolated: before anything is imported, every entry of `sys.path` in the
 workspace (its own folder, "", an editable install's source folder, a PYTHONPATH entry) is
 taken out, except the interpreter's own installation and virtualenv. Then it loads codeheal's
-report plugin and its plain-data encoder by their absolute paths, and pytest; the plugin reads
+report plugin, its plain-data encoder and its per-test clock by their absolute paths, and pytest; the plugin reads
 the key and binds its primitives then. So no project module named like one they import
 (`inspect`, `json`, `functools`, `pytest`) nor a package named like the harness runs first.
 Only then is the path put back as it was, and pytest started with the plugin registered before
@@ -47,6 +47,7 @@ def _load(name: str):
 
 
 _load("codeheal_plain")
+_load("codeheal_clock")
 codeheal_report = _load("codeheal_report")
 
 import pytest  # noqa: E402

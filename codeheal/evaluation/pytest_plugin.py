@@ -25,7 +25,9 @@ the host to check. Only the user's tests are collected: functions and classes of
 candidate are not, whatever their names. With CODEHEAL_COVERAGE set (the project form's run
 of the project as it is) it also records which lines of the workspace's modules each test
 executed (sys.monitoring on 3.12+, else sys.settrace), as advisory evidence the host ranks
-suspicious lines by; the verdict never reads it. Standard library and pytest only."""
+suspicious lines by; the verdict never reads it. Each test's duration is sent, and a test
+that runs past a time limit of its own stops the run (clock.py, as codeheal_clock). Standard
+library and pytest only."""
 
 import _json
 import builtins
@@ -38,6 +40,7 @@ import threading
 import time
 import unittest
 
+import codeheal_clock
 import pytest
 from codeheal_plain import NotPlain, plain
 
@@ -80,6 +83,7 @@ COVERAGE_BYTES = 1024 * 1024
 FLUSH_SECONDS = 0.5
 """A running test's new lines are sent this often, so a test killed at the deadline has its coverage."""
 OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
+                       os.path.join(os.getcwd(), "codeheal_clock.py"),
                        os.path.join(os.getcwd(), "codeheal_supervisor.py"),
                        os.path.join(os.getcwd(), "codeheal_pytest.py")})
 _TESTCASE = unittest.TestCase
@@ -163,6 +167,8 @@ def _channel():
 
 
 _emit, _seal, _reporting = _channel()
+_clock = codeheal_clock.Clock(_emit, _seal, codeheal_clock.read_limits(os.path.dirname(os.path.abspath(__file__))))
+"""Each test's duration, and its own time limit where the host set one (clock.py)."""
 
 
 class _Coverage:
@@ -371,9 +377,12 @@ def _watched(item):
 
 
 def _ending(function, nodeid, emit, rebound):
-    """`function`, which sends "ended" for `nodeid` each time it returns normally, unless a
-    helper the test judges with was rebound while it ran (`rebound`: those names, restored):
-    then the test fails."""
+    """`function`, which sends "ended" for `nodeid` each time it returns normally, its body
+    timed by the test's clock (its fixtures are not: they may run for another test's turn),
+    unless a helper the test judges with was rebound while it ran (`rebound`: those names,
+    restored): then the test fails."""
+    begin, end = _clock.begin, _clock.end
+
     def check():
         changed = rebound()
         if changed:
@@ -384,7 +393,11 @@ def _ending(function, nodeid, emit, rebound):
         @functools.wraps(function)
         async def ended_async(*args, **kwargs):
             __tracebackhide__ = True
-            result = await function(*args, **kwargs)
+            begin(nodeid)
+            try:
+                result = await function(*args, **kwargs)
+            finally:
+                end(nodeid)
             check()
             emit({"event": "ended", "test": nodeid})
             return result
@@ -393,7 +406,11 @@ def _ending(function, nodeid, emit, rebound):
     @functools.wraps(function)
     def ended(*args, **kwargs):
         __tracebackhide__ = True
-        result = function(*args, **kwargs)
+        begin(nodeid)
+        try:
+            result = function(*args, **kwargs)
+        finally:
+            end(nodeid)
         check()
         emit({"event": "ended", "test": nodeid})
         return result

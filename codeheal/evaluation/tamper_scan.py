@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from codeheal.syntax import parse_code
 
-HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor", "codeheal_plain"})
+HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor", "codeheal_plain",
+                              "codeheal_clock"})
 """Modules whose import alone is flagged: the runner, its plugin system, codeheal's report
 plugin and supervisor."""
 FRAME_ATTRIBUTES = frozenset({

@@ -4,8 +4,9 @@ fan-out: edits.py, run.refusal), then in its test the tamper scan of what the mo
 wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in the sandbox
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
-(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit). The run of the
-project as it is also records each test's line coverage, which ranks the suspicious lines."""
+(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit), and each test
+under a limit of its own learned there (time_limits.py). The run of the project as it is also
+records each test's line coverage, which ranks the suspicious lines."""
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from codeheal.forms.project.run import (
     targets_of,
 )
 from codeheal.forms.project.suspicious import rank_lines
+from codeheal.forms.project.time_limits import durations_of, hung_as_is, learned_limits
 from codeheal.forms.project.workspace_store import workspace_files
 from codeheal.policy import as_is_time_limit, screen_time_limit, time_limit
 from codeheal.sandboxes.base import Sandbox
@@ -62,6 +64,8 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
         sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run, None,
         coverage=True)
     refuse_untestable(feedback, run["test_command"])
+    if feedback["timed_out"]:
+        feedback = hung_as_is(feedback, as_is_time_limit(context))
     if not feedback["passed"] and not feedback["timed_out"]:
         # Once more on the unchanged project: a failure that does not come back is the tests'
         # (timing, order, randomness), not a defect a change to the code would repair.
@@ -82,6 +86,7 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
         tests_failed=feedback.get("tests_failed") or [],
         seconds=None if feedback["timed_out"] else feedback["seconds"],
         suspicious=functions_first(ranking, files, targets),
+        test_limits=learned_limits(durations_of(result), set(feedback.get("tests_ran") or []) - failed, failed),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))
 

@@ -14,6 +14,7 @@ from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERV
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import ProjectRun, data_of
 from codeheal.forms.project.task import TestCommand
+from codeheal.forms.project.time_limits import limits_files
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.state import Feedback
@@ -70,7 +71,8 @@ def judged_run(
     and pass (None: whatever ran); `coverage`: record each test's line coverage."""
     # .get: a run checkpointed before the copy stood at the project's path resumes where it ran.
     job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run.get("root"),
-                      data=data_of(run), folders=frozenset(run.get("folders", ())))
+                      data=data_of(run), folders=frozenset(run.get("folders", ())),
+                      test_limits=(run["as_is"] or {}).get("test_limits", {}))
     result = yield SandboxRun(sandbox, job)
     feedback = judged(result, command, files, must_run)
     feedback["time_limit_s"] = limit
@@ -93,6 +95,7 @@ def project_job(
     files: Mapping[str, str], command: TestCommand, timeout_s: float, session: str | None = None,
     python: str | None = None, *, coverage: bool = False, workdir: str | None = None,
     data: Mapping[str, bytes] | None = None, folders: frozenset[str] = frozenset(),
+    test_limits: Mapping[str, float] | None = None,
 ) -> Job:
     """The sandbox job that runs a project's test command on a copy of its files. Where pytest
     is visible in the command, the report plugin goes beside the files and pytest starts
@@ -106,7 +109,8 @@ def project_job(
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
     are the report. The tests, their configuration and the harness files are read-only.
     `workdir`: the project's own path, where the copy appears (Job.workdir); `data`: the
-    project's binary files, written beside the text as bytes; `folders`: its empty folders."""
+    project's binary files, written beside the text as bytes; `folders`: its empty folders;
+    `test_limits`: node id -> that test's own time limit, beside the harness (time_limits.py)."""
     every: dict[str, str | bytes] = {**(data or {}), **files}
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     if command.direct:
@@ -116,9 +120,10 @@ def project_job(
     else:
         return Job(files=every, read_only=project_tests(every), python_args=(), command=command.argv,
                    timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
+    limits = limits_files(test_limits or {})
     return Job(
-        files={**every, **HARNESS},
-        read_only=frozenset(HARNESS) | project_tests(every),
+        files={**every, **HARNESS, **limits},
+        read_only=frozenset(HARNESS) | frozenset(limits) | project_tests(every),
         timeout_s=timeout_s,
         report=True,
         env=env,

@@ -65,6 +65,9 @@ class AsIs(TypedDict):
     not a multiple of the one the hang ran into)."""
     suspicious: list[SuspiciousLine]
     """Its lines, most likely to hold the defect first."""
+    test_limits: NotRequired[dict[str, float]]
+    """Node id -> the time limit of that test in a candidate's run, learned from its seconds
+    here (test_limits.learned_limits); absent in a run checkpointed before there were any."""
 
 
 class RepairScope(TypedDict):
