@@ -65,7 +65,7 @@ class ProjectForm(Form):
     name = "project"
     run_fields = ("form_run",)
     task_keys = ("project", "test_command")
-    output_keys = ("diff", "changed", "files_written")
+    output_keys = ("diff", "changed", "files_written", "checked")
 
     def policy_for(self, policy: Policy) -> Policy:
         """A project has one starting point: every retry repairs from the failing tests and is
@@ -207,7 +207,8 @@ class ProjectForm(Form):
     def attempt_fields(self, state: State, best: TestedCandidate) -> dict:
         if "changes" not in best:  # the project as it is, or a reply that was not applied
             return {}
-        return {"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
+        checked = {"checked": best["feedback"]["checked"]} if "checked" in best["feedback"] else {}
+        return {"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or "", **checked}
 
     def run_update(self, tested: list[TestedCandidate]) -> dict:
         # The project as it is was tested: the run's record now holds what it found (its
@@ -235,12 +236,20 @@ class ProjectForm(Form):
             "diff": diff,
             "changed": list((best or {}).get("changed") or []),
             "files_written": written,
+            "checked": (best or {}).get("checked") or "",
             **dict.fromkeys(PROJECT_INPUT),
             "form_run": None,
             "left_out": None,
             "apply": False,
             "force": False,
         }
+
+
+    def end_note(self, state: State, best: Attempt | None, status: Status) -> str | None:
+        """A heal's regression check: what ran beyond the test command."""
+        if status == "passed" and best and best.get("checked"):
+            return f"checked beyond the test command: {best['checked']}"
+        return None
 
 
 def repair_line_slots(run: ProjectRun, limit: int) -> list[LineSlot]:
