@@ -15,40 +15,37 @@ from codeheal.context import resolve
 from codeheal.forms.project.regression import broken_tests, importers, regression_run
 from codeheal.forms.project.task import parse_test_command
 
-NAMED = "python -m pytest -q tests/test_double.py"
-CORE = '''def parse(text):
-    """The number `text` holds, -1 when it holds none."""
-    if not text.isdigit():
-        return -1  # not a number
-    return int(text)
+NAMED = "python -m pytest -q tests/test_bucket.py"
+SIZES = '''def is_small(n):
+    """Whether `n` is a one-digit number."""
+    return n < 10
 
 
-def double(text):
-    """Twice the number `text` holds, 0 when it holds none."""
-    return parse(text) * 2
+def bucket(n):
+    """"small" for 0 to 10, else "large"."""
+    return "small" if is_small(n) else "large"
 '''
-FIXED_DOUBLE = '''```python
-def double(text):
-    """Twice the number `text` holds, 0 when it holds none."""
-    number = parse(text)
-    return 0 if number < 0 else number * 2
+FIXED_BUCKET = '''```python
+def bucket(n):
+    """"small" for 0 to 10, else "large"."""
+    return "small" if n <= 10 else "large"
 ```'''
 
 
 @pytest.fixture
 def calc(tmp_path: Path) -> Path:
-    """`double` is wrong for text with no number; `return 0` in `parse`, which it calls, makes
-    its test file pass and breaks parse's own test file."""
+    """`bucket` is wrong at 10; `n <= 10` in `is_small`, which it calls, makes its test file
+    pass and breaks is_small's own test file."""
     (tmp_path / "calc").mkdir()
-    (tmp_path / "calc" / "__init__.py").write_text('from calc.core import double, parse\n\n__all__ = ["double", "parse"]\n')
-    (tmp_path / "calc" / "core.py").write_text(CORE)
+    (tmp_path / "calc" / "__init__.py").write_text('from calc.sizes import bucket, is_small\n\n__all__ = ["bucket", "is_small"]\n')
+    (tmp_path / "calc" / "sizes.py").write_text(SIZES)
     (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "test_double.py").write_text(
-        'from calc import double\n\n\ndef test_double():\n    assert double("3") == 6\n\n\n'
-        'def test_double_of_nothing():\n    assert double("x") == 0\n')
-    (tmp_path / "tests" / "test_parse.py").write_text(
-        'from calc.core import parse\n\n\ndef test_parse():\n    assert parse("12") == 12\n\n\n'
-        'def test_parse_of_nothing():\n    assert parse("x") == -1\n')
+    (tmp_path / "tests" / "test_bucket.py").write_text(
+        'from calc import bucket\n\n\ndef test_bucket():\n    assert bucket(3) == "small"\n    assert bucket(50) == "large"\n\n\n'
+        'def test_ten_is_small():\n    assert bucket(10) == "small"\n')
+    (tmp_path / "tests" / "test_sizes.py").write_text(
+        'from calc.sizes import is_small\n\n\ndef test_one_digit():\n    assert is_small(9)\n\n\n'
+        'def test_two_digits():\n    assert not is_small(10)\n')
     (tmp_path / "tests" / "test_other.py").write_text("def test_other():\n    assert True\n")
     return tmp_path
 
@@ -65,20 +62,20 @@ def test_a_screen_heal_that_breaks_another_test_file_is_no_heal(calc: Path) -> N
     screen = result["history"][1]
     assert screen["tokens"] == 0 and not screen["passed"]
     assert ("the change breaks 1 test(s) that passed on the project as it is, in 1 other test file(s) that import "
-            "the changed modules (tests/test_parse.py): tests/test_parse.py::test_parse_of_nothing") in screen["summary"]
+            "the changed modules (tests/test_sizes.py): tests/test_sizes.py::test_two_digits") in screen["summary"]
 
 
 def test_without_the_check_the_same_screen_heal_breaks_the_suite(calc: Path) -> None:
-    # what the check prevents: the named file passes with parse's -1 made -0
+    # what the check prevents: the named file passes with is_small's boundary moved
     result = heal(calc, ["no code here"] * 3, regression="none")
-    assert result["status"] == "passed" and "+        return -0  # not a number" in result["diff"]
+    assert result["status"] == "passed" and "+    return n <= 10" in result["diff"]
     assert result["checked"] == "the test command only (regression check off)"
 
 
 def test_a_repair_that_breaks_nothing_says_what_it_checked(calc: Path) -> None:
-    result = heal(calc, [FIXED_DOUBLE], mutants=0)
-    assert result["status"] == "passed" and "number < 0" in result["diff"]
-    assert result["checked"] == ("1 other test file(s) that import the changed modules (tests/test_parse.py): "
+    result = heal(calc, [FIXED_BUCKET], mutants=0)
+    assert result["status"] == "passed" and "n <= 10" in result["diff"]
+    assert result["checked"] == ("1 other test file(s) that import the changed modules (tests/test_sizes.py): "
                                  "2 passed")
     assert result["history"][-1]["checked"] == result["checked"]
 
@@ -86,13 +83,13 @@ def test_a_repair_that_breaks_nothing_says_what_it_checked(calc: Path) -> None:
 def test_the_whole_suite_is_checked_when_the_setting_says_so(calc: Path) -> None:
     result = heal(calc, ["no code here"] * 3, regression="suite")
     assert result["status"] == "failed"
-    assert "in the whole suite: tests/test_parse.py::test_parse_of_nothing" in result["history"][1]["summary"]
+    assert "in the whole suite: tests/test_sizes.py::test_two_digits" in result["history"][1]["summary"]
 
 
 def test_a_failure_that_was_there_before_the_change_breaks_nothing(calc: Path) -> None:
-    (calc / "tests" / "test_parse.py").write_text(
-        (calc / "tests" / "test_parse.py").read_text() + '\n\ndef test_parse_spaces():\n    assert parse(" 1") == 1\n')
-    result = heal(calc, [FIXED_DOUBLE], mutants=0)
+    (calc / "tests" / "test_sizes.py").write_text(
+        (calc / "tests" / "test_sizes.py").read_text() + "\n\ndef test_negative():\n    assert not is_small(-1)\n")
+    result = heal(calc, [FIXED_BUCKET], mutants=0)
     assert result["status"] == "passed" and result["checked"].endswith(": 2 passed")
 
 

@@ -25,7 +25,8 @@ class ProjectSettings:
         80,
         "Before the first model call, screen up to this many "
         "one-line mutations of the most suspicious lines (a comparison, an operator, a constant "
-        "or an index one off, a negated condition, swapped arguments, another local variable), "
+        "or an index one off, a negated condition, swapped arguments, a twin method, a dropped "
+        "call, another local variable), "
         "each tested like a repair; one that passes heals the run without a model call. This "
         "attempt does not count against max_attempts. 0: off.",
         unset=True,
