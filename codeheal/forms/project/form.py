@@ -13,7 +13,7 @@ from typing import cast
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context, Policy
-from codeheal.errors import InputError
+from codeheal.errors import InputError, PromptTooLargeError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
 from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
@@ -134,14 +134,33 @@ class ProjectForm(Form):
             return draws
         prompt = messages[:-1]  # without the rewrite's start
         for slot in repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:]:
+            fitted = self._slot_prompt(state, context, prompt, slot, retry=retry, counter=counter)
+            if fitted is None:
+                continue  # the function up to the line leaves the prompt no room: the rewrite covers it
             # the line's likeliest replacement, then samples for variety
             for samples, temperature in ((1, rules.temperature), (plan.line_samples - 1, rules.retry_temperature)):
                 if samples:
                     draws.append(Draw(
-                        [*prompt, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
+                        [*fitted, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
                         candidate=self._line_candidate(slot), max_tokens=LINE_TOKENS,
                     ))
         return draws
+
+    @staticmethod
+    def _slot_prompt(
+        state: State, context: Context, prompt: list[BaseMessage], slot: LineSlot, *, retry: bool,
+        counter: TokenCounter,
+    ) -> list[BaseMessage] | None:
+        """A line candidate's prompt: the repair prompt, fitted again with room for its
+        prefill (the function up to the line, which may be long) and the line; None when even
+        the least repair context leaves no room."""
+        reply = counter.tokens(slot.before) + LINE_TOKENS
+        if reply <= MAX_TOKENS:
+            return prompt  # fitted already, with room for a whole rewrite
+        try:
+            return project_actor_messages(state, context, reply, retry=retry, counter=counter)
+        except PromptTooLargeError:
+            return None
 
     def screens_next(self, state: State, context: Context) -> bool:
         as_is = run_of(state)["as_is"]
