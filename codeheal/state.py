@@ -129,7 +129,8 @@ class ChangedDefinition(TypedDict):
 
     file: str
     name: str
-    kind: Literal["function", "method", "import", "file"]
+    kind: Literal["function", "method", "import", "file", "helper"]
+    """"helper": a new plain function added beside a corrected one."""
 
 
 class AppliedChange(TypedDict):
