@@ -128,6 +128,20 @@ def test_what_the_check_runs_by_setting_and_command() -> None:
 
 
 def test_broken_tests_are_those_that_passed_before_and_do_not_now() -> None:
-    before = {"tests_ran": ["a", "b", "c"], "tests_failed": ["c"]}
-    after = {"tests_ran": ["a", "c"], "tests_failed": []}
+    before = {"passed": False, "error": None, "tests_ran": ["a", "b", "c"], "tests_failed": ["c"]}
+    after = {"passed": False, "error": None, "tests_ran": ["a", "c"], "tests_failed": ["c"]}
     assert broken_tests(before, after) == ["b"]  # b no longer ran; c failed before
+
+
+def test_a_test_the_defect_kept_from_loading_is_no_excuse() -> None:
+    # cachetools: the defect raised while the test files were imported, so nothing ran as it
+    # is; a "fix" that lets them load and fail is no heal
+    before = {"passed": False, "error": "the tests could not be loaded: TypeError", "tests_ran": [], "tests_failed": []}
+    after = {"passed": False, "error": None, "tests_ran": ["t::a", "t::b"], "tests_failed": ["t::b"]}
+    assert broken_tests(before, after) == ["t::b"]
+    crashed = {"passed": False, "error": "ImportError: no module", "tests_ran": [], "tests_failed": []}
+    assert broken_tests(after, crashed) == ["t::a"]
+    assert broken_tests({**after, "tests_failed": []}, crashed) == ["t::a", "t::b"]
+    assert broken_tests({"passed": True, "error": None, "tests_ran": ["x"], "tests_failed": []},
+                        {**crashed, "tests_ran": []}) == ["x"]
+    assert broken_tests(before, crashed) == []  # it did not load before either

@@ -114,9 +114,14 @@ def importers(files: Mapping[str, str], changed: Collection[str]) -> list[str]:
 
 
 def broken_tests(before: Feedback, after: Feedback) -> list[str]:
-    """The tests that passed in `before` (the project as it is) and do not pass in `after`
-    (the change): failed, or no longer ran."""
-    return sorted(_passed(before) - _passed(after))
+    """The tests the change breaks: those that passed in `before` (the project as it is) and do
+    not pass in `after` (failed, or no longer ran), and those that fail in `after` and did not
+    fail in `before` (a test the defect kept from running, its file not loading, is no excuse);
+    when `after` ran no test at all and `before` did, its error as one."""
+    broken = (_passed(before) - _passed(after)) | (set(after.get("tests_failed") or []) - set(before.get("tests_failed") or []))
+    if not after["passed"] and not after.get("tests_ran") and before.get("tests_ran") and not broken:
+        broken = {f"(the run: {(after['error'] or 'no test ran').splitlines()[0]})"}
+    return sorted(broken)
 
 
 def regression_feedback(named: Feedback, check: Feedback, broken: list[str], covers: str) -> Feedback:
