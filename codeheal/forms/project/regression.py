@@ -1,6 +1,7 @@
 """The regression check: before a change that passes the test command is called a heal, the
 tests beyond that command that exercise the changed code run too, on the changed copy, and a
-test that passed on the project as it is and fails with the change makes it no heal. Which
+test that passed on the project as it is and fails with the change, or fails with it and did
+not fail as it is (one the defect kept from loading), makes it no heal. Which
 tests (ProjectSettings.regression): the test files that import the changed modules, directly
 or through other modules of the project (`importers`, read from the project as it is), the
 project's whole suite (`suite`: the command with its test paths left out, so pytest collects
