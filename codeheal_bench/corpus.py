@@ -216,7 +216,8 @@ def failing_test_files(files: Mapping[str, str], library: CorpusLibrary) -> list
         for name, text in files.items():
             (Path(folder) / name).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / name).write_text(text, encoding="utf-8")
-        argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfE", "-q",
+        # a test file that does not load must not stop the others: each file's failures count
+        argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfE", "-q", "--continue-on-collection-errors",
                 *library.suite.split()[4:]]
         try:
             run = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S,
