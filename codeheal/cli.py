@@ -428,7 +428,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
     if passed and args.out and result["diff"]:
         Path(args.out).write_text(result["diff"], encoding="utf-8")
     if args.json:
-        keys = ("status", "attempts", "diff", "changed", "files_written", "totals")
+        keys = ("status", "attempts", "diff", "changed", "files_written", "checked", "totals")
         print(json.dumps({**{k: result[k] for k in keys}, "thread": thread_id}, indent=2))
     elif args.format == "github":
         from codeheal.forms.project.annotations import annotations, not_healed

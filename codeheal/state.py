@@ -82,6 +82,9 @@ class Feedback(TypedDict):
     """The node ids of the tests that failed (in their call, setup or teardown)."""
     time_limit_s: NotRequired[float]
     """Project form: the time limit the test runs had."""
+    checked: NotRequired[str]
+    """Project form, a change that passed the test command: what the regression check ran
+    beyond it (forms/project/regression.py), in words."""
 
 
 class Usage(TypedDict):
@@ -126,7 +129,8 @@ class ChangedDefinition(TypedDict):
 
     file: str
     name: str
-    kind: Literal["function", "method", "import", "file"]
+    kind: Literal["function", "method", "import", "file", "helper"]
+    """"helper": a new plain function added beside a corrected one."""
 
 
 class AppliedChange(TypedDict):
@@ -210,6 +214,8 @@ class Attempt(TypedDict):
     """Project form: what the change touched."""
     diff: NotRequired[str]
     """Project form: the change as a unified diff against the project as it is."""
+    checked: NotRequired[str]
+    """Project form: what the regression check ran beyond the test command (Feedback.checked)."""
     repeat: NotRequired[bool]
     """Every candidate of this attempt had been tried before in the run (Prepared.key)."""
 
@@ -331,6 +337,8 @@ class OutputState(TypedDict):
     """Project form: what the diff changes."""
     files_written: NotRequired[list[str]]
     """Project form: the files `apply` wrote (none unless the tests passed)."""
+    checked: NotRequired[str]
+    """Project form: what the best attempt's regression check ran beyond the test command."""
     task_checks: NotRequired[list[str]]
     """Module form: the asserts the task text's examples added to the tests."""
 

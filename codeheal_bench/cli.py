@@ -91,6 +91,21 @@ def parser() -> argparse.ArgumentParser:
     _common_flags(seeded, "one test run (default: derived from the run of the project as it is, as a user "
                   "gets it)", None)
     seeded.set_defaults(handler=_seeded)
+
+    corpus = benchmarks.add_parser(
+        "corpus", help="one-line bugs drawn by rule from nine libraries: `codeheal fix` on each case of a half",
+        description="--draw draws the corpus (no model; codeheal_bench/corpus.py states the rule) into "
+        "benchmarks/corpus/cases.json. Otherwise runs `codeheal fix` on each case of --half (tuning or report, "
+        "split by the SHA-256 of the case's name), scored healed with the whole suite passing, healed but "
+        "breaking it, not healed, ended in an error. Results in OUT/corpus_HALF.{jsonl,json,md,diff}.",
+    )
+    corpus.add_argument("--draw", action="store_true", help="draw the cases (no model)")
+    corpus.add_argument("--half", choices=("tuning", "report"), default="tuning", help="the half to run")
+    corpus.add_argument("--limit", type=int, metavar="N", help="only the first N cases of the half")
+    corpus.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these cases")
+    _project_flags(corpus)
+    _common_flags(corpus, "one test run (default: derived from the run of the project as it is)", None)
+    corpus.set_defaults(handler=_corpus)
     return top
 
 
@@ -206,6 +221,27 @@ def _seeded(args: argparse.Namespace) -> int:
     stderr.print(f"healed {summary['healed']}/{summary['bugs']}, whole suite passing in "
                  f"{summary['healed_suite_passes']}, restored {summary['restored']}")
     print(args.out / "seeded_bugs.json")
+    return EXIT_DONE
+
+
+def _corpus(args: argparse.Namespace) -> int:
+    from codeheal_bench.corpus import CASES_FILE, draw_cases, write_cases
+    from codeheal_bench.corpus_run import run_corpus
+    from codeheal_bench.seeded_run import SeededConfig
+
+    if args.draw:
+        cases = draw_cases(log=stderr.print)
+        write_cases(cases)
+        print(CASES_FILE)
+        return EXIT_DONE
+    config = SeededConfig(out_dir=args.out, model=args.model, base_url=args.base_url,
+                          max_attempts=args.max_attempts, timeout_s=args.timeout, mutants=args.mutants,
+                          only=tuple(args.only), seed=args.seed)
+    summary = run_corpus(config, stderr, args.half, limit=args.limit)
+    stderr.print(f"{args.half}: {summary['healed_suite_passes']} healed with the suite passing, "
+                 f"{summary['healed_but_breaking']} healed but breaking it, {summary['not_healed']} not healed, "
+                 f"{summary['errors']} errors, of {summary['bugs']}")
+    print(args.out / f"corpus_{args.half}.json")
     return EXIT_DONE
 
 

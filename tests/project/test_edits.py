@@ -303,3 +303,25 @@ def test_crlf_files_keep_their_line_endings() -> None:
 )
 def test_the_line_before_a_fence_names_a_file_only_when_it_ends_with_one(before: str, path: str | None) -> None:
     assert reply_blocks(f"{before}\n```python\ndef a(): pass\n```")[0].path == path
+
+
+def test_a_plain_helper_beside_a_correction_is_added_before_the_function_it_serves(shop: dict[str, str]) -> None:
+    reply = fence("def _reaches(quantity, threshold):\n    return quantity >= threshold\n\n\n"
+                  + FIXED_DISCOUNT.replace("quantity >= threshold", "_reaches(quantity, threshold)"))
+    result = apply_reply(shop, reply)
+    new = result.files["shop/pricing.py"]
+    assert [(c["name"], c["kind"]) for c in result.changed] == [("bulk_discount", "function"), ("_reaches", "helper")]
+    assert "\n\n\ndef _reaches(quantity, threshold):\n    return quantity >= threshold\n\n\ndef bulk_discount(" in new
+    namespace: dict = {}
+    exec(compile(new, "pricing.py", "exec"), namespace)
+    assert namespace["bulk_discount"](10) == namespace["bulk_discount"](10)  # the module still runs
+
+
+@pytest.mark.parametrize("helper, reason", [
+    ("@staticmethod\ndef _reaches(q, t):\n    return q >= t\n", "not a plain helper function"),
+    ("def _reaches(q, t=print('x')):\n    return q >= t\n", "not a plain helper function"),
+    ("def DISCOUNT_TIERS(q, t):\n    return q >= t\n", "not a plain helper function"),
+])
+def test_a_helper_that_runs_code_or_rebinds_a_name_is_refused(shop: dict[str, str], helper: str, reason: str) -> None:
+    with pytest.raises(EditRejected, match=reason):
+        apply_reply(shop, fence(helper + "\n\n" + FIXED_DISCOUNT))

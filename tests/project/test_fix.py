@@ -203,7 +203,8 @@ def test_cli_json_and_apply(shop: Path, tmp_path: Path, capsys) -> None:
         )
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "totals", "thread"}
+    assert set(result) == {"status", "attempts", "diff", "changed", "files_written", "checked", "totals", "thread"}
+    assert result["checked"] == "the test command, which runs the whole suite"
     assert result["files_written"] == [str(shop / "shop" / "pricing.py")]
     assert git(shop, "diff") .count("\n+        if quantity >= threshold:") == 1
 

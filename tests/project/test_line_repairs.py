@@ -11,9 +11,13 @@ from pathlib import Path
 import pytest
 from scripted_openai import ScriptedServer, is_fix_actor
 
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+
 from codeheal import build_graph
 from codeheal.context import resolve
+from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
+from codeheal.tokens import ESTIMATE
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"
 BUGGY = "if quantity > threshold:"
@@ -52,6 +56,11 @@ class LineScript:
         original = last["content"].rsplit("`", 2)[-2]
         self.lines.append(original)
         return "if quantity >= threshold:" if original == BUGGY else original
+
+
+def message(sent: dict) -> BaseMessage:
+    kind = {"system": SystemMessage, "user": HumanMessage, "assistant": AIMessage}[sent["role"]]
+    return kind(sent["content"])
 
 
 def fix(server: ScriptedServer, project: Path, target: str | None = None, **settings):
@@ -95,3 +104,29 @@ def test_without_prefill_there_are_no_line_candidates(shop: Path) -> None:
     with ScriptedServer(script) as server:
         result = fix(server, shop, target="shop/pricing.py::bulk_discount", prefill="off")
     assert result["status"] != "passed" and script.lines == []
+
+
+def test_every_line_candidate_s_prompt_fits_the_window_with_its_prefill(tmp_path: Path) -> None:
+    # a long function: the prefill of a line near its end (the function up to the line) alone
+    # is longer than a rewrite's reply; its prompt is fitted again with room for it
+    body = "".join(f"    step_{i} = {i}\n" for i in range(250))
+    (tmp_path / "sums.py").write_text(
+        f"def total(items):\n    result = 0\n{body}    for item in items:\n        result = item\n    return result\n")
+    data = ", ".join(str(n) for n in range(900))  # a long test: the repair prompt fills what the rewrite leaves
+    (tmp_path / "test_sums.py").write_text(f"from sums import total\n\n\ndef test_total():\n    data = [{data}]\n"
+                                           "    assert total(data) == sum(data)\n\n\n"
+                                           "def test_empty():\n    assert total([]) == 0\n")
+
+    def script(body: dict) -> str:
+        last = body["messages"][-1]
+        return last["content"].rsplit("`", 2)[-2] if last["role"] == "assistant" and HINT in last["content"] else "no code"
+
+    window = 3200
+    with ScriptedServer(script) as server:
+        result = fix(server, tmp_path, max_attempts=2, context_size=window)
+    assert result["status"] == "failed"
+    lines = [b for b in server.requests if b["messages"][-1]["role"] == "assistant" and HINT in b["messages"][-1]["content"]]
+    assert lines and any(ESTIMATE.tokens(b["messages"][-1]["content"]) > MAX_TOKENS for b in lines)
+    for request in server.requests:
+        prompt = ESTIMATE.prompt_tokens([message(m) for m in request["messages"]])
+        assert prompt + (request.get("max_completion_tokens") or MAX_TOKENS) <= window, prompt

@@ -36,3 +36,10 @@ def test_an_import_corrected_in_place_outside_init_adds_nothing(tmp_path: Path) 
 def test_what_a_change_really_adds_is_still_refused(tmp_path: Path) -> None:
     assert "F401" in added(tmp_path, "stats/api.py", "x = 1\n", "import os\nx = 1\n")
     assert added(tmp_path, "stats/__init__.py", "x = 1\n", "x = undefined_name\n") == ["F821"]
+
+
+def test_a_style_rule_the_project_selects_never_refuses_a_change(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff]\nline-length = 20\n[tool.ruff.lint]\nselect = ["E", "F", "D"]\n')
+    long_line = "def f(x):\n    return x + 1 + 2 + 3 + 4 + 5 + 6\n"
+    assert added(tmp_path, "stats/api.py", "def f(x):\n    return x\n", long_line) == []
+    assert added(tmp_path, "stats/api.py", "def f(x):\n    return x\n", "def f(x):\n    return y\n") == ["F821"]

@@ -20,7 +20,10 @@ from codeheal.nodes.candidate_test import FIRST_BATCH
 from codeheal.forms.project.mutations import (
     ARGUMENTS,
     BOUNDARY,
+    DEGENERATE,
+    DROPPED,
     INGREDIENT,
+    TWIN,
     VARIABLE,
     function_ingredients,
     line_mutants,
@@ -64,6 +67,31 @@ def test_the_classic_operators() -> None:
     assert "if stack and x:" in lines("if not stack and x:")
     assert "return max(a)" in lines("return min(a)")
     assert "total -= step" in lines("total += step")
+
+
+def test_twin_methods_slice_sides_swapped_operands_and_what_a_line_may_have_dropped() -> None:
+    ranks = {m.line: m.rank for m in line_mutants("head, _, tail = text.split(sep, 1)", {"text", "sep"})}
+    assert ranks["head, _, tail = text.rsplit(sep, 1)"] == TWIN
+    assert {"i = s.rfind(sep)", "i = s.find(sep)"} & set(lines("i = s.find(sep)")) == {"i = s.rfind(sep)"}
+    assert "out.extend(items)" in lines("out.append(items)")
+    assert "if any(flags):" in lines("if all(flags):") and "return max(a)" in lines("return min(a)")
+    assert "return seq[n:]" in lines("return seq[:n]") and "return seq[:n]" in lines("return seq[n:]")
+    assert "name = last + first" in lines("name = first + last")  # strings do not commute
+    assert "n = 1 + 2" not in " ".join(lines("n = 2 + 1"))  # numbers do: no swap
+    dropped = {m.line for m in line_mutants("inner[k] = func(d[k])", {"k", "d"}) if m.rank == DROPPED}
+    assert dropped == {"inner[k] = d[k]"}
+    assert ("v = word", DROPPED) in {(m.line, m.rank) for m in line_mutants("v = word.strip()", {"word"})}
+    assert ("y = x + 1", DROPPED) in {(m.line, m.rank) for m in line_mutants("y = -x + 1", {"x"})}
+
+
+def test_degenerate_mutants_rank_last_and_a_constant_made_minus_zero_goes() -> None:
+    # a sentinel return changed, a constant condition flipped: last; `-1` -> `-0`: not a mutant
+    assert lines("return -1  # not a number") == ["return -2  # not a number"]
+    assert {m.rank for m in line_mutants("return -1", set())} == {DEGENERATE}
+    assert {m.rank for m in line_mutants("while True:", set())} == {DEGENERATE}
+    assert not any("-0" in line for line in lines("x = y[-1] - 1", {"y"}))
+    ranks = [m.rank for m in line_mutants("if count > limit:  # or return True", {"count", "limit"})]
+    assert DEGENERATE not in ranks  # a comparison is not degenerate
 
 
 def test_a_variable_is_replaced_by_a_local_never_where_it_names_what_is_called_or_indexed() -> None:

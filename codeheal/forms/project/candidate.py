@@ -5,8 +5,9 @@ wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in 
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
 (policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit), and each test
-under a limit of its own learned there (time_limits.py). The run of the project as it is also
-records each test's line coverage, which ranks the suspicious lines."""
+under a limit of its own learned there (time_limits.py); when they pass, the regression check
+of the tests beyond the command that exercise the changed code (regression.py). The run of the
+project as it is also records each test's line coverage, which ranks the suspicious lines."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import added_findings, lint_feedback
+from codeheal.forms.project.regression import regression_steps
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import (
     AsIs,
@@ -106,7 +108,8 @@ def applied(run: ProjectRun, candidate: str) -> AppliedChange:
 def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
     """One repair judged, from the change prepared with it (`applied`): a refused one is a
     failed attempt saying why; then the tamper scan of what the model wrote, the linter stage,
-    and the test runs (job.repair_runs)."""
+    the test runs (job.repair_runs) and, when they pass, the regression check
+    (regression.regression_steps)."""
     run, change, code = cast(ProjectRun, job["form_run"]), job["change"], job["candidate"]
     as_is = run["as_is"]
     assert code is not AS_IS and as_is is not None
@@ -122,6 +125,9 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
         limit = (screen_time_limit if job.get("screened") else time_limit)(context, as_is["seconds"])
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
         feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, commands, limit, job.get("session"))
+        if feedback["passed"]:
+            feedback = yield from regression_steps(sandbox, run, change["files"], feedback, context.project.regression,
+                                                   as_is_time_limit(context), job.get("session"))
     if lint is not None and lint.unavailable:
         feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
     diff = unified_diff(files, change["files"])

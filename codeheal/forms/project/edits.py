@@ -25,7 +25,10 @@ Policy, for a reply that does more than replace definitions:
   (import_time.py);
 - usage code (`if __name__ == "__main__":`, top-level asserts and calls) is ignored, and class
   statements other than methods are ignored when identical to the original's;
-- anything else (a new function, a changed module constant or class attribute) is refused,
+- a new plain top-level function beside a correction (a helper: no decorator, nothing new
+  evaluated when defined, a name the module does not bind) is added before the function it
+  serves, in that function's file;
+- anything else (another new function, a changed module constant or class attribute) is refused,
   except in a whole-file reply: a block headed by its path replaces a file of at most
   FULL_FILE_MAX_BYTES bytes, when it runs nothing new at import (import_time.py).
 A change that adds or alters a coding declaration, or adds control characters other than newline
@@ -203,6 +206,8 @@ class _Edit:
         self.swaps: dict[str, dict[int, cst.SimpleStatementLine]] = {}
         """File -> the reply's import by the id of the failing import it replaces."""
         self.whole: dict[str, str] = {}
+        self.helpers: dict[str, list[tuple[cst.FunctionDef, str]]] = {}
+        """File -> the new helper functions a reply adds there, each before the function it serves."""
 
     def take(self, block: ReplyBlock, where: str) -> None:
         """Collect the edits of one reply block."""
@@ -222,7 +227,12 @@ class _Edit:
         imports, swapped = self._swap_failing_imports(statements.imports, path, where)
         if not statements.definitions and not swapped:
             raise EditRejected(f"{where} defines no function or method: send the corrected definitions")
-        touched = {self._replace(prefix, node, path, where) for prefix, node in statements.definitions}
+        new = [node for prefix, node in statements.definitions if not prefix and not self._exists(node, path)]
+        replaced = [self._replace(prefix, node, path, where) for prefix, node in statements.definitions
+                    if prefix or not any(node is n for n in new)]
+        if new:
+            self._add_helpers(new, path, replaced, where)
+        touched = set(replaced)
         for owner, code in statements.class_statements:
             self._check_unchanged(owner, code, touched, where)
         for file in touched | swapped:
@@ -242,6 +252,7 @@ class _Edit:
                      for key, (found, node) in self.replacements.get(file, {}).items()}
             swaps = self.swaps.get(file, {})
             new = _swapped(module, swaps).visit(_Replacer({key: node for key, (_, node) in edits.items()}))
+            new = _with_helpers(new, self.helpers.get(file, []))
             added = _missing_imports(new, self.imports.get(file, []), file)
             new = _with_imports(new, added)
             if new.code == self.files[file]:
@@ -254,6 +265,8 @@ class _Edit:
             ]
             changed += [ChangedDefinition(file=file, name=module.code_for_node(i.with_changes(leading_lines=())).strip(),
                                           kind="import") for i in [*swaps.values(), *added]]
+            changed += [ChangedDefinition(file=file, name=node.name.value, kind="helper")
+                        for node, _ in self.helpers.get(file, [])]
         if not changed_files:
             raise EditRejected(
                 "the reply changes nothing: its definitions are the project's as they are; "
@@ -262,6 +275,40 @@ class _Edit:
         for file, text in changed_files.items():
             refuse_unreadable(file, self.files[file], text)
         return EditResult(changed_files, changed)
+
+    def _exists(self, node: cst.FunctionDef, path: str | None) -> bool:
+        """Whether a top-level function of the reply names a definition of the project (in
+        `path` when given), as a function or a method sent without its class."""
+        bare = node.name.value
+        return bool(self._find(bare, path, lambda qualname: qualname == bare or qualname.endswith("." + bare)))
+
+    def _add_helpers(self, new: list[cst.FunctionDef], path: str | None, replaced: list[str], where: str) -> None:
+        """New top-level functions beside the reply's corrections: plain helpers (no decorator,
+        nothing new evaluated when defined, a name the module does not bind) are added to the
+        file of the block (its path, else the first function it corrects), before the function
+        they serve; anything else is refused."""
+        names = ", ".join(node.name.value for node in new)
+        file = path if path in replaced else (replaced[0] if replaced else None)
+        if file is None:
+            raise EditRejected(
+                f"{where} defines {names}, which is not in {path or 'the project'}: replace existing "
+                "functions and methods only (a method inside its class); a new helper function only "
+                "beside the function it corrects"
+            )
+        bound = _bound_names(self._module(file))
+        for node in new:
+            if node.decorators or def_time(_as_ast(node)) or node.name.value in bound:
+                raise EditRejected(
+                    f"{where} adds {node.name.value} to {file}, which is not a plain helper function (a decorator, "
+                    "a default value or annotation that runs code, or a name the module binds already): "
+                    "change existing functions only, or add a plain function"
+                )
+            self.helpers.setdefault(file, []).append((node, self._first_replaced(file)))
+
+    def _first_replaced(self, file: str) -> str:
+        """The qualified name of the first function the reply corrects in `file`."""
+        found = [f for f, _ in self.replacements.get(file, {}).values()]
+        return found[0].qualname if found else ""
 
     def _resolve_path(self, named: str, where: str) -> str | None:
         named = named.removeprefix("./")
@@ -645,6 +692,23 @@ def _bound_names(module: cst.Module, leaving: cst.BaseStatement | None = None) -
                 )
                 names |= {t.value for t in targets if isinstance(t, cst.Name)}
     return names
+
+
+def _with_helpers(module: cst.Module, helpers: list[tuple[cst.FunctionDef, str]]) -> cst.Module:
+    """The module with each new helper function before the top-level statement defining the
+    function it serves (its class, for a method), two blank lines apart; at the end when none."""
+    body = list(module.body)
+    for node, serves in helpers:
+        top = serves.split(".", 1)[0]
+        at = next((i for i, statement in enumerate(body)
+                   if isinstance(statement, cst.FunctionDef | cst.ClassDef) and statement.name.value == top), len(body))
+        blank = [cst.EmptyLine(), cst.EmptyLine()] if at else []
+        body.insert(at, node.with_changes(leading_lines=blank))
+        if at < len(body) - 1:
+            follower = body[at + 1]
+            body[at + 1] = follower.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine(), *[
+                line for line in follower.leading_lines if line.comment is not None]])
+    return module.with_changes(body=body)
 
 
 def _with_imports(module: cst.Module, added: list[cst.SimpleStatementLine]) -> cst.Module:

@@ -14,7 +14,7 @@ from typing import cast
 from langchain_core.messages import AIMessage, BaseMessage
 
 from codeheal.context import Context, Policy
-from codeheal.errors import InputError
+from codeheal.errors import InputError, PromptTooLargeError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
 from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
@@ -67,7 +67,7 @@ class ProjectForm(Form):
     name = "project"
     run_fields = ("form_run",)
     task_keys = ("project", "test_command")
-    output_keys = ("diff", "changed", "files_written")
+    output_keys = ("diff", "changed", "files_written", "checked")
 
     def policy_for(self, policy: Policy) -> Policy:
         """A project has one starting point: every retry repairs from the failing tests and is
@@ -134,11 +134,14 @@ class ProjectForm(Form):
             return draws
         prompt = messages[:-1]  # without the rewrite's start
         for slot in repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:]:
+            fitted = slot_prompt(state, context, prompt, slot, retry=retry, counter=counter)
+            if fitted is None:
+                continue  # the function up to the line leaves the prompt no room: the rewrite covers it
             # the line's likeliest replacement, then samples for variety
             for samples, temperature in ((1, rules.temperature), (plan.line_samples - 1, rules.retry_temperature)):
                 if samples:
                     draws.append(Draw(
-                        [*prompt, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
+                        [*fitted, AIMessage(slot.before)], LINE_END, samples=samples, temperature=temperature,
                         candidate=line_candidate(slot), max_tokens=LINE_TOKENS,
                     ))
         return draws
@@ -176,8 +179,9 @@ class ProjectForm(Form):
         must run and pass; its time, the base of the repairs' time limit; the suspicious
         lines) and what follows from it, once: the repair's scope, the command a repair runs
         first, and the screen's candidates (`screen`)."""
-        attempt = ({"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or ""}
-                   if "changes" in best else {"diff": ""})
+        checked = {"checked": best["feedback"]["checked"]} if "checked" in best.get("feedback", {}) else {}
+        attempt = ({"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or "",
+                    **checked} if "changes" in best else {"diff": ""})
         found = [t["form_run"] for t in tested if "form_run" in t]
         if not found:
             return attempt, {}
@@ -202,12 +206,20 @@ class ProjectForm(Form):
             "diff": diff,
             "changed": list((best or {}).get("changed") or []),
             "files_written": written,
+            "checked": (best or {}).get("checked") or "",
             **dict.fromkeys(PROJECT_INPUT),
             "form_run": None,
             "left_out": None,
             "apply": False,
             "force": False,
-        }, None
+        }, end_note(best, status)
+
+
+def end_note(best: Attempt | None, status: Status) -> str | None:
+    """A heal's regression check: what ran beyond the test command."""
+    if status == "passed" and best and best.get("checked"):
+        return f"checked beyond the test command: {best['checked']}"
+    return None
 
 
 def screen(run: ProjectRun, context: Context) -> list[Candidate]:
@@ -224,6 +236,21 @@ def screen(run: ProjectRun, context: Context) -> list[Candidate]:
         for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
     ]
     return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
+
+
+def slot_prompt(
+    state: State, context: Context, prompt: list[BaseMessage], slot: LineSlot, *, retry: bool, counter: TokenCounter,
+) -> list[BaseMessage] | None:
+    """A line candidate's prompt: the repair prompt, fitted again with room for its prefill
+    (the function up to the line, which may be long) and the line; None when even the least
+    repair context leaves no room."""
+    reply = counter.tokens(slot.before) + LINE_TOKENS
+    if reply <= MAX_TOKENS:
+        return prompt  # fitted already, with room for a whole rewrite
+    try:
+        return project_actor_messages(state, context, reply, retry=retry, counter=counter)
+    except PromptTooLargeError:
+        return None
 
 
 def line_candidate(slot: LineSlot) -> Callable[[str], str]:

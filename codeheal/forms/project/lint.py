@@ -7,7 +7,10 @@ finding counts when the change adds it: the project's own findings are not the m
 Ruff's conventions for what an import is for hold: an import in a package's `__init__.py` is a
 re-export (as is a name in `__all__`, which ruff itself counts as used), never an unused
 import; and an unused import is counted by its rule alone, not its name, so a change that
-corrects an import in place (`averge` -> `average`) adds nothing.
+corrects an import in place (`averge` -> `average`) adds nothing. Only findings that say the
+code is wrong count (REFUSING: pyflakes' rules and syntax errors), whatever else the project's
+configuration selects: a style rule (a line too long, a docstring's form) is the project's
+taste, never a reason to refuse a right change.
 Ruff only reads source, so it runs on the host; without ruff the stage is skipped. A ruff that
 cannot run on a file (a project configuration it cannot read, a crash) does not silently turn
 the stage off: the check says why it did not run, and the attempt's feedback carries it as a
@@ -28,6 +31,9 @@ from codeheal.state import CheckFailure, Feedback
 
 RUFF_TIMEOUT_S = 30
 UNUSED_IMPORT = "F401"
+REFUSING = ("F", "E9", "syntax", "invalid-syntax")
+"""The rules whose findings refuse a change (by code prefix): pyflakes (undefined names, unused
+imports and variables, redefinitions) and syntax errors."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,8 @@ def added_findings(
             before = Counter(map(_key, _check(ruff, path, original.get(path, ""), project_root)))
             for finding in _check(ruff, path, changed[path], project_root):
                 key = _key(finding)
+                if not finding.code.startswith(REFUSING):
+                    continue  # style: the project's taste, not a defect
                 if finding.code == UNUSED_IMPORT and Path(path).name == "__init__.py":
                     continue  # a re-export
                 if before[key]:

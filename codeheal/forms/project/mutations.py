@@ -1,6 +1,7 @@
 """One-line mutations of a suspicious line, written without a model: the classic mutation
 operators of program repair (relational, arithmetic and logical operator replacement, a
-constant or an index one off, a negated condition, swapped arguments, another local variable).
+constant or an index one off, a negated condition, swapped arguments or operands, a twin
+method, a dropped call or negation, another local variable), degenerate ones last.
 
 A defect on one line is most often one token off; these candidates cost no model call, only a
 test run each, so the project form screens them before it asks the model (policy.MUTANTS). A
@@ -17,10 +18,17 @@ from dataclasses import dataclass
 
 from codeheal.syntax import parse_code
 
-BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, VARIABLE, INGREDIENT = range(9)
-"""Operator classes, likeliest first: the order in which a run screens them. INGREDIENT: a
-variable replaced by an expression of it written elsewhere in its function (`b` -> `b[1:]`),
-the "plastic surgery" of program repair: a fix's parts are often in the code already."""
+(BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, TWIN, DROPPED, VARIABLE, INGREDIENT,
+ DEGENERATE) = range(12)
+"""Operator classes, likeliest first: the order in which a run screens them. TWIN: a method
+or a slice's side swapped for its twin (`split`/`rsplit`, `find`/`rfind`, `append`/`extend`,
+`seq[:n]`/`seq[n:]`); DROPPED: a call or a negation left out (`f(x)` -> `x`, `-x` -> `x`).
+INGREDIENT: a variable replaced by an expression of it written elsewhere in its function
+(`b` -> `b[1:]`), the "plastic surgery" of program repair: a fix's parts are often in the code
+already. DEGENERATE, last: mutants that pass a test by degenerate means rather than by a fix:
+a sentinel a `return` gives made another constant (`return -1` -> `return -2`), a condition
+that is a constant flipped (a branch made dead or always taken). A constant made `-0` (from
+`-1`) is not a mutant at all: it is `0` written oddly, and only ever fits a test by chance."""
 INGREDIENT_CHARS = 40
 """Longer expressions of the function are not used as ingredients."""
 
@@ -43,6 +51,14 @@ _RELATION_SWAPS = {
     "is": ("is not",), "is not": ("is",), "in": ("not in",), "not in": ("in",),
 }
 _FUNCTION_SWAPS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+_TWINS = (("split", "rsplit"), ("find", "rfind"), ("index", "rindex"), ("partition", "rpartition"),
+          ("lstrip", "rstrip"), ("ljust", "rjust"), ("startswith", "endswith"), ("append", "extend"),
+          ("min", "max"), ("any", "all"), ("bisect_left", "bisect_right"), ("insort_left", "insort_right"),
+          ("upper", "lower"), ("keys", "values"), ("pop", "popleft"), ("appendleft", "append"))
+_METHOD_TWINS: dict[str, list[str]] = {}
+for _a, _b in _TWINS:
+    _METHOD_TWINS.setdefault(_a, []).append(_b)
+    _METHOD_TWINS.setdefault(_b, []).append(_a)
 _LOOSE = (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)
 """Expressions that `not` binds tighter than: negated in parentheses."""
 
@@ -184,6 +200,10 @@ def _edits(
     called |= {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Subscript | ast.Attribute)}
     dropped = {id(node.right) for node in ast.walk(tree)
                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and _is_one(node.right)}
+    negated = {id(node.operand) for node in ast.walk(tree) if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)}
+    tests = {id(node.test) for node in ast.walk(tree) if isinstance(node, ast.If | ast.While | ast.IfExp)}
+    statement = tree.body[0] if tree.body else None
+    sentinel = isinstance(statement, ast.Return) and _is_constant(statement.value)
     for node in ast.walk(tree):
         if isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _OPERATORS:
             symbol = _OPERATORS[type(node.op)]
@@ -193,7 +213,9 @@ def _edits(
                 yield ARITHMETIC, at, at + len(symbol), other
             if isinstance(node, ast.BinOp) and _is_one(node.right) and symbol in "+-":
                 yield CONSTANT, span(left)[1], span(node)[1], ""  # x + 1 -> x
-            if isinstance(node, ast.BinOp) and symbol in ("-", "/", "//", "%", "**"):
+            if isinstance(node, ast.BinOp) and (symbol in ("-", "/", "//", "%", "**") or (
+                    symbol == "+" and not _is_number(node.left) and not _is_number(node.right))):
+                # swapped operands (`+` too: strings and lists are not commutative)
                 yield ARGUMENTS, *span(node), f"{operand(node.right)} {symbol} {operand(node.left)}"
         elif isinstance(node, ast.Compare):
             previous = node.left
@@ -217,17 +239,25 @@ def _edits(
             yield LOGIC, *span(node), source(node.operand)
         elif isinstance(node, ast.If | ast.While | ast.Assert) and not isinstance(node.test, ast.UnaryOp):
             test = source(node.test)
-            yield LOGIC, *span(node.test), f"not ({test})" if isinstance(node.test, _LOOSE) else f"not {test}"
+            yield (DEGENERATE if _is_constant(node.test) else LOGIC, *span(node.test),
+                   f"not ({test})" if isinstance(node.test, _LOOSE) else f"not {test}")
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.Invert) and not _is_constant(node):
+            yield DROPPED, *span(node), operand(node.operand)  # a negation dropped
         elif isinstance(node, ast.Constant) and type(node.value) is bool:
-            yield LOGIC, *span(node), str(not node.value)
+            yield DEGENERATE if sentinel or id(node) in tests else LOGIC, *span(node), str(not node.value)
         elif isinstance(node, ast.Constant) and type(node.value) is int:
             for other in (node.value + 1, node.value - 1):
+                if other == 0 and id(node) in negated:
+                    continue  # -1 made -0
                 if not (other == 0 and id(node) in dropped):  # x + 0: the drop of `+ 1` above
-                    yield CONSTANT, *span(node), str(other)
+                    yield DEGENERATE if sentinel else CONSTANT, *span(node), str(other)
         elif isinstance(node, ast.Subscript):
             keys = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for key in keys:
                 yield from _one_off(key, source, span)
+                if isinstance(key, ast.Slice) and key.step is None and (key.lower is None) != (key.upper is None):
+                    bound = source(key.lower or key.upper)  # type: ignore[arg-type]
+                    yield TWIN, *span(key), f":{bound}" if key.upper is None else f"{bound}:"
             yield from _swaps(keys, text, source, span)
         elif isinstance(node, ast.Call):
             positional = [a for a in node.args if not isinstance(a, ast.Starred)]
@@ -236,7 +266,16 @@ def _edits(
                     yield from _one_off(argument, source, span)
             if isinstance(node.func, ast.Name) and node.func.id in _FUNCTION_SWAPS:
                 yield ARGUMENTS, *span(node.func), _FUNCTION_SWAPS[node.func.id]
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _METHOD_TWINS:
+                end = span(node.func)[1]
+                for twin in _METHOD_TWINS[node.func.attr]:
+                    yield TWIN, end - len(node.func.attr), end, twin
             yield from _swaps(positional, text, source, span)
+            if (isinstance(node.func, ast.Name) and len(node.args) == 1 and not node.keywords
+                    and not isinstance(node.args[0], ast.Starred)):
+                yield DROPPED, *span(node), operand(node.args[0])  # a call dropped: f(x) -> x
+            elif not node.args and not node.keywords and isinstance(node.func, ast.Attribute):
+                yield DROPPED, *span(node), source(node.func.value)  # x.strip() -> x
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names and id(node) not in called:
             for other in names:
                 if other != node.id:
@@ -265,6 +304,17 @@ def _swaps(items: list[ast.expr], text: bytes, source, span) -> Iterator[tuple[i
 def _is_shifted(node: ast.AST) -> bool:
     """`x + n` or `x - n`: its constant's own mutations move it already."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and isinstance(node.right, ast.Constant)
+
+
+def _is_constant(node: ast.AST | None) -> bool:
+    """A constant, a negated one, or nothing (`return`)."""
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return node is None or isinstance(node, ast.Constant)
+
+
+def _is_number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 def _is_one(node: ast.AST) -> bool:
