@@ -18,10 +18,15 @@ PUBLIC = {
                  "example_checks", "lasting_name", "resolve", "settings_of"},
     "codeheal.errors": {"CodehealError", "ConfigError", "InputError", "PromptTooLargeError"},
     "codeheal.llm": {"chat_model"},
+    "codeheal.forms.project.mutations": {"DEGENERATE", "function_ingredients", "line_mutants", "local_names"},
+    "codeheal.forms.project.repair_context": {"is_test_file", "project_functions"},
 }
 """What the bench imports from codeheal: names codeheal exports (`codeheal.__all__`), the
-documented error hierarchy, and the chat-model factory `codeheal.llm` exports (the bench starts
-the embedded model's server with it before K problems wait on it at once)."""
+documented error hierarchy, the chat-model factory `codeheal.llm` exports (the bench starts
+the embedded model's server with it before K problems wait on it at once), and, for the corpus
+generator alone (codeheal_bench/corpus.py), the screen's own mutation operators and how the
+project form tells test files and functions apart: issue 64 draws the corpus's bugs with "the
+project's own mutation code", so it must read them where they live."""
 
 
 def imports(package: Path) -> list[tuple[Path, str, tuple[str, ...]]]:
