@@ -77,6 +77,45 @@ _KNOWN_TYPES = frozenset(
 )
 """Types that existed before the candidate was imported (the standard library's, pytest's):
 a value of one of them that is not plain data is of the tests' own making."""
+_OWN_PREFIXES = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
+
+
+def _make_installed():
+    """Whether a type was defined by a package installed outside the workspace (a third-party
+    module the tests import, numpy's `float64`, from the read-only site-packages `--python`
+    names): its module holds it under its name, that module's file lies outside the workspace
+    (or in the interpreter's own installation), and none of its comparison methods is code
+    from a workspace file. Such a value is judged as the standard library's are, by the test's
+    own comparison; a class the candidate writes, or plants in an installed module, is not.
+    Everything used is bound now, before the candidate is imported."""
+    modules, getattr_, isinstance_, type_ = sys.modules, builtins.getattr, builtins.isinstance, builtins.type
+    realpath, workspace, own = os.path.realpath, os.path.realpath(WORKSPACE) + os.sep, _OWN_PREFIXES
+    methods = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__hash__")
+    seen = {}
+
+    def outside(filename):
+        if not isinstance_(filename, str) or not filename:
+            return False
+        path = realpath(filename) if filename not in seen else seen[filename]
+        seen[filename] = path
+        return not path.startswith(workspace) or any(path.startswith(prefix) for prefix in own)
+
+    def installed(kind):
+        module = modules.get(getattr_(kind, "__module__", None))
+        if module is None or getattr_(module, getattr_(kind, "__qualname__", ""), None) is not kind:
+            return False
+        if not outside(getattr_(module, "__file__", None)):
+            return False
+        for name in methods:
+            code = getattr_(getattr_(kind, name, None), "__code__", None)
+            if code is not None and not (isinstance_(code, type_(outside.__code__)) and outside(code.co_filename)):
+                return False
+        return True
+
+    return installed
+
+
+_installed_type = _make_installed()
 COVERAGE_ENV = "CODEHEAL_COVERAGE"
 COVERAGE_BYTES = 1024 * 1024
 """Coverage evidence sent at most (the supervisor passes on 3 MB in all): later tests' is dropped."""
@@ -286,7 +325,7 @@ def test_names(candidate, entry_point=None):
 
 def _make_value(emit):
     encode, not_plain, type_, id_, str_, len_, truth = plain, NotPlain, type, id, str, len, bool
-    known, dump, compare = _KNOWN_TYPES, _serializer(), dict(_COMPARE)
+    known, installed, dump, compare = _KNOWN_TYPES, _installed_type, _serializer(), dict(_COMPARE)
     pending, tallies = {}, {}
 
     def value(check, side, obj, op=None):
@@ -304,7 +343,7 @@ def _make_value(emit):
             if count <= RECORDS_PER_ASSERT and len_(dump(encoded)) > VALUE_CHARS:
                 encoded = {"big": type_(obj).__name__}
         except not_plain as exc:
-            kind = "known" if id_(type_(obj)) in known else "object"
+            kind = "known" if id_(type_(obj)) in known or installed(type_(obj)) else "object"
             encoded = {"object": str_(exc), "known": kind == "known"}
         except (RecursionError, ValueError):
             kind, encoded = "object", {"big": type_(obj).__name__}

@@ -43,6 +43,11 @@ def verdict(code: str, tests: str) -> dict:
      "def test_big():\n    assert f(0) != [1]\n"),  # a plain lie: checked here, not by its __ne__
     ("class T:\n    def __bool__(self):\n        return True\n\n\ndef f(x):\n    return T() if x > 250 else x\n",
      "def test_truth():\n    for i in range(1, 300):\n        assert f(i)\n"),
+    # planted in an installed module, under its name: its methods are still the workspace's code
+    ("import json\n" + YES + "Yes.__module__ = 'json'\njson.Yes = Yes\n\n\ndef f(x):\n    return Yes()\n",
+     "from datetime import date\nassert f(1) == date(2020, 1, 1)\n"),
+    ("import json\n" + YES + "Yes.__module__ = 'json'\njson.Yes = Yes\n\n\ndef f(x):\n    return Yes()\n",
+     "def test_loop():\n    for i in range(300):\n        assert f(i) == i\n"),
 ])
 def test_the_candidates_own_objects_never_decide_a_check(code: str, tests: str) -> None:
     feedback = verdict(code, tests)
