@@ -42,7 +42,7 @@ import unittest
 
 import codeheal_clock
 import pytest
-from codeheal_plain import NotPlain, plain
+from codeheal_plain import COMPARISON_METHODS, NotPlain, plain
 
 try:
     from _hashlib import openssl_sha256 as _SHA256
@@ -90,7 +90,7 @@ def _make_installed():
     Everything used is bound now, before the candidate is imported."""
     modules, getattr_, isinstance_, type_ = sys.modules, builtins.getattr, builtins.isinstance, builtins.type
     realpath, workspace, own = os.path.realpath, os.path.realpath(WORKSPACE) + os.sep, _OWN_PREFIXES
-    methods = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__hash__")
+    methods = COMPARISON_METHODS
     seen = {}
 
     def outside(filename):
