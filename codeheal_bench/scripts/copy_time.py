@@ -3,7 +3,7 @@ modules of 2,188 bytes and 100 binary fixtures of 16 KiB: 5.5 MiB, under the 8 M
 into memory (`read_project`) and run at its own path in the local sandbox (bubblewrap where
 present), against the same job with no files. Median and p95 over the runs, after a warm-up.
 
-Writes benchmarks/results/copy_time.json. Usage: python benchmarks/copy_time.py [runs]
+Writes benchmarks/results/copy_time.json. Usage: python codeheal_bench/scripts/copy_time.py [runs]
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from codeheal.forms.project.snapshot import read_project
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Job
 
-RESULT = Path(__file__).parent / "results" / "copy_time.json"
+RESULT = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "copy_time.json"
 MODULES, FIXTURES = 1900, 100
 MODULE = "".join(f"def f{i}(x):\n    return x + {i}  # a line of a module of about two KiB\n" for i in range(32))
 

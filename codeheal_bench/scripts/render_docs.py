@@ -2,8 +2,8 @@
 `benchmarks/results/*.json`, the settings table from `Context`. Each rendered part sits
 between `<!-- rendered:NAME -->` and `<!-- /rendered -->` in a Markdown file.
 
-    python benchmarks/render_docs.py           # rewrite the rendered parts
-    python benchmarks/render_docs.py --check   # exit 1 if any is out of date (a test runs this)
+    python codeheal_bench/scripts/render_docs.py           # rewrite the rendered parts
+    python codeheal_bench/scripts/render_docs.py --check   # exit 1 if any is out of date (a test runs this)
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from humaneval_models import both_winner, tiebreak_run
 
 from codeheal.context import SETTINGS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results"
 EARLIER_RUN = RESULTS / "humaneval-3attempts" / "humaneval.jsonl"
 """The records of the 0.5B model's earlier HumanEval run (up to 3 attempts, 3,000 tokens)."""
@@ -35,7 +35,7 @@ def _kilo(tokens: int) -> str:
 
 
 def humaneval_table() -> str:
-    """One row per model and condition of the HumanEval runs (benchmarks/humaneval_models.py):
+    """One row per model and condition of the HumanEval runs (codeheal_bench/scripts/humaneval_models.py):
     hidden pass rate on all problems and on each slice, with the tokens, wall time and price it
     took; each model's default marked, and the retry condition that won its tuning slice named."""
     run = _load("humaneval")
@@ -112,7 +112,7 @@ def other_benchmarks() -> str:
         if r["condition"] == "one_shot" and r["task_id"] in ids
     )
     return "\n".join([
-        f"- `larger_model.py`: `model=\"local-1.5b\"`, one_shot on {larger['problems']} HumanEval problems: "
+        f"- `local_1_5b.json`: `model=\"local-1.5b\"`, one_shot on {larger['problems']} HumanEval problems: "
         f"{100 * larger['pass_at_1']:.1f} % ({larger['passed']}; tuning {100 * larger['tuning']:.1f} %, report "
         f"{100 * larger['report']:.1f} %) against {small} for the 0.5B model on the same problems; "
         f"{larger['wall_s'] / 60:.0f} min, median {larger['median_s_per_problem']:.1f} s per problem and "
@@ -120,10 +120,10 @@ def other_benchmarks() -> str:
         f"- `demo_time.py`: the README's demo (`make demo`'s solve, model already assembled), "
         f"with `{demo['model']}`, {len(demo['runs'])} runs: median {demo['median_wall_s']:.1f} s wall, healed in "
         f"{demo['healed']} of {len(demo['runs'])}.",
-        f"- `loop_overhead.py`: the graph with a SQLite checkpointer against a plain Python loop, "
+        f"- `loop_overhead.json`: the graph with a SQLite checkpointer against a plain Python loop, "
         f"same scripted model and sandbox, {loop['attempts_per_run']} attempts: median wall-time "
         f"ratio {loop['ratio']:.3f} over {loop['runs']} runs.",
-        f"- `evaluator_overhead.py`: testing starting code through `graph.invoke` takes "
+        f"- `evaluator_overhead.json`: testing starting code through `graph.invoke` takes "
         f"{evaluator['graph_invoke_with_starting_code']['median_ms']:.0f} ms median, "
         f"{evaluator['local_sandbox_run']['median_ms']:.0f} ms of it in the sandbox.",
         f"- `sandbox_overhead.py`: the sandbox and the report plugin add "
@@ -372,7 +372,7 @@ def main() -> int:
     stale = stale_files()
     if args.check:
         for name in stale:
-            print(f"{name} is out of date: run python benchmarks/render_docs.py", file=sys.stderr)
+            print(f"{name} is out of date: run python codeheal_bench/scripts/render_docs.py", file=sys.stderr)
         return 1 if stale else 0
     for name in stale:
         path = ROOT / name

@@ -5,7 +5,7 @@
   (c) the local sandbox running that test (bubblewrap when present),
   (d) the evaluator node end to end (the graph with starting code, no model).
 
-Writes benchmarks/results/sandbox_overhead.json. Usage: python benchmarks/sandbox_overhead.py [runs]
+Writes benchmarks/results/sandbox_overhead.json. Usage: python codeheal_bench/scripts/sandbox_overhead.py [runs]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from codeheal.sandboxes.base import REPORT_FD_ENV
 
 CODE = "def add(a, b):\n    return a + b\n"
 TESTS = "assert add(2, 3) == 5\n"
-RESULT = Path(__file__).parent / "results" / "sandbox_overhead.json"
+RESULT = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "sandbox_overhead.json"
 
 
 def timed(action: Callable[[], object], runs: int) -> dict[str, float]:

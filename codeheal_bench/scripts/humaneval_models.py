@@ -13,7 +13,7 @@ rerun with every record in place rewrites the report without the model), and the
 `--model local-1.5b --out benchmarks/results/humaneval-1.5b-presets`; the MBPP runs likewise
 (`codeheal-bench mbpp --limit 80 ... --out benchmarks/results/mbpp-0.5b-presets`). Then
 
-    .venv/bin/python benchmarks/humaneval_models.py
+    .venv/bin/python codeheal_bench/scripts/humaneval_models.py
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 from codeheal.settings.presets import default_policy
 from codeheal_bench.humaneval_records import CONDITIONS
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 RUNS = {"local-0.5b": "humaneval-0.5b-presets", "local-1.5b": "humaneval-1.5b-presets"}
 """Each embedded model, by the name that stays with it, and the folder of its HumanEval run."""
 SUITE_RUNS = {"humaneval": RUNS, "mbpp": {"local-0.5b": "mbpp-0.5b-presets", "local-1.5b": "mbpp-1.5b-presets"}}

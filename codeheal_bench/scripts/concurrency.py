@@ -7,7 +7,7 @@ Each run is checkpointed (InMemorySaver, durability "sync"). Counts completed, f
 missing runs, wall time and runs/second of both ways, and writes them to
 benchmarks/results/concurrency.json.
 
-Run: .venv/bin/python benchmarks/concurrency.py
+Run: .venv/bin/python codeheal_bench/scripts/concurrency.py
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer  # noqa: E402
 
 from codeheal import Context, solve_many  # noqa: E402
@@ -30,7 +30,7 @@ from codeheal.batch import BatchItem  # noqa: E402
 
 RUNS = 50
 MODEL_SECONDS = 0.3
-RESULT = Path(__file__).parent / "results" / "concurrency.json"
+RESULT = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "concurrency.json"
 
 
 async def timed_batch(context: Context, concurrency: int) -> dict[str, object]:

@@ -10,7 +10,7 @@ another place, is not a new stop: the walk is the code a reader follows, in the 
 runs); consecutive functions of one module are one stop. A *return* is a stop in a module the
 walk had already left: stops minus distinct modules.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/module_walk.py [--json FILE] [--show]
+    PYTHONPATH=. .venv/bin/python codeheal_bench/scripts/module_walk.py [--json FILE] [--show]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage
 
 from codeheal import Context, build_graph
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "tests" / "project" / "fixtures" / "shop"
 FIXED = '''```python
 # shop/pricing.py

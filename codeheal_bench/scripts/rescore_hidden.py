@@ -4,7 +4,7 @@ hidden check (codeheal_bench.hidden, through `codeheal.aevaluate`), one at a tim
 verdict its record holds. Writes benchmarks/results/rescore_hidden.json: the counts, and every
 code whose verdict differs.
 
-    .venv/bin/python benchmarks/rescore_hidden.py
+    .venv/bin/python codeheal_bench/scripts/rescore_hidden.py
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.problems import load_problems
 
-RESULTS = Path(__file__).resolve().parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 
 
 def recorded_verdicts(results: Path = RESULTS) -> dict[tuple[str, str], dict]:

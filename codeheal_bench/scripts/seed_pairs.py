@@ -5,7 +5,7 @@ unseeded comparison carries); per pair of conditions, at each seed, the problems
 them passes (the paired difference) and those on which both wrote the same code at every
 attempt (where their samples are shared). Writes one JSON file and prints a table:
 
-    .venv/bin/python benchmarks/seed_pairs.py benchmarks/results/humaneval-tuning-0.5b-seed1 \
+    .venv/bin/python codeheal_bench/scripts/seed_pairs.py benchmarks/results/humaneval-tuning-0.5b-seed1 \
         benchmarks/results/humaneval-tuning-0.5b-seed2 --out benchmarks/results/seed_pairs-0.5b.json
 """
 

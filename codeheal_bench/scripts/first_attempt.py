@@ -16,7 +16,7 @@ The tuning slice is the even task ids (choices are made there); the report slice
 ids. Records are appended to benchmarks/results/first_attempt.jsonl as they arrive (a rerun
 skips finished ones); the summary goes to benchmarks/results/first_attempt.json.
 
-    .venv/bin/python benchmarks/first_attempt.py [--slice tuning|report|all] [--variants a,b]
+    .venv/bin/python codeheal_bench/scripts/first_attempt.py [--slice tuning|report|all] [--variants a,b]
         [--model local-0.5b|local-1.5b] [--out DIR]
 
 `--out` writes first_attempt.jsonl and first_attempt.json there instead (another model's
@@ -50,7 +50,7 @@ from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import Problem, load_problems
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 RECORDS = RESULTS / "first_attempt.jsonl"
 VARIANTS = ("module_chat", "fence_stop", "stub_prefill", "lean_stub", "evalplus", "script")
 EVALPLUS_INSTRUCTION = (

@@ -1,6 +1,6 @@
 """Extraction loss: how many recorded replies held a solution that the code extraction lost.
 
-    python benchmarks/extraction_loss.py benchmarks/results/humaneval-tuning/humaneval.jsonl
+    python codeheal_bench/scripts/extraction_loss.py benchmarks/results/humaneval-tuning/humaneval.jsonl
 
 Every recorded reply is re-read by lenient readings besides the module form's own, each scored
 by the same hidden check (codeheal_bench.hidden). A reply whose own reading fails the check

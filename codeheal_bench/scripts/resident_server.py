@@ -12,7 +12,7 @@ Uses the user's own resident server (stopped first, so the first demo run is col
 end). Run it under the model lock on a quiet machine; it writes
 benchmarks/results/resident_server.json (or --out).
 
-    flock /tmp/codeheal-model.lock .venv/bin/python benchmarks/resident_server.py [--tries 10] [--warm 4]
+    flock /tmp/codeheal-model.lock .venv/bin/python codeheal_bench/scripts/resident_server.py [--tries 10] [--warm 4]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from codeheal.llm.discovery import (
 )
 from codeheal.llm.server import model_file
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "resident_server.json"
 CODEHEAL = str(Path(sys.executable).parent / "codeheal")
 DEMO = ["solve", "@examples/fizzbuzz/task.md", "--tests", "examples/fizzbuzz/tests.py", "--max-attempts", "5"]

@@ -16,8 +16,8 @@ choose, only to score). A tie that includes the greedy code's group keeps it (as
 would); other ties are also read both ways. Beside it: the greedy first attempt alone, any
 visible-passing candidate (a perfect chooser), and any candidate at all.
 
-    .venv/bin/python benchmarks/vote_ceiling.py --out benchmarks/results/vote_ceiling.json
-    CODEHEAL_MBPP_FILE=/path/to/mbpp.jsonl .venv/bin/python benchmarks/vote_ceiling.py --suite mbpp \\
+    .venv/bin/python codeheal_bench/scripts/vote_ceiling.py --out benchmarks/results/vote_ceiling.json
+    CODEHEAL_MBPP_FILE=/path/to/mbpp.jsonl .venv/bin/python codeheal_bench/scripts/vote_ceiling.py --suite mbpp \\
         --out benchmarks/results/vote_ceiling-mbpp.json
 
 On MBPP the inputs are those of the problem's asserts, the first (the visible one) among them.
@@ -30,7 +30,7 @@ attempt of --greedy's one_shot record and those samples, each weight 1; it repor
 the greedy visible-pass / hidden-fail the vote turns into hidden passes, how many greedy hidden
 passes it turns into failures, and whether the first exceeds the second by at least RULE_MARGIN:
 
-    .venv/bin/python benchmarks/vote_ceiling.py --rule --model local-0.5b \\
+    .venv/bin/python codeheal_bench/scripts/vote_ceiling.py --rule --model local-0.5b \\
         --greedy benchmarks/results/humaneval-0.5b-presets --samples benchmarks/results/humaneval-samples-0.5b \\
         --out benchmarks/results/vote_rule-0.5b.json
 """

@@ -3,7 +3,7 @@
 Measures the server's load time (start to ready), then prompt evaluation and generation speed
 in tokens per second over a few coding prompts, and writes benchmarks/results/local_model.json.
 
-    .venv/bin/python benchmarks/local_model_speed.py [--max-tokens N] [--out FILE]
+    .venv/bin/python codeheal_bench/scripts/local_model_speed.py [--max-tokens N] [--out FILE]
 
 Speeds come from llama.cpp's own `timings` in each response; a server that sends none is
 measured from `usage` and wall time instead (generation then includes prompt time: a lower bound).
@@ -24,7 +24,7 @@ from pathlib import Path
 from codeheal.llm.server import ensure_server, local_slots, local_threads
 from codeheal.llm.weights import QWEN_CODER_0_5B, ensure_model
 
-RESULTS = Path(__file__).parent / "results" / "local_model.json"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "local_model.json"
 PROMPTS = (
     "Write a Python function is_prime(n) that returns True when n is a prime number.",
     "Write a Python function running_median(xs) that returns the median of each prefix of xs.",

@@ -5,7 +5,7 @@ candidates the screen tested, the sandbox jobs run and their seconds (summed: jo
 run side by side). The codeheal timed is the one
 PYTHONPATH imports, so the same script times two checkouts back to back.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/screen_time.py --out FILE [--only NAME ...]
+    PYTHONPATH=. .venv/bin/python codeheal_bench/scripts/screen_time.py --out FILE [--only NAME ...]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Job, RunResult, SyncFace
 from codeheal_bench.quixbugs import load_quixbugs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHOP = ROOT / "tests" / "project" / "fixtures" / "shop"
 
 

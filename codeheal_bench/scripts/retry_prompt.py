@@ -7,7 +7,7 @@ retry prompt without a reflection, once with the failed code shown ("show") and 
 ("hide"), and test each on the visible tests (and, for scoring only, the hidden check).
 Writes benchmarks/results/retry_prompt.json.
 
-    .venv/bin/python benchmarks/retry_prompt.py [--problems 16] [--samples 3] [--temperature 0.8]
+    .venv/bin/python codeheal_bench/scripts/retry_prompt.py [--problems 16] [--samples 3] [--temperature 0.8]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import Problem, load_problems
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 VARIANTS = ("show", "hide")
 
 

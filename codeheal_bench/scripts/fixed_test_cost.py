@@ -10,7 +10,7 @@ with plugin autoload as the project job sets it now (off on codeheal's environme
 autoload on, as before, when pytest loads the plugins of codeheal's dependencies.
 
 Writes the isolation's entry of benchmarks/results/fixed_test_cost.json. Usage:
-    python benchmarks/fixed_test_cost.py [--runs N] [--isolation bwrap|basic]
+    python codeheal_bench/scripts/fixed_test_cost.py [--runs N] [--isolation bwrap|basic]
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from codeheal.sandboxes import LocalSandbox
 
 from codeheal_bench.quixbugs import load_quixbugs
 
-RESULT = Path(__file__).parent / "results" / "fixed_test_cost.json"
+RESULT = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "fixed_test_cost.json"
 TARGET_S = 0.5
 
 

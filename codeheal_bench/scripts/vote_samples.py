@@ -1,4 +1,4 @@
-"""More first-attempt samples where the loop stops at once, for benchmarks/vote_ceiling.py.
+"""More first-attempt samples where the loop stops at once, for codeheal_bench/scripts/vote_ceiling.py.
 
 Where the greedy first attempt passes the visible tests the loop stops, so the results folders
 hold no other candidate for those problems, and a vote among them has nothing to choose from.
@@ -9,7 +9,7 @@ visible tests: the candidates `select_samples` would draw there. Each is a run r
 --suite mbpp); a rerun skips those written. The K samples of a problem run back to back, so the
 prompt is evaluated once.
 
-    PYTHONPATH=$PWD .venv/bin/python benchmarks/vote_samples.py --slice tuning --samples 4 \\
+    PYTHONPATH=$PWD .venv/bin/python codeheal_bench/scripts/vote_samples.py --slice tuning --samples 4 \\
         --model local-1.5b --greedy benchmarks/results/humaneval-1.5b-presets \\
         --out benchmarks/results/humaneval-samples-1.5b
 """

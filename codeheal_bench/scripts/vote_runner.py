@@ -1,4 +1,4 @@
-"""Runs inside the sandbox for benchmarks/vote_ceiling.py (shipped as a job file, never imported
+"""Runs inside the sandbox for codeheal_bench/scripts/vote_ceiling.py (shipped as a job file, never imported
 by the host): records the arguments the official check passes to the canonical solution, then
 for each candidate writes one JSON line to the report channel: whether it loads, passes the
 visible checks and the official check, and what it returns on each recorded argument list."""

@@ -6,7 +6,7 @@ the server's cache, prompt, generation and sandbox seconds, the rest codeheal's 
 benchmarks/results/demo.json (or --out). Run it on a quiet machine; the codeheal it times is
 the one PYTHONPATH (else the venv) imports.
 
-    .venv/bin/python benchmarks/demo_time.py [--runs 5] [--out FILE] [--policy NAME]
+    .venv/bin/python codeheal_bench/scripts/demo_time.py [--runs 5] [--out FILE] [--policy NAME]
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ import sys
 import time
 from pathlib import Path
 
-from codeheal import breakdown
-from codeheal.llm.weights import lasting_name
+from codeheal import breakdown, lasting_name
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "demo.json"
 COMMAND = ["solve", "@examples/fizzbuzz/task.md", "--tests", "examples/fizzbuzz/tests.py", "--max-attempts", "5", "--json"]
 

@@ -6,7 +6,7 @@ never changes, so runs of older code count alike. A record copied into another f
 shared through one_shot's records) is one run, counted once. Writes one JSON file and prints a
 line per model:
 
-    .venv/bin/python benchmarks/ever_passed.py --out benchmarks/results/ever_passed-humaneval.json
+    .venv/bin/python codeheal_bench/scripts/ever_passed.py --out benchmarks/results/ever_passed-humaneval.json
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import collections
 import json
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 RARE = 0.2
 
 

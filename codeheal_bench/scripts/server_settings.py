@@ -14,7 +14,7 @@ benchmarks/results/server_settings.json: the 0.5B model's rows at its top level 
 docs/models.md renders), another model's (`--model local-1.5b`) under `models`. Run it on a
 quiet machine.
 
-    .venv/bin/python benchmarks/server_settings.py [--problems 8] [--model local-1.5b]
+    .venv/bin/python codeheal_bench/scripts/server_settings.py [--problems 8] [--model local-1.5b]
         [--rows baseline,spec_ngram_mod,draft_n8] [--workloads first,retry]
 """
 
@@ -39,7 +39,7 @@ from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems
 
-RESULTS = Path(__file__).parent / "results" / "server_settings.json"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "server_settings.json"
 CORES = os.cpu_count() or 1
 DEFAULT = ServerSettings(threads=CORES, slots=1, speculative="NONE")  # the rows compare against no drafting
 ROWS = {
