@@ -22,7 +22,7 @@ from pathlib import Path
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "helpers"))
 from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer  # noqa: E402
 
 from codeheal import Context, solve_many  # noqa: E402

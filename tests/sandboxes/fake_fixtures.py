@@ -1,5 +1,5 @@
 """Fixtures for tests that run against the fake E2B server: the server, and environments that
-point the unmodified SDK at it (used by tests/e2b and tests/security)."""
+point the unmodified SDK at it (used by tests/sandboxes and tests/security)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from pydantic import Field
 from codeheal.sandboxes import LocalSandbox
 from codeheal.sandboxes.base import Job, RunResult, SyncFace
 
-SHOP = Path(__file__).with_name("project") / "fixtures" / "shop"
+SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
 """The project form's fixture: a shop whose bulk_discount misses each tier's threshold."""
 SHOP_FIXED = '''The tiers start at their threshold:
 

@@ -139,7 +139,7 @@ def test_a_ladder_that_cannot_run_is_refused(settings: dict, message: str) -> No
         resolve(settings)
 
 
-SHOP = Path(__file__).parent / "project" / "fixtures" / "shop"
+SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
 REPAIR = ('```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int:\n'
           '    """Percent off for buying `quantity` of one item."""\n'
           "    for threshold, percent in DISCOUNT_TIERS:\n"

@@ -83,7 +83,7 @@ def test_a_run_on_an_embedded_server_budgets_with_its_counts(monkeypatch: pytest
 def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A tokenizer that needs a token per byte (three times the estimate) gets a shorter repair
     context, fitted to the window by its own count, not by the estimate."""
-    shutil.copytree(Path(__file__).parent / "project" / "fixtures" / "shop", tmp_path / "shop")
+    shutil.copytree(Path(__file__).parents[1] / "project" / "fixtures" / "shop", tmp_path / "shop")
     context = Context(project=ProjectSettings(context_size=MAX_TOKENS + 1400))
     model = scripted("A lesson.", "no code")
     app = build_graph(llm=model).compile(interrupt_before=["actor"], checkpointer=InMemorySaver())

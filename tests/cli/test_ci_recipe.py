@@ -11,7 +11,7 @@ import yaml
 
 from codeheal.cli import _parser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / "docs" / "ci" / "codeheal.yml"
 EXPRESSION = re.compile(r"\$\{\{[^}]*\}\}")
 

@@ -118,7 +118,7 @@ def test_plain_codeheal_fix_takes_the_test_command_and_settings_from_the_config(
     from codeheal.cli import main
 
     shop = tmp_path / "shop"
-    shutil.copytree(Path(__file__).parent / "project" / "fixtures" / "shop", shop)
+    shutil.copytree(Path(__file__).parents[1] / "project" / "fixtures" / "shop", shop)
     fixed = (
         "```python\n# shop/pricing.py\ndef bulk_discount(quantity: int) -> int:\n"
         '    """Percent off for buying `quantity` of one item."""\n'

@@ -17,7 +17,7 @@ from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer, heal_add
 from codeheal import install
 from codeheal.cli import main
 
-SHOP = Path(__file__).parent / "project" / "fixtures" / "shop"
+SHOP = Path(__file__).parents[1] / "project" / "fixtures" / "shop"
 
 
 def _solve(server: ScriptedServer, tmp_path: Path, *flags: str) -> int:
