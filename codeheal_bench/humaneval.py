@@ -350,7 +350,7 @@ async def _verdict(problem: Problem, code: str, verdicts: dict[tuple[str, str], 
 
 class ReplyRecorder(BaseCallbackHandler):
     """Keeps the text of every reply the actor got, by graph step, for the extraction
-    analysis (benchmarks/extraction_loss.py). A prefilled reply is kept with its prefill
+    analysis (codeheal_bench/scripts/extraction_loss.py). A prefilled reply is kept with its prefill
     in front, as the form reads it."""
 
     def __init__(self) -> None:

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "codeheal_bench" / "scripts"))
 
 from render_docs import stale_files  # noqa: E402
 
 
 def test_rendered_numbers_and_tables_match_their_sources():
-    assert stale_files() == [], "run: python benchmarks/render_docs.py"
+    assert stale_files() == [], "run: python codeheal_bench/scripts/render_docs.py"
 
 
 def test_readme_stays_short_and_names_the_two_commands():

@@ -1,6 +1,8 @@
 """The benchmarks live outside the product: codeheal imports nothing of codeheal_bench, and
 codeheal_bench uses only codeheal's public names (listed here); `codeheal` has no `bench`
-command, `codeheal-bench` has the benchmarks."""
+command, `codeheal-bench` has the benchmarks. The scripts beside the package
+(codeheal_bench/scripts/) measure codeheal itself: those that read its internals are named here
+with what they measure, the package never imports them, and the distribution does not ship them."""
 
 from __future__ import annotations
 
@@ -28,6 +30,25 @@ generator alone (codeheal_bench/corpus.py), the screen's own mutation operators 
 project form tells test files and functions apart: issue 64 draws the corpus's bugs with "the
 project's own mutation code", so it must read them where they live."""
 
+SCRIPTS = ROOT / "codeheal_bench" / "scripts"
+INTERNALS = {
+    "concurrency.py": "runs on one event loop through the batch's own item type",
+    "copy_time.py": "the project snapshot and the sandbox's job, timed without the loop",
+    "extraction_loss.py": "codeheal's own reading of a reply, against lenient readings",
+    "first_attempt.py": "prompt variants of the first attempt, built from the form's prompt parts",
+    "fixed_test_cost.py": "the project form's test job, run alone",
+    "humaneval_models.py": "the presets' default per model, beside the runs that chose it",
+    "local_model_speed.py": "the embedded server's start and speed",
+    "render_docs.py": "the settings table the docs render from Context's fields",
+    "resident_server.py": "the embedded model's file, for the server it measures",
+    "retry_prompt.py": "the actor's retry prompt with and without the failed code",
+    "sandbox_overhead.py": "the evaluator's job against bare pytest in the sandbox",
+    "screen_time.py": "sandbox jobs counted under the mutation screen",
+    "server_settings.py": "llama.cpp server settings on codeheal's own prompts",
+    "vote_ceiling.py": "candidates judged in the sandbox, as the loop's choice would",
+}
+"""The scripts that read codeheal's internals, and what each measures."""
+
 
 def imports(package: Path) -> list[tuple[Path, str, tuple[str, ...]]]:
     """(file, module, names) of every import statement in the package's modules."""
@@ -46,7 +67,8 @@ def test_codeheal_imports_nothing_of_the_bench() -> None:
 
 
 def test_the_bench_imports_only_codeheal_s_public_names() -> None:
-    used = [(p.name, m, names) for p, m, names in imports(ROOT / "codeheal_bench") if m.split(".")[0] == "codeheal"]
+    used = [(p.name, m, names) for p, m, names in imports(ROOT / "codeheal_bench")
+            if m.split(".")[0] == "codeheal" and not p.is_relative_to(SCRIPTS)]
     assert used, "the bench is built on codeheal"
     outside = [(file, module, sorted(set(names) - PUBLIC.get(module, set())))
                for file, module, names in used if not names or not set(names) <= PUBLIC.get(module, set())]
@@ -65,3 +87,16 @@ def test_codeheal_has_no_bench_command_and_codeheal_bench_has_the_benchmarks() -
     assert bench.stdout.startswith("usage: codeheal-bench")
     for benchmark in ("humaneval", "quixbugs", "seeded"):
         assert benchmark in bench.stdout
+
+
+def test_only_the_named_scripts_read_codeheal_s_internals_and_the_package_never_imports_a_script() -> None:
+    public = {**PUBLIC, "codeheal": set(codeheal.__all__)}
+    internal = {p.name for p, m, names in imports(SCRIPTS) if m.split(".")[0] == "codeheal"
+                and (not names or not set(names) <= public.get(m, set()))}
+    assert internal == set(INTERNALS)
+    scripts = {path.stem for path in SCRIPTS.glob("*.py")}
+    package = [(p.name, m) for p, m, _ in imports(ROOT / "codeheal_bench") if not p.is_relative_to(SCRIPTS)
+               and (m.split(".")[0] in scripts or m.startswith("codeheal_bench.scripts"))]
+    assert package == []
+    distribution = (ROOT / "codeheal_bench" / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'packages = ["codeheal_bench"]' in distribution  # the package alone: scripts/ is not in the wheel

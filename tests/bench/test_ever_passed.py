@@ -1,4 +1,4 @@
-"""benchmarks/ever_passed.py: every run folder of a suite is read, per model, and a problem
+"""codeheal_bench/scripts/ever_passed.py: every run folder of a suite is read, per model, and a problem
 counts as passed in some run, in at least half of them, or rarely, by its own runs; a record
 copied into another folder is one run, and a line cut short by a killed run is skipped."""
 
@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "codeheal_bench" / "scripts"))
 
 from ever_passed import ever_passed  # noqa: E402
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codeheal_bench.problems import load_problems
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "codeheal_bench" / "scripts"))
 
 from extraction_loss import lenient_readings, measure, reply_kind  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""benchmarks/first_attempt.py's `script` variant: the first attempt asked for the way EvalPlus
+"""codeheal_bench/scripts/first_attempt.py's `script` variant: the first attempt asked for the way EvalPlus
 does (once the library's `first_prompt="script"`), checked on the wire with a scripted
 OpenAI-compatible server: no system prompt, EvalPlus's instruction around codeheal's task text
 with the visible tests after it, its response prefix, generation stopped at the closing fence;
@@ -19,7 +19,7 @@ from codeheal.sandboxes import LocalSandbox
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "codeheal_bench" / "scripts"))
 
 from first_attempt import EVALPLUS_PREFIX, SCRIPT_INSTRUCTION, messages_for, one  # noqa: E402
 

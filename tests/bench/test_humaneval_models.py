@@ -1,4 +1,4 @@
-"""benchmarks/humaneval_models.py: the two models' HumanEval summaries joined, a condition
+"""codeheal_bench/scripts/humaneval_models.py: the two models' HumanEval summaries joined, a condition
 shown only once it ran on every problem."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "codeheal_bench" / "scripts"))
 
 from humaneval_models import RUNS, SUITE_RUNS, TIEBREAK_RUNS, both_winner, joined, tiebreak_run
 

@@ -1,4 +1,4 @@
-"""benchmarks/vote_ceiling.py: the pool counts a greedy first attempt once and each sample each
+"""codeheal_bench/scripts/vote_ceiling.py: the pool counts a greedy first attempt once and each sample each
 time it was written; candidates are judged in the sandbox on the check's own inputs, one that
 kills the runner judged a crash; the vote picks the heaviest group that passes the visible
 checks, and a tie with the greedy code's group keeps it."""
@@ -11,8 +11,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "codeheal_bench" / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "helpers"))
 
 from scripted_openai import ScriptedServer  # noqa: E402
 

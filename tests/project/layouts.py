@@ -1,5 +1,5 @@
 """Real project layouts built in a temp folder, each with its own virtualenv where it needs one
-(pytest copied in, tests/project_venv.py; the project installed by pip, offline, from the build
+(pytest copied in, tests/helpers/project_venv.py; the project installed by pip, offline, from the build
 backend already installed here), healed end to end through the CLI."""
 
 from __future__ import annotations

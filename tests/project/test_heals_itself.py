@@ -16,7 +16,7 @@ from layouts import heal, tree
 ROOT = Path(__file__).resolve().parent.parent.parent
 MODULE = "codeheal/prompting/extraction.py"
 RIGHT, WRONG = "if DEFINITION.search(b)]", "if not DEFINITION.search(b)]"
-TEST = "tests/test_extraction.py"
+TEST = "tests/forms/test_extraction.py"
 
 
 def tracked(*paths: str) -> list[str]:

@@ -2,7 +2,7 @@
 workspace (a `usercustomize.py` / `sitecustomize.py` in the user site) and leaves a process
 behind that rewrites every later workspace reaches no later job of its session.
 
-Against the fake E2B server (tests/e2b/fake_server.py): the unmodified SDK over real HTTP, the
+Against the fake E2B server (tests/sandboxes/fake_server.py): the unmodified SDK over real HTTP, the
 jobs really run. The sandbox layer is tested alone, without the tamper scan in front of it:
 isolation must hold for a candidate the scan lets through. The controls run the same attack
 with two jobs in one remote sandbox (what codeheal did before) and show that it works there."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "e2b"))  # the fake lives beside the E2B tests
+sys.path.insert(0, str(Path(__file__).parents[1] / "sandboxes"))  # the fake lives beside the E2B tests
 
 from e2b_code_interpreter import AsyncSandbox
 from fake_fixtures import api_env, fake, server
