@@ -59,7 +59,7 @@ class ServerSettings:
     ubatch: int = 512
     speculative: str = "NGRAM_MOD"
     """Drafting tokens from n-grams already in the prompt and reply. Measured on 2 cores
-    (benchmarks/server_settings.py): generation 74 against 39 tokens/s on a retry prompt,
+    (codeheal_bench/scripts/server_settings.py): generation 74 against 39 tokens/s on a retry prompt,
     two retry samples in 16.1 s against 31.0 s, first attempts unchanged (greedy output is
     identical). CODEHEAL_LOCAL_SPECULATIVE=NONE turns it off."""
     draft: str | None = None
@@ -211,7 +211,7 @@ def _positive_int_env(name: str, default: int, meaning: str) -> int:
 
 
 def start(path: Path, name: str, settings: ServerSettings, api_key: str | None = None) -> _Running:
-    """Start a server for the GGUF at `path` (also used by benchmarks/server_settings.py to
+    """Start a server for the GGUF at `path` (also used by codeheal_bench/scripts/server_settings.py to
     compare settings); it stops when the returned object is released. With `api_key`, every
     request but /health must carry it as a bearer token, and /slots and /metrics answer."""
     import xllamacpp

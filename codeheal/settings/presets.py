@@ -97,7 +97,7 @@ class Policy:
         False,
         "Show the failed attempt's code in the retry prompt (module form). Off by default: "
         "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
-        "HumanEval failures with it against 6 of 16 without (benchmarks/retry_prompt.py; "
+        "HumanEval failures with it against 6 of 16 without (codeheal_bench/scripts/retry_prompt.py; "
         "the retry still sees the failed checks and the lessons). Worth turning on for "
         "stronger models.",
     )
@@ -154,7 +154,7 @@ higher temperature (QuixBugs and the seeded bugs were measured so: docs/benchmar
 MODULE_POLICIES: dict[str, PolicyName] = {"local": "hedged", "local-1.5b": "hedged", "local-0.5b": "hedged"}
 """The module form's default per model where it was measured. Each embedded model's is
 `hedged`: two samples per retry, fresh first, the first retry writing one of its two shown the
-failure (benchmarks/humaneval_models.py; docs/benchmarks.md). local-0.5b's was the preset with
+failure (codeheal_bench/scripts/humaneval_models.py; docs/benchmarks.md). local-0.5b's was the preset with
 the most hidden passes on the tuning slices of HumanEval and MBPP together at 3 attempts (78
 against 75 for sample_first and raw_error), and held on common random numbers (159 against
 158). local-1.5b's tuning winner, sample_first, tied hedged on every common-random-number run
