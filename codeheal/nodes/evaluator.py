@@ -21,10 +21,10 @@ from codeheal.nodes.selection import (
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import NO_USAGE, usage_fields
-from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate, Tried
+from codeheal.state import Attempt, AttemptState, Feedback, Selection, TestedCandidate, Tried
 
 
-def evaluator(state: State) -> dict:
+def evaluator(state: AttemptState) -> dict:
     """The evaluator node: after a batch of parallel `test_candidate` tasks, leaves `tested`
     as it is while the attempt's testing goes on (candidate_test.more_to_test); else chooses
     among the tested candidates, records the attempt and its Feedback, and empties `tested`
@@ -47,7 +47,7 @@ def evaluator(state: State) -> dict:
     return {**update, "tested": None, "tried": tried}
 
 
-def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
+def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
     tests, probes = user_checks(state), state["probes"] or ""
@@ -87,7 +87,7 @@ class Choice:
         return {**self.best["feedback"], "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _record(state: State, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
+def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
             repeat: bool = False) -> dict:
     """The attempt, its Feedback and what it cost, added to the run's history, with what the
     form adds to it and to the run (Form.record); `repeat`: every candidate it tested had been
