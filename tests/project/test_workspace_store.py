@@ -67,7 +67,8 @@ def test_no_checkpoint_holds_the_project_and_a_resume_elsewhere_finishes(marked:
         app.invoke({"project": str(marked), "test_command": TEST}, config, context=Context(max_attempts=4))
         assert app.get_state(config).next == ("attempt",)  # the project was tested as it is
         forget_every_workspace()  # the run goes on as if another process resumed it
-        result = app.invoke(None, config, context=Context(max_attempts=4))
+        resumed = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver)
+        result = resumed.invoke(None, config, context=Context(max_attempts=4))
     assert result["status"] == "passed" and "bulk_discount" in result["diff"]
     stored = b"".join(
         bytes(value) for table in ("checkpoints", "writes") for row in sqlite3.connect(db).execute(f"SELECT * FROM {table}")
