@@ -27,8 +27,9 @@ from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
 from codeheal.nodes.evaluator import evaluator
 from codeheal.nodes.selection import make_selector
+from codeheal.prompting.model_call import NO_USAGE
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AttemptOutcome, AttemptState, State
+from codeheal.state import AttemptOutcome, AttemptScratch, AttemptState, State
 from codeheal.steps import node
 
 TRANSPORT_RETRY = RetryPolicy(
@@ -38,6 +39,12 @@ TRANSPORT_RETRY = RetryPolicy(
 
 ATTEMPT = "attempt"
 OUTCOME_KEYS = tuple(AttemptOutcome.__annotations__)
+
+
+def attempt_start() -> AttemptScratch:
+    """An attempt's own fields as it starts: nothing written, tested or chosen yet. With the
+    run's fields (every one of which `prepare` set), its nodes read fields, not `.get(...) or 0`."""
+    return AttemptScratch(generation=NO_USAGE, fresh_start=False, model=None, tested=[], probes=None, select_round=None)
 
 
 def build_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None) -> CompiledStateGraph:
@@ -62,13 +69,13 @@ def make_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = Non
 
     def run(state: State) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        for mode, chunk in attempt.stream(state, stream_mode=["custom", "values"]):
+        for mode, chunk in attempt.stream({**state, **attempt_start()}, stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 
     async def arun(state: State) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        async for mode, chunk in attempt.astream(state, stream_mode=["custom", "values"]):
+        async for mode, chunk in attempt.astream({**state, **attempt_start()}, stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 
