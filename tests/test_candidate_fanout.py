@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import threading
 
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, node_updates, scripted
+from doubles import (
+    ADD_TESTS,
+    BAD_ADD,
+    GOOD_ADD,
+    CountingSandbox,
+    fenced,
+    node_updates,
+    scripted,
+)
 
 from codeheal import build_graph
 from codeheal.context import resolve

@@ -22,7 +22,12 @@ from langgraph.types import RetryPolicy
 
 from codeheal.context import Context
 from codeheal.errors import is_transient
-from codeheal.loop.routers import route_after_actor, route_after_evaluation, route_after_selector, route_start
+from codeheal.loop.routers import (
+    route_after_actor,
+    route_after_evaluation,
+    route_after_selector,
+    route_start,
+)
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
 from codeheal.nodes.evaluator import evaluator

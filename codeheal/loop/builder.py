@@ -8,7 +8,11 @@ from langgraph.graph import END, START, StateGraph
 
 from codeheal.context import Context
 from codeheal.loop.attempt import ATTEMPT, TRANSPORT_RETRY, make_attempt
-from codeheal.loop.routers import route_after_attempt, route_after_reflector, route_after_review
+from codeheal.loop.routers import (
+    route_after_attempt,
+    route_after_reflector,
+    route_after_review,
+)
 from codeheal.nodes.finish import make_finish
 from codeheal.nodes.prepare import make_prepare
 from codeheal.nodes.reflector import make_reflector

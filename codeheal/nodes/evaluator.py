@@ -21,7 +21,14 @@ from codeheal.nodes.selection import (
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import usage_fields
-from codeheal.state import Attempt, AttemptState, Feedback, Selection, TestedCandidate, Tried
+from codeheal.state import (
+    Attempt,
+    AttemptState,
+    Feedback,
+    Selection,
+    TestedCandidate,
+    Tried,
+)
 
 
 def evaluator(state: AttemptState) -> dict:
