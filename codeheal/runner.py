@@ -107,10 +107,11 @@ def run_with_progress(
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
             # Command(update=...) sets them on the state with no step of its own: the run goes on at its step.
             writing = Command(update={"apply": True, "force": force}) if apply else None
+            # subgraphs: the transcript reads the evaluator's updates inside each attempt.
             stream = graph.stream(writing if resuming else request, config, context=context,
-                                  stream_mode=modes, durability="sync")
+                                  stream_mode=modes, durability="sync", subgraphs=True)
             try:
-                for mode, payload in _abandonable(stream, thread_id):
+                for _, mode, payload in _abandonable(stream, thread_id):
                     if mode == "custom":
                         narrator.on_event(payload)
                     elif transcript is not None:

@@ -390,18 +390,12 @@ class RunScratch(TypedDict, total=False):
     form: FormName
     """The run's form, chosen by prepare: every node asks it (codeheal/forms/)."""
     candidates: list[Candidate]
-    """The code the evaluator tests next: the starting code, or what the actor wrote (one
-    candidate on attempt 1, Policy.retry_samples on later attempts)."""
+    """Candidates written before the next attempt (the starting code; the project as it is),
+    which it tests before any model call; in an attempt, the ones it tests next (AttemptScratch)."""
     prepared: list[PreparedCandidate]
-    """The latest candidates to test, each prepared once by the node that wrote them
-    (nodes/candidate_test.py: de-duplicated, those tried before left out, in the order drawn):
-    the routers and the evaluator read them, never prepare them again."""
-    generation: Usage
-    """What writing the latest candidates cost, all samples together."""
-    fresh_start: bool
-    """The latest candidates were written from the first attempt's prompt."""
-    model: str | None
-    """The model that wrote the latest candidates (None: no model did)."""
+    """`candidates`, each prepared once by the node that wrote them (nodes/candidate_test.py:
+    de-duplicated, those tried before left out, in the order drawn): the routers and the
+    evaluator read them, never prepare them again. Empty once an attempt is recorded."""
     route: Route | None
     """How the latest retry was routed by kind (feedback_when "by_kind"), not yet counted."""
     written: int
@@ -414,21 +408,14 @@ class RunScratch(TypedDict, total=False):
     as it is was tested); emptied when the actor takes them."""
     stop_reason: Literal["budget"] | None
     """Set by a node that could not afford its model call: the run finishes."""
-    tested: Annotated[list[TestedCandidate], add_or_clear]
-    """The latest candidates' test results, gathered from their parallel tasks."""
     tried: list[Tried]
     """Every candidate tested in this run, in order: one tried before is not tested again."""
-    probes: str | None
-    """Generated inputs, as checks that report the output, the latest candidates run on after
-    the user's tests (selection)."""
-    select_round: int | None
-    """The selector's latest round while it chooses (1, then 2 when the first disagreed)."""
     probe_function: str | None
+    """The function generated inputs call when an attempt that passed chooses by execution
+    (module form: the entry point or the task's stub's); None: no choice can apply."""
     task_checks: list[str]
     """Module form: the asserts the task text's examples add to the user's tests
     (ModuleSettings.task_examples); every candidate runs them after the tests."""
-    """The function generated inputs call when an attempt that passed chooses by execution
-    (module form: the entry point or the task's stub's); None: no choice can apply."""
     feedback: Feedback | None
     """The evaluation of the latest attempt."""
     attempt_limit: int | None
@@ -457,8 +444,50 @@ class RunOutcome(TypedDict, total=False):
 
 
 class State(RunInput, ThreadMemory, RunScratch, RunOutcome):
-    """Everything the nodes share: the run's input, the thread's memory, the run's scratch
-    fields and its outcome."""
+    """The run's state, the parent graph's: the run's input, the thread's memory, the run's
+    scratch fields and its outcome. An attempt runs in its own subgraph (codeheal/loop/attempt.py)
+    on AttemptState, and hands back an AttemptOutcome."""
+
+
+class AttemptScratch(TypedDict, total=False):
+    """What one attempt keeps while it draws, tests and chooses, and drops when it ends."""
+
+    generation: Usage
+    """What writing the latest candidates cost, all samples together."""
+    fresh_start: bool
+    """The latest candidates were written from the first attempt's prompt."""
+    model: str | None
+    """The model that wrote the latest candidates (None: no model did)."""
+    tested: Annotated[list[TestedCandidate], add_or_clear]
+    """The latest candidates' test results, gathered from their parallel tasks."""
+    probes: str | None
+    """Generated inputs, as checks that report the output, the latest candidates run on after
+    the user's tests (selection)."""
+    select_round: int | None
+    """The selector's latest round while it chooses (1, then 2 when the first disagreed)."""
+
+
+class AttemptState(State, AttemptScratch):
+    """An attempt's state (the attempt subgraph's): the run's, as the attempt starts, and its own
+    scratch fields."""
+
+
+class AttemptOutcome(TypedDict, total=False):
+    """What an attempt hands back to the run: its record and what it changed of the run's
+    fields (the rest of AttemptState is the attempt's own)."""
+
+    attempts: int
+    feedback: Feedback | None
+    history: list[Attempt]
+    tried: list[Tried]
+    candidates: list[Candidate]
+    prepared: list[PreparedCandidate]
+    form_run: FormRun | None
+    screen: list[Candidate]
+    screened: bool
+    written: int
+    stop_reason: Literal["budget"] | None
+    route: Route | None
 
 
 class CandidateJob(TypedDict, total=False):

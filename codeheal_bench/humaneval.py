@@ -280,11 +280,11 @@ async def run_problem(
     recorder = ReplyRecorder()
     started_at = time.time()
     started = time.perf_counter()
-    async for mode, chunk in graph.astream(
-        request, context=context, stream_mode=["updates", "values"], config={"callbacks": [recorder]}
+    async for namespace, mode, chunk in graph.astream(  # subgraphs: the evaluator's updates, inside each attempt
+        request, context=context, stream_mode=["updates", "values"], config={"callbacks": [recorder]}, subgraphs=True
     ):
         if mode == "values":
-            final = chunk
+            final = chunk if not namespace else final
         elif (chunk.get("evaluator") or {}).get("feedback"):  # not while an attempt's testing goes on
             feedbacks.append(chunk["evaluator"]["feedback"])
     seconds_total = time.perf_counter() - started
@@ -355,8 +355,8 @@ class ReplyRecorder(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self._prefills: dict[str, str] = {}
-        self._steps: dict[str, int] = {}
-        self._replies: dict[int, list[str]] = {}
+        self._steps: dict[str, str] = {}
+        self._replies: dict[str, list[str]] = {}
 
     def on_chat_model_start(self, serialized: dict, messages: list[list[BaseMessage]], *, run_id, metadata=None,
                             **kwargs) -> None:
@@ -364,7 +364,7 @@ class ReplyRecorder(BaseCallbackHandler):
             return
         last = messages[0][-1]
         self._prefills[str(run_id)] = last.content if isinstance(last, AIMessage) and isinstance(last.content, str) else ""
-        self._steps[str(run_id)] = metadata["langgraph_step"]
+        self._steps[str(run_id)] = metadata["langgraph_checkpoint_ns"]  # the actor's run: one per attempt
 
     def on_llm_end(self, response: LLMResult, *, run_id, **kwargs) -> None:
         if str(run_id) not in self._steps:
@@ -377,7 +377,7 @@ class ReplyRecorder(BaseCallbackHandler):
 
     def actor_replies(self) -> list[list[str]]:
         """The replies of each actor call, in the order the calls were made."""
-        return [self._replies[step] for step in sorted(self._replies)]
+        return list(self._replies.values())  # in the order their first reply came
 
 
 def _attempt_record(attempt: dict[str, Any], feedback: Feedback, replies: list[str]) -> AttemptRecord:

@@ -9,8 +9,8 @@ from codeheal.loop.builder import build_graph
 
 
 def mermaid() -> str:
-    """The codeheal graph as Mermaid flowchart text."""
-    return build_graph().compile(name="codeheal").get_graph().draw_mermaid()
+    """The codeheal graph as Mermaid flowchart text, the attempt's steps drawn inside it."""
+    return build_graph().compile(name="codeheal").get_graph(xray=True).draw_mermaid()
 
 
 def draw_png(path: str | Path) -> Path:
@@ -24,5 +24,5 @@ def draw_png(path: str | Path) -> Path:
             "(it needs the graphviz headers: apt-get install libgraphviz-dev), or use Mermaid text"
         ) from None
     target = Path(path)
-    build_graph().compile(name="codeheal").get_graph().draw_png(str(target))
+    build_graph().compile(name="codeheal").get_graph(xray=True).draw_png(str(target))
     return target

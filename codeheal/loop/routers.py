@@ -1,5 +1,7 @@
 """Where the loop goes next: pure functions of state, typed so Studio draws every edge.
-The rules themselves live in `policy`."""
+Within an attempt (loop/attempt.py): from its start, the actor, the evaluator and the selector;
+in the run around it (loop/builder.py): after an attempt, the reflector and the review. The
+rules themselves live in `policy`."""
 
 from __future__ import annotations
 
@@ -12,48 +14,71 @@ from codeheal import policy
 from codeheal.context import Context, resolve_context
 from codeheal.forms.choice import form_of
 from codeheal.nodes.candidate_test import candidate_sends
-from codeheal.state import State
+from codeheal.state import AttemptState, State
+
+End = Literal["__end__"]
+"""The attempt's end (langgraph.graph.END): the run goes on in the parent graph."""
 
 
-def route_start(state: State) -> Literal["actor"] | list[Send]:
-    """Starting code supplied with the input is tested before any model call."""
+def route_start(state: AttemptState) -> Literal["actor"] | list[Send]:
+    """An attempt's candidates written before it (the starting code, the project as it is)
+    are tested before any model call; otherwise the actor draws them."""
     return candidate_sends(state) if state.get("prepared") else "actor"
 
 
+def route_after_actor(state: AttemptState) -> End | list[Send]:
+    """The actor's candidates are tested, each in its own parallel task, unless the budget
+    stopped it from writing any (the attempt ends; the run finishes)."""
+    return "__end__" if policy.after_model_step(state) == "finish" else candidate_sends(state)
+
+
 def route_after_evaluation(
-    state: State, runtime: Runtime[Context] | None = None
-) -> Literal["reflector", "actor", "review", "selector", "finish"] | list[Send]:
+    state: AttemptState, runtime: Runtime[Context] | None = None
+) -> Literal["selector"] | End | list[Send]:
     """The attempt's next batch of candidates while the evaluator left `tested` (testing goes
     on; choosing by generated inputs, `probes` set, it leaves them only for the selector's second
-    round: selection.wants_more_samples), else see `policy.after_evaluation`."""
+    round: selection.wants_more_samples). Once recorded, an attempt that passed chooses by
+    execution when the policy asks (policy.wants_selection); otherwise the attempt ends."""
     if state.get("tested"):
         return "selector" if state.get("probes") else candidate_sends(state)
-    context = resolve_context(runtime.context if runtime else None)
-    form = form_of(state)
-    return policy.after_evaluation(state, context, form.policy_for(context.policy),
-                                   screens=bool(state.get("screen")))
+    feedback = state.get("feedback")
+    if feedback and feedback["passed"] and policy.wants_selection(state, resolve_context(runtime.context if runtime else None)):
+        return "selector"
+    return "__end__"
 
 
-def route_after_actor(state: State) -> Literal["finish"] | list[Send]:
-    """The actor's candidates are tested, each in its own parallel task, unless the budget
-    stopped it from writing any."""
-    return "finish" if policy.after_model_step(state) == "finish" else candidate_sends(state)
-
-
-def route_after_selector(state: State) -> Literal["finish", "evaluator"] | list[Send]:
+def route_after_selector(state: AttemptState) -> Literal["evaluator"] | End | list[Send]:
     """The candidates to choose from are tested on the generated inputs, unless the model
-    wrote none that can run (or the budget stopped it); a second round the budget could not
-    pay for goes straight to the choice among those tested."""
+    wrote none that can run (or the budget stopped it): the attempt ends as it was recorded; a
+    second round the budget could not pay for goes straight to the choice among those tested."""
     if policy.after_model_step(state) == "finish" or not state.get("probes"):
-        return "finish"
+        return "__end__"
     return candidate_sends(state) or "evaluator"
 
 
-def route_after_reflector(state: State) -> Literal["actor", "finish"]:
+NEXT = {"actor": "attempt", "selector": "finish"}
+"""policy.after_evaluation's decision as the run's node: the actor's is the next attempt's; a
+passing attempt's choice by execution was made (or could not be) inside the attempt."""
+
+
+def route_after_attempt(
+    state: State, runtime: Runtime[Context] | None = None
+) -> Literal["reflector", "attempt", "review", "finish"]:
+    """After an attempt: the run finishes when a step could not afford its model call, else see
+    `policy.after_evaluation`."""
+    if policy.after_model_step(state) == "finish":
+        return "finish"
+    context = resolve_context(runtime.context if runtime else None)
+    decision = policy.after_evaluation(state, context, form_of(state).policy_for(context.policy),
+                                       screens=bool(state.get("screen")))
+    return NEXT.get(decision, decision)  # type: ignore[return-value]
+
+
+def route_after_reflector(state: State) -> Literal["attempt", "finish"]:
     """The next attempt follows the lesson, unless the budget stopped the reflector."""
-    return "finish" if policy.after_model_step(state) == "finish" else "actor"
+    return "finish" if policy.after_model_step(state) == "finish" else "attempt"
 
 
-def route_after_review(state: State) -> Literal["actor", "finish"]:
-    """A reviewer's retry goes back to the actor; accept and abort finish the run."""
-    return "actor" if state.get("status") == "running" else "finish"
+def route_after_review(state: State) -> Literal["attempt", "finish"]:
+    """A reviewer's retry is the next attempt; accept and abort finish the run."""
+    return "attempt" if state.get("status") == "running" else "finish"

@@ -45,7 +45,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
     def actor(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state)
-        if state.get("screen"):
+        if state["screen"]:
             return screening(state, context, state["screen"])
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
@@ -53,7 +53,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         writer = model_context(context, now.model)  # the Context of the model whose turn it is
         store = run_store()
         settle(state, store)
-        attempt = (state.get("attempts") or 0) + 1
+        attempt = state["attempts"] + 1
         shows, asked = chooser(store, now.model, attempt, SHOWN_KINDS)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck). A model taking over is
@@ -80,7 +80,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             return {"candidates": [], "stop_reason": "budget", "route": None}
         generation = total_usage(usages)
         emit(CandidatesWritten(
-            kind="candidates_written", attempt=(state.get("attempts") or 0) + 1, seconds=generation["seconds"],
+            kind="candidates_written", attempt=state["attempts"] + 1, seconds=generation["seconds"],
             prompt_tokens=generation["prompt_tokens"], completion_tokens=generation["completion_tokens"],
         ))
         return {
@@ -90,7 +90,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             "fresh_start": fresh,
             "route": route,
             "model": now.model,
-            "written": (state.get("written") or 0) + 1,
+            "written": state["written"] + 1,
         }
 
     return actor
@@ -148,14 +148,14 @@ def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
 
 def repeats_tried(state: State, prepared: dict[Candidate, Prepared]) -> bool:
     """Whether every candidate was tested before in this run (by its Prepared.key)."""
-    tried = {t["key"] for t in state.get("tried") or []}
+    tried = {t["key"] for t in state["tried"]}
     return bool(prepared) and all(p["key"] in tried for p in prepared.values())
 
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
     """The attempt that tests the candidates written without a model (`screen`, which the
     form's record of attempt 1 set)."""
-    attempt = (state.get("attempts") or 0) + 1
+    attempt = state["attempts"] + 1
     emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                         max_attempts=attempt_limit({**state, "screened": True}, context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,

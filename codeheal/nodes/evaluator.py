@@ -20,19 +20,26 @@ from codeheal.nodes.selection import (
 )
 from codeheal.policy import replaces_best
 from codeheal.progress import AttemptTested, emit
-from codeheal.prompting.model_call import NO_USAGE, usage_fields
-from codeheal.state import Attempt, Feedback, Selection, State, TestedCandidate, Tried
+from codeheal.prompting.model_call import usage_fields
+from codeheal.state import (
+    Attempt,
+    AttemptState,
+    Feedback,
+    Selection,
+    TestedCandidate,
+    Tried,
+)
 
 
-def evaluator(state: State) -> dict:
+def evaluator(state: AttemptState) -> dict:
     """The evaluator node: after a batch of parallel `test_candidate` tasks, leaves `tested`
     as it is while the attempt's testing goes on (candidate_test.more_to_test); else chooses
     among the tested candidates, records the attempt and its Feedback, and empties `tested`
     for the next attempt."""
     if more_to_test(state):
         return {}  # `tested` kept: the router sends the next batch
-    tested = sorted(state.get("tested") or [], key=lambda t: t["index"])
-    if state.get("probes"):
+    tested = sorted(state["tested"], key=lambda t: t["index"])
+    if state["probes"]:
         if wants_more_samples(state, current_context()):
             return {}  # `tested` kept: the router asks the selector for the second round
         return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
@@ -40,14 +47,14 @@ def evaluator(state: State) -> dict:
     choice = Choice(size=lambda tested: prepared[tested["index"]]["size"])
     for candidate in tested:
         choice.add(candidate)
-    tried = state.get("tried") or []
+    tried = state["tried"]
     before = {t["key"] for t in tried}
     update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested))
     tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
     return {**update, "tested": None, "tried": tried}
 
 
-def _record_selection(state: State, tested: list[TestedCandidate]) -> dict:
+def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
     tests, probes = user_checks(state), state["probes"] or ""
@@ -87,7 +94,7 @@ class Choice:
         return {**self.best["feedback"], "seconds": round(self.sandbox_seconds, 3)}
 
 
-def _record(state: State, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
+def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
             repeat: bool = False) -> dict:
     """The attempt, its Feedback and what it cost, added to the run's history, with what the
     form adds to it and to the run (Form.record); `repeat`: every candidate it tested had been
@@ -96,13 +103,13 @@ def _record(state: State, choice: Choice, tested: list[TestedCandidate], selecti
     best = choice.best
     assert best is not None
     form_fields, run_fields = form_of(state).record(state, best, tested, current_context())
-    attempts = (state.get("attempts") or 0) + 1
-    generation = state.get("generation") or NO_USAGE
+    attempts = state["attempts"] + 1
+    generation = state["generation"]
     record = Attempt(
         attempt=attempts,
         code=best["code"] or "",  # "" also for the project as it is: no code was written
         candidates_tested=choice.tested,
-        fresh_start=bool(state.get("fresh_start")),
+        fresh_start=state["fresh_start"],
         summary=summarize(feedback),
         passed=feedback["passed"],
         passed_count=feedback["passed_count"],
@@ -114,7 +121,7 @@ def _record(state: State, choice: Choice, tested: list[TestedCandidate], selecti
         **form_fields,
     )
     record["repeat"] = repeat
-    if state.get("model"):
+    if state["model"]:
         record["model"] = state["model"]
     if selection is not None:
         record["selection"] = selection
@@ -137,7 +144,7 @@ def _record(state: State, choice: Choice, tested: list[TestedCandidate], selecti
         **run_fields,
         "attempts": attempts,
         "feedback": feedback,
-        "history": [*(state.get("history") or []), record],
+        "history": [*state["history"], record],
         "candidates": [],
         "prepared": [],
     }

@@ -10,7 +10,6 @@ from codeheal.context import current_context
 from codeheal.forms.choice import choose_form
 from codeheal.nodes.candidate_test import to_test
 from codeheal.progress import emit
-from codeheal.prompting.model_call import NO_USAGE
 from codeheal.sandboxes import check_available, sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import State
@@ -43,14 +42,9 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "history": [],
         "feedback": None,
         "sandbox_session": uuid.uuid4().hex,
-        "tested": None,
+        "candidates": [],
         "prepared": [],
         "tried": [],
-        "probes": None,
-        "select_round": None,
-        "generation": NO_USAGE,
-        "fresh_start": False,
-        "model": None,
         "written": 0,
         "screened": False,
         "screen": [],

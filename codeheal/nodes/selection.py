@@ -54,18 +54,18 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
 
     def selector(state: State) -> Steps[dict]:
         # The model that wrote the passing attempt draws the candidates to choose from.
-        context = model_context(current_context(), state.get("model"))
-        entry_point = state.get("probe_function")
+        context = model_context(current_context(), state["model"])
+        entry_point = state["probe_function"]
         assert entry_point, "policy.wants_selection checks it"
         prefill = uses_prefill(context, llm)
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
-        second_round = bool(state.get("probes"))
+        second_round = bool(state["probes"])
         # The second round reuses the first's inputs: it writes no probe prompt.
         probe_prompt = [] if second_round else probe_messages(
             task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
-        drawn = len(state.get("candidates") or []) - 1 if second_round else 0
+        drawn = len(state["candidates"]) - 1 if second_round else 0
         samples, allowance = affordable_samples(
             state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt) if probe_prompt else 0,
             per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
@@ -74,7 +74,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
             return {"select_round": 2} if second_round else {"probes": None}
         usages = []
-        attempt = (state.get("attempts") or 0) + 1  # the choice is an attempt of its own
+        attempt = state["attempts"] + 1  # the choice is an attempt of its own
         if not second_round:
             emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                                 max_attempts=attempt_limit(state, context)))
@@ -218,17 +218,17 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
 
 def drawn_copies(state: State) -> dict[str, int]:
     """How many of the candidates drawn for the choice share each key (Prepared.copies)."""
-    return {p["key"]: p["copies"] for p in state.get("prepared") or []}
+    return {p["key"]: p["copies"] for p in state["prepared"]}
 
 
 def wants_more_samples(state: State, context: Context) -> bool:
     """Choosing by generated inputs (`probes` set), every candidate of the first round is tested,
     they do not all agree, and ModuleSettings.select_samples leaves samples to draw."""
-    tested = state.get("tested") or []
-    if not (state.get("probes") and tested and state.get("select_round") == 1):
+    tested = state["tested"]
+    if not (state["probes"] and tested and state["select_round"] == 1):
         return False
     copies = drawn_copies(state)
-    if len(tested) < len(copies) or len(state.get("candidates") or []) - 1 >= context.module.select_samples:
+    if len(tested) < len(copies) or len(state["candidates"]) - 1 >= context.module.select_samples:
         return False
     return not choose_by_agreement(tested, user_checks(state), state["probes"] or "", copies).unanimous
 

@@ -4,6 +4,7 @@ A module of its own, not conftest.py: tests/ holds more than one conftest module
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,13 @@ class ScriptedModel(GenericFakeChatModel):
     def prompt(self, index: int) -> str:
         """The text of every message of call `index`, joined."""
         return "\n".join(str(m.content) for m in self.calls[index])
+
+
+def node_updates(chunks: Iterable[tuple[tuple[str, ...], dict]]) -> list[tuple[str, dict]]:
+    """The (node, update) pairs of `graph.stream(..., stream_mode="updates", subgraphs=True)`
+    in order: the run's nodes and each attempt's own steps (the run's `attempt` update, which
+    hands back what those steps did, left out)."""
+    return [(node, update or {}) for _, chunk in chunks for node, update in chunk.items() if node != "attempt"]
 
 
 def scripted(*replies: str) -> ScriptedModel:

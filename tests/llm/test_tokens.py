@@ -86,7 +86,7 @@ def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: py
     shutil.copytree(Path(__file__).parents[1] / "project" / "fixtures" / "shop", tmp_path / "shop")
     context = Context(project=ProjectSettings(context_size=MAX_TOKENS + 1400))
     model = scripted("A lesson.", "no code")
-    app = build_graph(llm=model).compile(interrupt_before=["actor"], checkpointer=InMemorySaver())
+    app = build_graph(llm=model).compile(interrupt_after=["attempt"], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
     app.invoke({"project": str(tmp_path / "shop"), "test_command": "python -m pytest -q"}, config, context=context)
     state = app.get_state(config).values

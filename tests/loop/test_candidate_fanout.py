@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import threading
 
-from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scripted
+from doubles import (
+    ADD_TESTS,
+    BAD_ADD,
+    GOOD_ADD,
+    CountingSandbox,
+    fenced,
+    node_updates,
+    scripted,
+)
 
 from codeheal import build_graph
 from codeheal.context import resolve
@@ -34,8 +42,8 @@ class MeetingSandbox(CountingSandbox):
 def stream(model, sandbox, **context) -> list[tuple[str, dict]]:
     app = build_graph(llm=model, sandbox=sandbox).compile()
     updates = app.stream({"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve(context).context,
-                         stream_mode="updates")
-    return [next(iter(update.items())) for update in updates]
+                         stream_mode="updates", subgraphs=True)
+    return node_updates(updates)
 
 
 def test_a_retry_s_candidates_are_tested_at_the_same_time_in_their_own_jobs():
@@ -44,9 +52,9 @@ def test_a_retry_s_candidates_are_tested_at_the_same_time_in_their_own_jobs():
     sandbox.barrier = threading.Barrier(1, timeout=30)  # attempt 1 has one candidate
     steps = []
     app = build_graph(llm=model, sandbox=sandbox).compile()
-    for update in app.stream({"task": "Add two numbers.", "tests": ADD_TESTS},
-                             context=resolve({"retry_samples": 3}).context, stream_mode="updates"):
-        node, values = next(iter(update.items()))
+    for node, values in node_updates(app.stream({"task": "Add two numbers.", "tests": ADD_TESTS},
+                                                context=resolve({"retry_samples": 3}).context,
+                                                stream_mode="updates", subgraphs=True)):
         steps.append(node)
         if node == "reflector":
             sandbox.barrier = threading.Barrier(3, timeout=30)

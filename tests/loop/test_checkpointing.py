@@ -1,14 +1,17 @@
-"""Reflection memory persists on a thread; attempt counters start fresh each run."""
+"""Reflection memory persists on a thread; attempt counters start fresh each run; a run cut short
+mid-attempt resumes inside its attempt."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from doubles import fenced, scripted
+import pytest
+from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, CountingSandbox, fenced, scripted
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal import Context, build_graph
+from codeheal.context import resolve
 
 ADD_TASK = {"task": "Add two numbers.", "tests": "assert add(2, 3) == 5\n", "entry_point": "add"}
 MUL_TASK = {"task": "Multiply two numbers.", "tests": "assert mul(2, 3) == 6\n"}
@@ -59,3 +62,36 @@ def test_reflections_persist_with_sqlite_through_a_new_connection(tmp_path):
         graph = build_graph(llm=model).compile(checkpointer=saver)
         assert graph.get_state(THREAD).values["reflections"] == [LESSON]
         assert_second_run_remembers(model, graph.invoke(MUL_TASK, THREAD, context=Context(max_attempts=2)))
+
+
+class CrashOnce(CountingSandbox):
+    """A LocalSandbox whose first job for `marker` crashes, as a process killed mid-test would."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self.marker, self.crashed = marker, False
+
+    async def arun(self, job):
+        if self.marker in job.files["solution.py"] and not self.crashed:
+            self.crashed = True
+            raise RuntimeError("the sandbox died")
+        return await super().arun(job)
+
+
+def test_a_run_cut_short_mid_attempt_resumes_inside_the_attempt():
+    other_good = "def add(a, b):\n    return sum((a, b))\n"
+    model = scripted(fenced(BAD_ADD), LESSON, fenced("def add(a, b):\n    return 42\n"), fenced(GOOD_ADD), fenced(other_good))
+    sandbox = CrashOnce("sum((a, b))")
+    app = build_graph(llm=model, sandbox=sandbox).compile(checkpointer=InMemorySaver())
+    context = resolve({"retry_samples": 3, "policy": "self_heal"}).context
+    with pytest.raises(RuntimeError, match="the sandbox died"):
+        app.invoke({"task": "Add two numbers.", "tests": ADD_TESTS}, THREAD, context=context, durability="sync")
+    paused = app.get_state(THREAD, subgraphs=True)
+    assert paused.next == ("attempt",) and paused.values["attempts"] == 1
+    (attempt,) = paused.tasks
+    assert attempt.state.next == ("test_candidate",) and len(attempt.state.values["tested"]) == 2  # two of three done
+    before, calls = len(sandbox.jobs), len(model.calls)
+    result = app.invoke(None, THREAD, context=context, durability="sync")
+    assert [job.files["solution.py"].strip() for job in sandbox.jobs[before:]] == [other_good.strip()]  # only the one cut short
+    assert result["status"] == "passed" and result["attempts"] == 2 and result["reflections"] == [LESSON]
+    assert result["history"][-1]["candidates_tested"] == 3 and len(model.calls) == calls  # nothing drawn again

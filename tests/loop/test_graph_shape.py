@@ -7,7 +7,7 @@ from codeheal.context import resolve
 from codeheal.forms.module.form import ModuleForm
 from codeheal.nodes.candidate_test import to_test
 from codeheal.loop.routers import (
-    route_after_evaluation,
+    route_after_attempt,
     route_after_review,
     route_start,
 )
@@ -18,23 +18,37 @@ def edges(drawn) -> dict[tuple[str, str], bool]:
     return {(e.source, e.target): e.conditional for e in drawn.edges}
 
 
-def test_drawn_graph_has_every_route_out_of_the_evaluator():
-    drawn = edges(graph.get_graph())
-    for target in ("reflector", "actor", "review", "finish"):
-        assert drawn[("evaluator", target)] is True, target
-    for conditional in [("reflector", "actor"), ("reflector", "finish"), ("actor", "test_candidate"), ("actor", "finish")]:
+START, END = "attempt:__start__", "attempt:__end__"
+"""An attempt's start and end as the run's picture draws them (xray: the attempt's steps inside)."""
+
+
+def test_drawn_graph_has_every_route_of_the_run_and_of_an_attempt():
+    drawn = edges(graph.get_graph(xray=True))
+    for target in ("reflector", START, "review", "finish"):  # after an attempt
+        assert drawn[(END, target)] is True, target
+    for conditional in [("reflector", START), ("reflector", "finish"), ("attempt:actor", "attempt:test_candidate"),
+                        ("attempt:actor", END), ("attempt:evaluator", "attempt:test_candidate"),
+                        ("attempt:evaluator", "attempt:selector"), ("attempt:evaluator", END),
+                        ("attempt:selector", "attempt:test_candidate"), ("attempt:selector", "attempt:evaluator"),
+                        ("attempt:selector", END)]:
         assert drawn[conditional] is True, conditional
     assert drawn[("finish", "__end__")] is False
-    assert drawn[("prepare", "actor")] is True and drawn[("prepare", "test_candidate")] is True
-    assert drawn[("review", "actor")] is True and drawn[("review", "finish")] is True
-    assert drawn[("test_candidate", "evaluator")] is False
+    assert drawn[("prepare", START)] is False
+    assert drawn[(START, "attempt:actor")] is True and drawn[(START, "attempt:test_candidate")] is True
+    assert drawn[("review", START)] is True and drawn[("review", "finish")] is True
+    assert drawn[("attempt:test_candidate", "attempt:evaluator")] is False
+    run = edges(graph.get_graph())  # without xray: the run's steps, the attempt one of them
+    for target in ("reflector", "attempt", "review", "finish"):
+        assert run[("attempt", target)] is True, target
 
 
 def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
-    nodes = set(build_graph().compile().get_graph().nodes)
-    assert {"__start__", "prepare", "actor", "test_candidate", "evaluator", "reflector", "review", "finish", "__end__"} <= nodes
-    mermaid = graph.get_graph().draw_mermaid()
-    assert "evaluator -.-> reflector;" in mermaid and "evaluator -.-> actor;" in mermaid
+    nodes = set(build_graph().compile().get_graph(xray=True).nodes)
+    assert {"__start__", "prepare", "attempt:actor", "attempt:test_candidate", "attempt:evaluator", "attempt:selector",
+            "reflector", "review", "finish", "__end__"} <= nodes
+    mermaid = graph.get_graph(xray=True).draw_mermaid()
+    assert "attempt\\3a__end__ -.-> reflector;" in mermaid and "attempt\\3a__end__ -.-> attempt\\3a__start__;" in mermaid
+    assert "attempt\\3aevaluator -.-> attempt\\3aselector;" in mermaid and "subgraph attempt" in mermaid
     assert "finish --> __end__;" in mermaid
 
 
@@ -70,8 +84,8 @@ def test_after_evaluation_follows_the_outcome_the_cap_and_the_context():
 
 
 def test_router_without_runtime_uses_the_default_context():
-    assert route_after_evaluation({"form": "module", "feedback": feedback(False), "attempts": 1}) == "reflector"
-    assert route_after_review({"status": "running"}) == "actor"
+    assert route_after_attempt({"form": "module", "feedback": feedback(False), "attempts": 1}) == "reflector"
+    assert route_after_review({"status": "running"}) == "attempt"
     assert route_after_review({"status": "accepted"}) == "finish"
 
 
@@ -95,9 +109,10 @@ def test_best_attempt_prefers_most_checks_then_the_latest():
 
 
 def test_with_reflect_off_the_run_goes_from_evaluator_to_actor():
-    from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, scripted
+    from doubles import ADD_TESTS, BAD_ADD, GOOD_ADD, fenced, node_updates, scripted
 
     app = build_graph(llm=scripted(fenced(BAD_ADD), fenced(GOOD_ADD))).compile()
-    steps = [next(iter(update)) for update in app.stream(
-        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve({"reflect": False}).context, stream_mode="updates")]
+    steps = [node for node, _ in node_updates(app.stream(
+        {"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve({"reflect": False}).context,
+        stream_mode="updates", subgraphs=True))]
     assert steps == ["prepare", "actor", "test_candidate", "evaluator", "actor", "test_candidate", "evaluator", "finish"]

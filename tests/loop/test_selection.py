@@ -5,7 +5,7 @@ Generated inputs only ever choose; the verdict is the user's tests' alone."""
 
 from __future__ import annotations
 
-from doubles import CountingSandbox, fenced, scripted
+from doubles import CountingSandbox, fenced, node_updates, scripted
 
 from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings, resolve
@@ -25,11 +25,11 @@ def run(model, tests=WEAK_TESTS, **context):
     sandbox = CountingSandbox()
     app = build_graph(llm=model, sandbox=sandbox).compile()
     steps, result = [], None
-    for mode, data in app.stream({"task": TASK, "tests": tests}, context=resolve(context).context,
-                                 stream_mode=["updates", "values"]):
+    for namespace, mode, data in app.stream({"task": TASK, "tests": tests}, context=resolve(context).context,
+                                            stream_mode=["updates", "values"], subgraphs=True):
         if mode == "updates":
-            steps.append(next(iter(data)))
-        else:
+            steps += [node for node, _ in node_updates([(namespace, data)])]
+        elif not namespace:
             result = data
     return result, steps, sandbox, model
 

@@ -37,6 +37,6 @@ def test_the_config_serves_the_codeheal_package_graph() -> None:
         graph = getattr(importlib.import_module(module), attribute)
         assert isinstance(graph, Pregel)
         assert graph.checkpointer is None  # the server brings its own (Postgres)
-        assert {"prepare", "actor", "evaluator", "reflector"} <= set(graph.get_graph().nodes)
+        assert {"prepare", "attempt:actor", "attempt:evaluator", "reflector"} <= set(graph.get_graph(xray=True).nodes)
     settings = {k.removeprefix("CODEHEAL_").lower(): v for k, v in config["env"].items()}
     assert Context(**settings).sandbox == "e2b"

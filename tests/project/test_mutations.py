@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from doubles import CountingSandbox
+from doubles import CountingSandbox, node_updates
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
@@ -219,7 +219,8 @@ def test_a_screen_with_no_pass_tests_every_mutant_in_growing_batches(tmp_path: P
     (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
     graph = build_graph(llm=GenericFakeChatModel(messages=iter([AIMessage("no code here")] * 2))).compile()
     context = resolve({"max_attempts": 2, "mutants": 10, "reflect": False}).context
-    steps = list(graph.stream({"project": str(tmp_path), "test_command": TEST}, stream_mode="updates", context=context))
+    steps = [dict([update]) for update in node_updates(graph.stream(
+        {"project": str(tmp_path), "test_command": TEST}, stream_mode="updates", context=context, subgraphs=True))]
     tested = [sum(1 for c in steps[:i] if "test_candidate" in c) for i, c in enumerate(steps) if "evaluator" in c]
     screen = next(c["evaluator"]["history"][1] for c in steps if c.get("evaluator") and len(c["evaluator"]["history"]) == 2)
     assert screen["candidates_tested"] == 8  # the 10 mutants make 8 distinct changes

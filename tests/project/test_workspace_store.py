@@ -63,11 +63,12 @@ def test_no_checkpoint_holds_the_project_and_a_resume_elsewhere_finishes(marked:
     db = tmp_path / "checkpoints.sqlite"
     config = {"configurable": {"thread_id": "fix"}}
     with SqliteSaver.from_conn_string(str(db)) as saver:
-        app = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver, interrupt_before=["actor"])
+        app = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver, interrupt_after=["attempt"])
         app.invoke({"project": str(marked), "test_command": TEST}, config, context=Context(max_attempts=4))
-        assert app.get_state(config).next == ("actor",)  # the project was tested as it is
+        assert app.get_state(config).next == ("attempt",)  # the project was tested as it is
         forget_every_workspace()  # the run goes on as if another process resumed it
-        result = app.invoke(None, config, context=Context(max_attempts=4))
+        resumed = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver)
+        result = resumed.invoke(None, config, context=Context(max_attempts=4))
     assert result["status"] == "passed" and "bulk_discount" in result["diff"]
     stored = b"".join(
         bytes(value) for table in ("checkpoints", "writes") for row in sqlite3.connect(db).execute(f"SELECT * FROM {table}")
@@ -80,7 +81,7 @@ def test_no_checkpoint_holds_the_project_and_a_resume_elsewhere_finishes(marked:
 def test_a_resume_after_the_project_changed_stops_with_a_clear_error(marked: Path, tmp_path: Path) -> None:
     config = {"configurable": {"thread_id": "fix"}}
     with SqliteSaver.from_conn_string(str(tmp_path / "checkpoints.sqlite")) as saver:
-        app = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver, interrupt_before=["actor"])
+        app = build_graph(llm=scripted(LESSON, SHOP_FIXED)).compile(checkpointer=saver, interrupt_after=["attempt"])
         app.invoke({"project": str(marked), "test_command": TEST}, config, context=Context(max_attempts=4))
         forget_every_workspace()
         (marked / "shop" / "notes.py").write_text("NOTE = 'edited while the run was paused'\n", encoding="utf-8")

@@ -40,7 +40,7 @@ def test_a_healed_run_reports_each_step_in_order():
     tested = [event for event in custom if event["kind"] == "tests_result"]
     assert all(event["seconds"] >= event["sandbox_seconds"] > 0 for event in tested)
     nodes = [next(iter(data)) for mode, data in chunks if mode == "updates"]
-    assert nodes == ["prepare", "actor", "test_candidate", "evaluator", "reflector", "actor", "test_candidate", "evaluator", "finish"]
+    assert nodes == ["prepare", "attempt", "reflector", "attempt", "finish"]  # each attempt's steps: its subgraph's
 
 
 def test_exhausted_run_ends_with_a_failed_status_event():
