@@ -19,7 +19,8 @@ What crosses (docs/security.md):
 - results: tagged plain data (codeheal_plain); what is not plain data crosses as a `Handle`
   (an instance of a stand-in class named like the candidate's, or of Handle itself) whose
   attributes, calls, items and iteration are answered the same way. Two handles are equal
-  when their plain state is (the type's name and its attributes); a handle never equals
+  when they are the same object, or when their plain state is (the type's name and its
+  attributes, at least one); a handle never equals
   anything else, and `!=` or an ordering with one raises CandidateBoundaryError: the
   candidate's own comparison methods never run for a test.
 - changes in place: a list, dict or set argument the candidate changed is changed here too.
@@ -43,6 +44,8 @@ from codeheal_plain import unplain
 CANDIDATE = "solution"
 HOST_SCRIPT = "codeheal_candidate.py"
 PR_SET_DUMPABLE = 4
+ANSWER_CAP_BYTES = 256 * 1024 * 1024
+"""The longest answer read from the candidate's process (a longer one is not an answer)."""
 RAISED_AS_IS = frozenset({"SystemExit", "StopIteration", "StopAsyncIteration"})
 """Builtin exceptions outside Exception that still cross by name (others: CandidateBoundaryError)."""
 
@@ -127,8 +130,8 @@ class Handle(metaclass=HandleClass):
             return True
         if not isinstance(other, Handle):
             return False
-        mine = _link.request("state", self)
-        return mine is not None and mine == _link.request("state", other)
+        mine = _link.request("state", self)  # [type name, attributes]; None: it has none to compare
+        return mine is not None and bool(mine[1]) and mine == _link.request("state", other)
 
     def __hash__(self):
         return hash(type(self).__name__)
@@ -197,18 +200,28 @@ class _Link:
     def answer(self, op, rest):
         try:
             size = int.from_bytes(self._read(8), "big")
+            if size > ANSWER_CAP_BYTES:
+                raise ValueError("too long")
             kind, body, *more = json.loads(self._read(size))
+            if kind == "raise":
+                raised = self.exception(*body)
+            elif kind == "ok":
+                if op == "call" and more and more[0]:
+                    self.changed(rest, more[0])
+                value = self.decode(body)
+                if op == "state" and not (value is None or (type(value) is list and len(value) == 2
+                                                            and type(value[1]) is dict)):
+                    raise ValueError("not a state")
+                return value
+            else:
+                raised = CandidateBoundaryError(str(body))
         except (EOFError, OSError):
             self.ended()
-        except ValueError:
+        except CandidateBoundaryError:
+            raise
+        except Exception:  # noqa: BLE001  (what it sent is not an answer: never an exception a test expects)
             raise CandidateBoundaryError("the candidate's process answered with something that is not plain data") from None
-        if kind == "ok":
-            if op == "call" and more and more[0]:
-                self.changed(rest, more[0])
-            return self.decode(body)
-        if kind == "raise":
-            raise self.exception(*body) from None
-        raise CandidateBoundaryError(str(body))
+        raise raised from None
 
     def _read(self, size):
         data = b""
