@@ -1,6 +1,6 @@
 """The module form's candidate process, copied into each sandbox workspace as
 codeheal_candidate.py and started by the test process (candidate_proxy.py, codeheal_proxy) as
-`python -s -B codeheal_candidate.py REQUESTS_FD ANSWERS_FD`: it imports the candidate (solution.py, by its path) and
+`python -s -B -u codeheal_candidate.py REQUESTS_FD ANSWERS_FD`: it imports the candidate (solution.py, by its path) and
 serves the test process's requests on two pipes (the descriptors its arguments name), one at a time.
 
 What crosses: requests come pickled from the test process (trusted: it is the tests and
@@ -27,7 +27,6 @@ import codeheal_plain
 
 CANDIDATE = "solution"
 MESSAGE_CHARS = 10_000
-FRAMES_KEPT = 20
 MUTABLE = (list, dict, set)
 """Argument types whose changes in place are sent back (the test process applies them)."""
 FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType)
@@ -233,11 +232,11 @@ def _raised(exc, host):
 
 
 def _frames(exc):
-    """Where in solution.py the exception was raised (the outermost and innermost FRAMES_KEPT)."""
+    """Where in solution.py the exception was raised (every frame: the host keeps the ends)."""
     path = os.path.join(os.getcwd(), CANDIDATE + ".py")
     frames = [{"file": CANDIDATE + ".py", "line": frame.lineno, "function": frame.name, "source": (frame.line or "").strip()}
               for frame in traceback.extract_tb(exc.__traceback__) if frame.filename == path]
-    return frames if len(frames) <= 2 * FRAMES_KEPT else frames[:FRAMES_KEPT] + frames[-FRAMES_KEPT:]
+    return frames
 
 
 if __name__ == "__main__":

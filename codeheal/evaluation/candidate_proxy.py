@@ -164,7 +164,7 @@ class _Link:
         flags = [flag for name, flag in (("no_site", "-S"),) if getattr(sys.flags, name)]
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODEHEAL")}
         self.process = subprocess.Popen(
-            [sys.executable, "-s", "-B", *flags, os.path.join(workspace, HOST_SCRIPT), str(requests_read), str(answers_write)],
+            [sys.executable, "-s", "-B", "-u", *flags, os.path.join(workspace, HOST_SCRIPT), str(requests_read), str(answers_write)],
             cwd=workspace, env=env, pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL,
         )
         os.close(requests_read)
