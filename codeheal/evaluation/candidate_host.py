@@ -115,8 +115,6 @@ class Host:
             return (repr if op == "repr" else str)(obj)[:MESSAGE_CHARS]
         if op == "len":
             return len(obj)
-        if op == "bool":  # never the candidate's own __bool__: its length, else true
-            return len(obj) != 0 if hasattr(type(obj), "__len__") else True
         if op == "iter":
             return iter(obj)
         if op == "next":
@@ -214,11 +212,14 @@ def _answer(host, data):
     try:
         result = host.serve(op, ref, rest)
     except BaseException as exc:  # noqa: BLE001
-        return _raised(exc, host)
+        answer = _raised(exc, host)
+    else:
+        answer = None
     try:
-        return ["ok", host.wire(result), _changed(host, *rest, before) if before else {}]
+        changed = _changed(host, *rest, before) if before else {}  # changes in place count when it raised too
+        return answer + [changed] if answer else ["ok", host.wire(result), changed]
     except (RecursionError, ValueError):
-        return ["error", f"the result ({type(result).__name__}) nests too deep to cross as plain data"]
+        return ["error", "the result or an argument changed in place nests too deep to cross as plain data"]
 
 
 def _raised(exc, host):

@@ -21,8 +21,8 @@ What crosses (docs/security.md):
   attributes, calls, items and iteration are answered the same way. Two handles are equal
   when they are the same object, or when their plain state is (the type's name and its
   attributes, at least one); a handle never equals
-  anything else, and `!=` or an ordering with one raises CandidateBoundaryError: the
-  candidate's own comparison methods never run for a test.
+  anything else, and `!=`, an ordering or the truth of one raises CandidateBoundaryError:
+  the candidate's own comparison, `__bool__` and `__len__` never decide a test's check.
 - changes in place: a list, dict or set argument the candidate changed is changed here too.
 - exceptions: a builtin exception type crosses by name (`pytest.raises(ValueError)`), one of the
   candidate's classes as a stand-in deriving from its nearest builtin type, with the frames
@@ -99,7 +99,8 @@ class Handle(metaclass=HandleClass):
         return _link.request("len", self)
 
     def __bool__(self):
-        return _link.request("bool", self)
+        raise CandidateBoundaryError(f"the truth of an object of the candidate's ({type(self).__name__}) is not "
+                                     "decided by it: test its plain data (len(x) == 0, x.items == [])")
 
     def __iter__(self):
         return _link.request("iter", self)
@@ -203,11 +204,15 @@ class _Link:
             if size > ANSWER_CAP_BYTES:
                 raise ValueError("too long")
             kind, body, *more = json.loads(self._read(size))
+            if kind in ("ok", "raise") and op == "call" and more and more[0]:
+                self.changed(rest, more[0])  # applied when it raised too, as in one process
             if kind == "raise":
                 raised = self.exception(*body)
+                if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":
+                    # only `next` ends an iteration: from a call it would end the tests' own loop
+                    # (`all(map(f, xs))` true on what it never saw)
+                    raised = CandidateBoundaryError(f"{body[0]} raised by the candidate outside `next`")
             elif kind == "ok":
-                if op == "call" and more and more[0]:
-                    self.changed(rest, more[0])
                 value = self.decode(body)
                 if op == "state" and not (value is None or (type(value) is list and len(value) == 2
                                                             and type(value[1]) is dict)):
@@ -246,6 +251,8 @@ class _Link:
         for key, encoded in changed.items():
             target = args[int(key)] if key.isdigit() else kwargs[key]
             value = self.decode(encoded)
+            if type(value) is not type(target):
+                raise ValueError("an argument changed into another type")
             if isinstance(target, list):
                 target[:] = value
             else:

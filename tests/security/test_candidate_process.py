@@ -252,3 +252,38 @@ def test_what_the_candidate_patches_stays_in_its_process(patch: str) -> None:
 def test_what_cannot_cross_fails_never_passes(code: str, tests: str) -> None:
     result = feedback(code, tests)
     assert not result["passed"], result
+
+
+FRESH_SHAPES = [
+    # a class of its own named like a builtin exception, where the tests expect the builtin
+    ("class ValueError(Exception):\n    pass\ndef parse(s):\n    raise ValueError(s)\n",
+     "import pytest\ndef test_raises():\n    with pytest.raises(ValueError):\n        parse('x')\n    assert parse('1') == 1\n"),
+    # StopIteration from a call ends the tests' own loop: all() true on what it never saw
+    ("def is_even(n):\n    raise StopIteration\n", "def test_all():\n    assert all(map(is_even, [1, 3, 5]))\n"),
+    # an argument changed in place to hold an object that agrees with anything
+    ("class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
+     "def fill(xs):\n    xs[:] = [Yes(), Yes(), Yes()]\n",
+     "def test_fill():\n    xs = []\n    fill(xs)\n    assert xs == [1, 2, 3]\n"),
+    # an argument changed in place before it raises, where the tests check it was left alone
+    ("def reset(d):\n    d.clear()\n    d[1] = 2\n    return 1 / 0\n",
+     "import pytest\ndef test_reset():\n    d = {}\n    with pytest.raises(Exception):\n        reset(d)\n    assert d == {}\n"),
+    # module marks and fixtures of its own in the tests' namespace
+    ("import pytest\npytestmark = pytest.mark.skip('not today')\ndef add(a, b):\n    return a - b\n",
+     "def test_add():\n    assert add(2, 3) == 5\n"),
+    # a check() of its own, where the tests bring theirs (HumanEval's shape)
+    ("def check(candidate):\n    pass\ndef add(a, b):\n    return a - b\n",
+     "def check(candidate):\n    assert candidate(2, 3) == 5\n\ndef test_check():\n    check(add)\n"),
+    # its object's length decides the tests' `not`
+    ("class Empty:\n    def __len__(self):\n        return 0\ndef f():\n    return Empty()\n",
+     "def test_empty():\n    assert not f()\n"),
+    # an answer frame nested past any parser's depth, written by a helper thread before the real one
+    ("import os, threading\ndef f():\n    bomb = b'[' * 200000 + b']' * 200000\n"
+     "    for fd in range(3, 32):\n        try:\n            os.write(fd, len(bomb).to_bytes(8, 'big') + bomb)\n"
+     "        except OSError:\n            pass\n    return 5\n", "assert f() == 5\n"),
+]
+
+
+@pytest.mark.parametrize(("code", "tests"), FRESH_SHAPES)
+def test_a_fresh_reviewers_shapes_fail(code: str, tests: str) -> None:
+    result = feedback(code, tests)
+    assert not result["passed"], result
