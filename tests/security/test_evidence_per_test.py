@@ -137,9 +137,9 @@ def test_evidence_written_at_exit_is_not_evidence() -> None:
 ])
 def test_a_value_whose_bool_lies_is_not_a_pass(tests: str, lie: str) -> None:
     code = lie + "def is_prime(n):\n    return Yes()\n"
-    feedback = failed(code, tests)
-    assert {f["exception"] for f in feedback["failures"]} == {"NotPlainValue"}, feedback["failures"]
-    assert "not plain data" in feedback["failures"][0]["message"]
+    feedback = failed(code, tests)  # its truth is refused in the test process (codeheal_proxy.Handle)
+    assert {f["exception"] for f in feedback["failures"]} == {"CandidateBoundaryError"}, feedback["failures"]
+    assert "is not decided by it" in feedback["failures"][0]["message"]
 
 
 def test_an_honest_truth_assert_passes() -> None:
