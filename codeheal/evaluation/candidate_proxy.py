@@ -37,6 +37,7 @@ import os
 import pickle
 import subprocess
 import sys
+import threading
 import types
 
 from codeheal_plain import unplain
@@ -156,6 +157,7 @@ class _Link:
 
     def __init__(self):
         self.process = None
+        self.lock = threading.RLock()
         self.objects = {}  # number -> the stand-in
         self.numbers = {}  # id of a stand-in function or class -> its number
 
@@ -179,7 +181,12 @@ class _Link:
         return self.numbers[id(obj)]
 
     def request(self, op, target, *rest):
-        """Ask the candidate's process to do `op` on `target` (None: its module)."""
+        """Ask the candidate's process to do `op` on `target` (None: its module); one request
+        at a time, whatever thread of the tests asks."""
+        with self.lock:
+            return self._request(op, target, rest)
+
+    def _request(self, op, target, rest):
         if self.process is None:
             raise CandidateBoundaryError("the candidate's process is not running")
         buffer = io.BytesIO()
