@@ -19,6 +19,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from codeheal_bench import hidden
 from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.problems import load_problems
 
@@ -33,8 +34,7 @@ def _commit(folder: Path) -> str:
 
 async def measure(limit: int, part: str) -> dict:
     """The references of the first `limit` problems of slice `part` through the hidden check."""
-    import codeheal
-
+    root = Path(hidden.__file__).resolve().parent.parent  # the checkout the code came from
     problems = load_problems(limit, part)  # type: ignore[arg-type]
     load_before = os.getloadavg()
     rows = []
@@ -45,8 +45,8 @@ async def measure(limit: int, part: str) -> dict:
                      "passed": verdict.passed, "error": verdict.error})
     seconds = sum(row["seconds"] for row in rows)
     return {
-        "codeheal": str(Path(codeheal.__file__).resolve().parent.parent),
-        "commit": _commit(Path(codeheal.__file__).resolve().parent),
+        "codeheal": str(root),
+        "commit": _commit(root),
         "slice": part,
         "problems": len(rows),
         "hidden_passes": sum(row["passed"] for row in rows),
