@@ -194,8 +194,8 @@ def prelude(entry_point: str | None = None) -> str:
     if entry_point is not None and not entry_point.isidentifier():
         raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
     named = f", {entry_point!r}" if entry_point else ""
-    return (f'globals().update(__import__("codeheal_report").test_names(__import__("solution"){named}))'
-            "  # the candidate's names, _private ones too, then the builtins (added by codeheal)\n")
+    return (f'globals().update(__import__("codeheal_report").test_names(__import__("codeheal_proxy").candidate(__file__){named}))'
+            "  # the candidate's names (its own process), then the builtins (added by codeheal)\n")
 
 
 def build_test_module(tests: str, watched: Sequence[WatchedAssert] = (), entry_point: str | None = None) -> str:

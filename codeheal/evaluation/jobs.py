@@ -19,6 +19,10 @@ SUPERVISOR = "codeheal_supervisor.py"
 SUPERVISOR_SOURCE = (Path(__file__).with_name("supervisor.py")).read_text(encoding="utf-8")
 CLOCK_MODULE = "codeheal_clock.py"
 CLOCK_SOURCE = (Path(__file__).with_name("clock.py")).read_text(encoding="utf-8")
+PROXY_MODULE = "codeheal_proxy.py"
+PROXY_SOURCE = (Path(__file__).with_name("candidate_proxy.py")).read_text(encoding="utf-8")
+CANDIDATE_HOST = "codeheal_candidate.py"
+CANDIDATE_HOST_SOURCE = (Path(__file__).with_name("candidate_host.py")).read_text(encoding="utf-8")
 LAUNCH_MODULE = "codeheal_pytest"
 LAUNCH_SOURCE = (Path(__file__).with_name("pytest_launch.py")).read_text(encoding="utf-8")
 SUPERVISED = ("-I", SUPERVISOR)
@@ -29,7 +33,7 @@ PYTEST_ARGS = (
 NO_AUTOLOAD = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 """Plugins named with -p still load (the report plugin); installed ones are not looked up."""
 HARNESS = {f"{PLUGIN_MODULE}.py": PLUGIN_SOURCE, SUPERVISOR: SUPERVISOR_SOURCE, PLAIN_MODULE: PLAIN_SOURCE,
-           CLOCK_MODULE: CLOCK_SOURCE, f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE}
+           CLOCK_MODULE: CLOCK_SOURCE, f"{LAUNCH_MODULE}.py": LAUNCH_SOURCE, PROXY_MODULE: PROXY_SOURCE}
 """The files every job that runs pytest under the supervisor puts beside the code it tests
 (read-only in the sandbox)."""
 
@@ -38,21 +42,24 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
              entry_point: str | None = None, python: str | None = None) -> Job:
     """The sandbox job that runs the tests against one candidate (its `entry_point`, the
     function the tests call, is the candidate's even when a builtin has its name), on
-    `python` (a user's environment, read-only; None: the sandbox's own); everything but the
-    candidate is read-only in it."""
+    `python` (a user's environment, read-only; None: the sandbox's own). The candidate runs
+    in a process of its own (codeheal_proxy): the test file is not read-only but removed by
+    the test process before that process starts (no bytecode of it written); the rest is
+    read-only."""
     files = {
         "solution.py": candidate,
         TEST_MODULE: build_test_module(tests, watched_asserts(parse_tests(tests)), entry_point),
         **HARNESS,
+        CANDIDATE_HOST: CANDIDATE_HOST_SOURCE,
         "pytest.ini": "[pytest]\n",
     }
     return Job(
         files=files,
-        read_only=frozenset(files) - {"solution.py"},
+        read_only=frozenset(files) - {"solution.py", TEST_MODULE},
         python_args=PYTEST_ARGS,
         timeout_s=timeout_s,
         report=True,
-        env=NO_AUTOLOAD,
+        env={**NO_AUTOLOAD, "PYTHONDONTWRITEBYTECODE": "1"},
         session=session,
         python=python,
     )

@@ -76,3 +76,28 @@ def _make_plain():
 
 
 plain = _make_plain()
+
+_SCALARS = {"int": int, "float": float, "complex": complex, "str": str, "Decimal": decimal.Decimal,
+            "Fraction": fractions.Fraction}
+_COLLECTIONS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
+
+
+def unplain(encoded, other=None):
+    """The value `plain` encoded; `other(kind, data)` decodes a tag that is not plain data's
+    (the candidate's handles, candidate_proxy.py); without it such a tag is a KeyError."""
+    kind, data = encoded
+    if kind == "None":
+        return None
+    if kind == "bool":
+        return bool(data)
+    if kind in _SCALARS:
+        return _SCALARS[kind](data)
+    if kind == "bytes":
+        return bytes.fromhex(data)
+    if kind == "dict":
+        return {unplain(k, other): unplain(v, other) for k, v in data}
+    if kind in _COLLECTIONS:
+        return _COLLECTIONS[kind](unplain(item, other) for item in data)
+    if other is None:
+        raise KeyError(kind)
+    return other(kind, data)

@@ -48,6 +48,7 @@ def _load(name: str):
 
 _load("codeheal_plain")
 _load("codeheal_clock")
+_load("codeheal_proxy")
 codeheal_report = _load("codeheal_report")
 
 import pytest  # noqa: E402

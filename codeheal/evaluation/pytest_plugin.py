@@ -43,6 +43,7 @@ import unittest
 import codeheal_clock
 import pytest
 from codeheal_plain import COMPARISON_METHODS, NotPlain, plain
+from codeheal_proxy import Handle
 
 try:
     from _hashlib import openssl_sha256 as _SHA256
@@ -124,7 +125,8 @@ FLUSH_SECONDS = 0.5
 OWN_FILES = frozenset({__file__, os.path.join(os.getcwd(), "codeheal_plain.py"),
                        os.path.join(os.getcwd(), "codeheal_clock.py"),
                        os.path.join(os.getcwd(), "codeheal_supervisor.py"),
-                       os.path.join(os.getcwd(), "codeheal_pytest.py")})
+                       os.path.join(os.getcwd(), "codeheal_pytest.py"),
+                       os.path.join(os.getcwd(), "codeheal_proxy.py")})
 _TESTCASE = unittest.TestCase
 _TESTCASE_DICT = dict(vars(unittest.TestCase))
 _UNITTEST_MODULES = (unittest, unittest.case)
@@ -326,6 +328,7 @@ def test_names(candidate, entry_point=None):
 def _make_value(emit):
     encode, not_plain, type_, id_, str_, len_, truth = plain, NotPlain, type, id, str, len, bool
     known, installed, dump, compare = _KNOWN_TYPES, _installed_type, _serializer(), dict(_COMPARE)
+    isinstance_, handle = isinstance, Handle
     pending, tallies = {}, {}
 
     def value(check, side, obj, op=None):
@@ -343,7 +346,9 @@ def _make_value(emit):
             if count <= RECORDS_PER_ASSERT and len_(dump(encoded)) > VALUE_CHARS:
                 encoded = {"big": type_(obj).__name__}
         except not_plain as exc:
-            kind = "known" if id_(type_(obj)) in known or installed(type_(obj)) else "object"
+            # the candidate's object, compared by codeheal_proxy.Handle's == (plain state), never tested for truth
+            held = isinstance_(obj, handle) and op != "bool"
+            kind = "known" if held or id_(type_(obj)) in known or installed(type_(obj)) else "object"
             encoded = {"object": str_(exc), "known": kind == "known"}
         except (RecursionError, ValueError):
             kind, encoded = "object", {"big": type_(obj).__name__}
@@ -394,7 +399,7 @@ def _frames(excinfo):
         except Exception:
             source = ""
         frames.append({"file": name, "line": entry.lineno + 1, "function": entry.name, "source": source})
-    return frames
+    return frames + list(getattr(excinfo.value, "_codeheal_frames", ()))  # the module form's candidate's (codeheal_proxy)
 
 
 def _describe(excinfo):

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from codeheal.syntax import parse_code
 
 HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "codeheal_report", "codeheal_supervisor", "codeheal_plain",
-                              "codeheal_clock"})
+                              "codeheal_clock", "codeheal_proxy", "codeheal_candidate"})
 """Modules whose import alone is flagged: the runner, its plugin system, codeheal's report
-plugin and supervisor."""
+plugin, supervisor and the module form's candidate proxy."""
 FRAME_ATTRIBUTES = frozenset({
     "modules", "_getframe", "settrace", "setprofile", "addaudithook", "currentframe",
     "f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame", "cr_frame",

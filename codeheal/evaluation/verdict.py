@@ -11,8 +11,6 @@ its call passed, no failed phase or subtest, and (a test function) its body ende
 
 from __future__ import annotations
 
-import decimal
-import fractions
 import json
 from collections import defaultdict
 from collections.abc import Collection, Sequence
@@ -21,6 +19,7 @@ from typing import Any
 
 from codeheal.evaluation.checks import COMPARISONS, NO_LITERAL, WatchedAssert
 from codeheal.evaluation.evidence import checked_evidence, checked_supervisor
+from codeheal.evaluation.plain_data import unplain
 from codeheal.state import CheckFailure
 
 
@@ -306,35 +305,12 @@ def reported_results(events: list[dict]) -> dict[str, tuple[Any, str | None]]:
 def _decoded(event: dict) -> _Plain:
     if "plain" in event:
         try:
-            return _Plain(value=_decode(event["plain"]))
+            return _Plain(value=unplain(event["plain"]))
         except (ValueError, TypeError, KeyError, IndexError, ArithmeticError, RecursionError):
             return _Plain(object_type="unreadable value")
     if "big" in event:
         return _Plain(too_big=True)
     return _Plain(object_type=str(event.get("object", "object"))[:100], known=event.get("known") is True)
-
-
-_SCALARS = {
-    "int": int, "float": float, "complex": complex, "str": str,
-    "Decimal": decimal.Decimal, "Fraction": fractions.Fraction,
-}
-_COLLECTIONS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
-
-
-def _decode(encoded: list) -> Any:
-    """The value the report plugin encoded as tagged plain data (pytest_plugin._plain)."""
-    kind, data = encoded
-    if kind == "None":
-        return None
-    if kind == "bool":
-        return bool(data)
-    if kind in _SCALARS:
-        return _SCALARS[kind](data)
-    if kind == "bytes":
-        return bytes.fromhex(data)
-    if kind == "dict":
-        return {_decode(k): _decode(v) for k, v in data}
-    return _COLLECTIONS[kind](_decode(item) for item in data)
 
 
 def _short(value: Any) -> str:

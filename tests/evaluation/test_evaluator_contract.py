@@ -34,7 +34,7 @@ def test_explicit_imports_from_solution_still_work() -> None:
 
 
 def test_tamper_scan_fails_harness_access_with_a_clear_message_and_can_be_switched_off() -> None:
-    code = "import sys\ndef add(a, b):\n    return a + b\nassert 'pytest' in sys.modules\n"
+    code = "import sys\ndef add(a, b):\n    return a + b\nassert 'codeheal_plain' in sys.modules\n"
     scanned = evaluate_candidate(LocalSandbox(), code, "assert add(2, 3) == 5\n", 10)
     assert not scanned["passed"] and scanned["error"].startswith("harness tampering: solution.py line 4: ")
     assert "line 4: uses sys.modules" in scanned["error"]

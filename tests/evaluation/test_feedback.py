@@ -172,4 +172,4 @@ def test_real_run_where_the_candidate_exits_early_is_not_a_pass():
     code = "import os\n\ndef add(a, b):\n    os._exit(0)\n"
     feedback = evaluate(code, "assert add(1, 1) == 2\n")
     assert not feedback["passed"]
-    assert "ended early" in feedback["error"]
+    assert "the candidate's process ended (exit code 0)" in str(feedback)

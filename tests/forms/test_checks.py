@@ -86,6 +86,6 @@ def test_parse_tests_names_the_line_with_a_caret():
 
 
 def test_the_prelude_names_the_entry_point_and_refuses_one_that_is_not_a_name():
-    assert "test_names(__import__(\"solution\"), 'sum'))" in build_test_module("assert sum([1]) == 1\n", entry_point="sum")
+    assert "candidate(__file__), 'sum'))" in build_test_module("assert sum([1]) == 1\n", entry_point="sum")
     with pytest.raises(InputError, match="not a Python identifier"):
         prelude("sum')); import os; ('")

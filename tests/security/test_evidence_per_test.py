@@ -52,8 +52,9 @@ def failed(code: str, tests: str) -> dict:
     return feedback
 
 
-def not_run(feedback: dict) -> dict[str, str]:
-    return {f["test"]: f["message"] for f in feedback["failures"] if f["exception"] == "NotRun"}
+def judged_wrong(feedback: dict) -> bool:
+    """Every failure is the wrong answer's, found by the tests' own asserts."""
+    return bool(feedback["failures"]) and {f["exception"] for f in feedback["failures"]} == {"AssertionError"}
 
 
 @pytest.mark.parametrize("tests, later", [
@@ -61,8 +62,10 @@ def not_run(feedback: dict) -> dict[str, str]:
     (CLASS_TESTS, {"test_two", "test_three"}),
 ])
 def test_a_passing_exit_after_the_first_case_names_every_case_left(tests: str, later: set[str]) -> None:
+    """The module form's candidate runs in a process of its own: pytest's Exit is not there to
+    raise, and what it raises instead fails each later case where it is called."""
     feedback = failed(EXIT_AFTER_FIRST, tests)
-    assert set(not_run(feedback)) >= later, feedback["failures"]
+    assert {f["test"] for f in feedback["failures"]} >= later, feedback["failures"]
     assert feedback["total"] == 3 and feedback["passed_count"] <= 1
 
 
@@ -76,17 +79,18 @@ def test_a_passing_exit_after_the_first_case_names_every_case_left(tests: str, l
     CLASS_TESTS,
 ])
 def test_a_patched_runner_fails_wherever_the_checks_are(tests: str) -> None:
-    feedback = failed(RUNNER_PATCH + WRONG_ADD, tests)
-    assert not_run(feedback), feedback["failures"]
-    assert all("never ran to its end" in message for message in not_run(feedback).values())
-    assert feedback["passed_count"] == 0
+    """The patch lands on the pytest of the candidate's own process; the tests' runner judges,
+    as it judges the wrong answer without the patch."""
+    feedback, honest = run(RUNNER_PATCH + WRONG_ADD, tests), run(WRONG_ADD, tests)
+    assert (feedback["passed"], feedback["passed_count"]) == (honest["passed"], honest["passed_count"])
+    assert [f["test"] for f in feedback["failures"]] == [f["test"] for f in honest["failures"]]
 
 
 def test_a_patch_that_ends_the_call_early_through_another_runner_hook_fails() -> None:
     code = ("import importlib\npython = importlib.import_module('_py' + 'test.python')\n"
             "python.pytest_pyfunc_call.__code__ = (lambda pyfuncitem: True).__code__\n" + WRONG_ADD)
     feedback = failed(code, PARAMETRIZED)
-    assert len(not_run(feedback)) == 3
+    assert judged_wrong(feedback) and len(feedback["failures"]) == 2  # add(0, 0) is right
 
 
 @pytest.mark.parametrize("patch", [
@@ -133,9 +137,9 @@ def test_evidence_written_at_exit_is_not_evidence() -> None:
 ])
 def test_a_value_whose_bool_lies_is_not_a_pass(tests: str, lie: str) -> None:
     code = lie + "def is_prime(n):\n    return Yes()\n"
-    feedback = failed(code, tests)
-    assert {f["exception"] for f in feedback["failures"]} == {"NotPlainValue"}, feedback["failures"]
-    assert "not plain data" in feedback["failures"][0]["message"]
+    feedback = failed(code, tests)  # its truth is refused in the test process (codeheal_proxy.Handle)
+    assert {f["exception"] for f in feedback["failures"]} == {"CandidateBoundaryError"}, feedback["failures"]
+    assert "is not decided by it" in feedback["failures"][0]["message"]
 
 
 def test_an_honest_truth_assert_passes() -> None:
@@ -163,4 +167,4 @@ def test_unittest_and_async_test_bodies_are_watched_to_their_end() -> None:
     assert run(RIGHT_ADD, tests)["passed"]
     patch = RUNNER_PATCH.replace("test.python').Function", "test.unittest').TestCaseFunction")
     feedback = failed(patch + WRONG_ADD, tests)
-    assert sum(f["exception"] == "NotRun" for f in feedback["failures"]) == 2 and feedback["passed_count"] == 0
+    assert judged_wrong(feedback) and feedback["passed_count"] == 0

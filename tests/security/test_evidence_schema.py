@@ -162,12 +162,14 @@ def test_a_misshapen_supervisor_record_is_untrusted(supervisor: object) -> None:
     "{'event': 'passed'}",
 ])
 def test_a_candidate_writing_misshapen_records_fails_cleanly(forged: str) -> None:
-    """Through the real channel, in bubblewrap: the candidate finds the plugin's emitter and
-    writes a record of the wrong shape, and the right answer besides. Not a pass, no crash."""
+    """In bubblewrap: the candidate looks for the plugin's emitter to write a record of the
+    wrong shape, and gives the right answer besides. The module form's candidate runs in a
+    process of its own, where there is no emitter: not a pass, no crash. (The host's schema
+    check itself is tried on every field above.)"""
     code = ("import sys\nT = 'test_solution.py::test_add'\n"
             f"sys.modules['codeheal_report']._emit({forged})\n"
             "def add(a, b):\n    return a + b\n")
     updates, _ = evaluate(code, "def test_add():\n    assert add(2, 3) == 5\n", tamper_scan=False)
     feedback = updates["feedback"]
     assert not feedback["passed"], feedback
-    assert "evidence schema" in (feedback["error"] or ""), feedback["error"]
+    assert "KeyError" in str(feedback) and "codeheal_report" in str(feedback), feedback

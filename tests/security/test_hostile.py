@@ -195,8 +195,8 @@ def test_killing_the_parent_process_only_ends_the_sandbox(job_uids: list[int]) -
         "    return 'parent signalled'\n"
     )
     feedback = run_hostile(code, job_uids)["feedback"]
-    # pid 1 of the sandbox's namespace belongs to root (EPERM) or ignores signals from inside
-    assert feedback["failures"][0]["exception"] in ("PermissionError", "AssertionError")
+    # the module form's candidate's parent is the test process: killing it fails the run
+    assert not feedback["passed"] and "parent signalled" not in str(feedback), feedback
 
 
 def test_a_unix_socket_on_the_host_filesystem_cannot_be_reached(job_uids: list[int], tmp_path) -> None:

@@ -72,8 +72,10 @@ def test_code_under_test_cannot_change_the_tests_before_they_are_collected(shop:
 
 
 def test_the_module_forms_tests_and_harness_are_read_only() -> None:
+    """All but the candidate and the test module, which the test process empties before the
+    candidate's process starts (tests/security/test_candidate_process.py)."""
     job = make_job("def add(a, b):\n    return a + b\n", "assert add(1, 1) == 2\n", 10)
-    assert job.read_only == frozenset(job.files) - {"solution.py"}
+    assert job.read_only == frozenset(job.files) - {"solution.py", "test_solution.py"}
 
 
 def test_every_kind_of_test_file_is_read_only() -> None:

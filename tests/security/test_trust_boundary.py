@@ -36,7 +36,7 @@ def failed(code: str, tests: str = ADD_TESTS, **settings: object) -> dict:
 def test_forged_report_file_and_exit_zero_is_not_a_pass(job_uids: list[int]) -> None:
     code = WRONG_ADD + f"import os\nopen('report.jsonl', 'w').write('{FORGED}')\nos._exit(0)\n"
     feedback = failed(code, tamper_scan=False)
-    assert feedback["error"] == "the test process ended early with exit code 0"
+    assert "the candidate's process ended (exit code 0)" in feedback["error"], feedback["error"]
     assert "os._exit" in failed(code)["error"]  # and the scan names it before it runs
     for uid in job_uids:
         assert processes_of(uid) == []
@@ -47,14 +47,14 @@ def test_patching_the_test_runner_at_import_is_caught_by_the_scan() -> None:
     assert failed(code)["error"].startswith("harness tampering: solution.py line 3: imports _pytest.python")
 
 
-def test_extra_passing_results_written_to_the_report_channel_are_inconsistent() -> None:
+def test_a_candidate_function_posing_as_a_test_is_not_collected() -> None:
     code = (
         "def add(a, b):\n    return a + b\n"
         "def test_extra():\n    pass\n"
         "test_extra.__module__ = 'test_solution'\n"  # pretends to be one of the user's tests
     )
-    feedback = failed(code)
-    assert "results for tests that are not in the tests: test_extra" in feedback["error"]
+    updates, _ = evaluate(code, ADD_TESTS)  # the tests hold a stand-in of module `solution`
+    assert updates["feedback"]["passed"] and updates["feedback"]["total"] == 2, updates["feedback"]
 
 
 def test_report_symlinked_to_proc_self_mem_does_not_touch_the_host_run() -> None:

@@ -1,0 +1,355 @@
+"""The module form's tests' side of the candidate, copied into each sandbox workspace as
+codeheal_proxy.py and loaded by codeheal_pytest.py (by its path, before pytest). The test
+module's first line calls `candidate(__file__)`, which starts the candidate in a process of its
+own (candidate_host.py, as codeheal_candidate.py) and returns a module `solution` whose names
+stand for the candidate's: plain values are copies; functions, classes and other objects are
+stand-ins that send each use to the candidate's process and read back plain data only.
+
+Before that process starts, this one removes what it must not reach: the test file's text (its lines
+kept in `linecache` for tracebacks; no bytecode of it is written: the job sets
+PYTHONDONTWRITEBYTECODE), the workspace from `sys.path` (the candidate's process can write
+files there), and it makes itself not dumpable (no ptrace, no /proc/PID/mem, environ or fd of
+it to a process without CAP_SYS_PTRACE). The candidate's process starts with two pipes of its
+own and no other descriptor of this one, in an environment without codeheal's variables.
+
+What crosses (docs/security.md):
+- arguments: pickled here, unpickled there (the candidate only reads the tests' data); the
+  candidate's objects the tests hold go back as themselves. What cannot be pickled, or unpickled
+  there (a lambda, a function or class of the tests), raises CandidateBoundaryError.
+- results: tagged plain data (codeheal_plain); what is not plain data crosses as a `Handle`
+  (an instance of a stand-in class named like the candidate's, or of Handle itself) whose
+  attributes, calls, items and iteration are answered the same way. Two handles are equal
+  when they are the same object, or when their plain state is (the type's name and its
+  attributes, at least one); a handle never equals
+  anything else, and `!=`, an ordering or the truth of one raises CandidateBoundaryError:
+  the candidate's own comparison, `__bool__` and `__len__` never decide a test's check.
+- changes in place: a list, dict or set argument the candidate changed is changed here too.
+- exceptions: a builtin exception type crosses by name (`pytest.raises(ValueError)`), one of the
+  candidate's classes as a stand-in deriving from its nearest builtin type, with the frames
+  in solution.py for the report.
+Standard library only."""
+
+import builtins
+import io
+import json
+import linecache
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import types
+
+from codeheal_plain import unplain
+
+CANDIDATE = "solution"
+HOST_SCRIPT = "codeheal_candidate.py"
+PR_SET_DUMPABLE = 4
+ANSWER_CAP_BYTES = 256 * 1024 * 1024
+"""The longest answer read from the candidate's process (a longer one is not an answer)."""
+RAISED_AS_IS = frozenset({"SystemExit", "StopIteration", "StopAsyncIteration"})
+"""Builtin exceptions outside Exception that still cross by name (others: CandidateBoundaryError)."""
+
+
+class CandidateBoundaryError(BaseException):
+    """Something that could not cross between the tests and the candidate's process. Not an
+    Exception: no `pytest.raises(Exception)` or `except Exception` of a test takes it for a
+    result of the candidate."""
+
+
+class HandleClass(type):
+    """The type of the stand-ins for the candidate's classes: calling one, or reading its
+    attributes, is done in the candidate's process."""
+
+    def __call__(cls, *args, **kwargs):
+        if "_codeheal_class_ref" not in vars(cls):
+            raise CandidateBoundaryError(f"{cls.__name__} stands for an object of the candidate's and cannot be made here")
+        return _link.request("call", cls, args, kwargs)
+
+    def __getattr__(cls, name):
+        if name.startswith(("__", "_codeheal")) or "_codeheal_class_ref" not in vars(cls):
+            raise AttributeError(name)
+        return _link.request("getattr", cls, name)
+
+
+def _no_order(self, other):
+    raise CandidateBoundaryError(f"an object of the candidate's ({type(self).__name__}) is compared only by == "
+                                 "with another of its objects (by plain state), never by !=, <, <=, > or >=")
+
+
+class Handle(metaclass=HandleClass):
+    """An object of the candidate's process, held by number."""
+
+    __slots__ = ("_codeheal_ref",)
+
+    def __getattr__(self, name):
+        if name.startswith(("__", "_codeheal")):
+            raise AttributeError(name)
+        return _link.request("getattr", self, name)
+
+    def __setattr__(self, name, value):
+        if name == "_codeheal_ref":
+            object.__setattr__(self, name, value)
+        else:
+            _link.request("setattr", self, name, value)
+
+    def __call__(self, *args, **kwargs):
+        return _link.request("call", self, args, kwargs)
+
+    def __len__(self):
+        return _link.request("len", self)
+
+    def __bool__(self):
+        raise CandidateBoundaryError(f"the truth of an object of the candidate's ({type(self).__name__}) is not "
+                                     "decided by it: test its plain data (len(x) == 0, x.items == [])")
+
+    def __iter__(self):
+        return _link.request("iter", self)
+
+    def __next__(self):
+        return _link.request("next", self)
+
+    def __getitem__(self, key):
+        return _link.request("getitem", self, key)
+
+    def __setitem__(self, key, value):
+        _link.request("setitem", self, key, value)
+
+    def __delitem__(self, key):
+        _link.request("delitem", self, key)
+
+    def __contains__(self, item):
+        return _link.request("contains", self, item)
+
+    def __repr__(self):
+        return _link.request("repr", self)
+
+    def __str__(self):
+        return _link.request("str", self)
+
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if not isinstance(other, Handle):
+            return False
+        mine = _link.request("state", self)  # [type name, attributes]; None: it has none to compare
+        return mine is not None and bool(mine[1]) and mine == _link.request("state", other)
+
+    def __hash__(self):
+        return hash(type(self).__name__)
+
+    __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_order
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, file, link):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.link = link
+
+    def persistent_id(self, obj):
+        if isinstance(obj, Handle):
+            return obj._codeheal_ref
+        return self.link.numbers.get(id(obj))
+
+
+class _Link:
+    """The pipes to the candidate's process, and the stand-ins for its objects."""
+
+    def __init__(self):
+        self.process = None
+        self.lock = threading.RLock()
+        self.objects = {}  # number -> the stand-in
+        self.numbers = {}  # id of a stand-in function or class -> its number
+
+    def start(self, workspace):
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        flags = [flag for name, flag in (("no_site", "-S"),) if getattr(sys.flags, name)]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CODEHEAL")}
+        self.process = subprocess.Popen(
+            [sys.executable, "-s", "-B", "-u", *flags, os.path.join(workspace, HOST_SCRIPT), str(requests_read), str(answers_write)],
+            cwd=workspace, env=env, pass_fds=(requests_read, answers_write), stdin=subprocess.DEVNULL,
+        )
+        os.close(requests_read)
+        os.close(answers_write)
+        self.requests, self.answers = requests_write, answers_read
+        return self.answer(None, ())
+
+    def ref(self, obj):
+        if isinstance(obj, Handle):
+            return obj._codeheal_ref
+        return self.numbers[id(obj)]
+
+    def request(self, op, target, *rest):
+        """Ask the candidate's process to do `op` on `target` (None: its module); one request
+        at a time, whatever thread of the tests asks."""
+        with self.lock:
+            return self._request(op, target, rest)
+
+    def _request(self, op, target, rest):
+        if self.process is None:
+            raise CandidateBoundaryError("the candidate's process is not running")
+        buffer = io.BytesIO()
+        try:
+            _Pickler(buffer, self).dump((op, None if target is None else self.ref(target), rest))
+        except Exception as exc:  # noqa: BLE001
+            raise CandidateBoundaryError(
+                f"an argument cannot cross to the candidate's process ({type(exc).__name__}: {exc}); "
+                "plain data, the standard library's values and the candidate's own objects can") from None
+        data = buffer.getvalue()
+        data = len(data).to_bytes(8, "big") + data
+        try:
+            while data:
+                data = data[os.write(self.requests, data):]
+        except OSError:
+            self.ended()
+        return self.answer(op, rest)
+
+    def answer(self, op, rest):
+        try:
+            size = int.from_bytes(self._read(8), "big")
+            if size > ANSWER_CAP_BYTES:
+                raise ValueError("too long")
+            kind, body, *more = json.loads(self._read(size))
+            if kind in ("ok", "raise") and op == "call" and more and more[0]:
+                self.changed(rest, more[0])  # applied when it raised too, as in one process
+            if kind == "raise":
+                raised = self.exception(*body)
+                if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":
+                    # only `next` ends an iteration: from a call it would end the tests' own loop
+                    # (`all(map(f, xs))` true on what it never saw)
+                    raised = CandidateBoundaryError(f"{body[0]} raised by the candidate outside `next`")
+            elif kind == "ok":
+                value = self.decode(body)
+                if op == "state" and not (value is None or (type(value) is list and len(value) == 2
+                                                            and type(value[1]) is dict)):
+                    raise ValueError("not a state")
+                return value
+            else:
+                raised = CandidateBoundaryError(str(body))
+        except (EOFError, OSError):
+            self.ended()
+        except CandidateBoundaryError:
+            raise
+        except Exception:  # noqa: BLE001  (what it sent is not an answer: never an exception a test expects)
+            raise CandidateBoundaryError("the candidate's process answered with something that is not plain data") from None
+        raise raised from None
+
+    def _read(self, size):
+        data = b""
+        while len(data) < size:
+            chunk = os.read(self.answers, size - len(data))
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def ended(self):
+        code = self.process.wait()
+        self.process = None
+        raise CandidateBoundaryError(f"the candidate's process ended (exit code {code})") from None
+
+    def decode(self, encoded):
+        return None if encoded is None else unplain(encoded, self.other)
+
+    def changed(self, rest, changed):
+        """Apply the candidate's changes in place to the tests' own list, dict or set arguments."""
+        args, kwargs = rest
+        for key, encoded in changed.items():
+            target = args[int(key)] if key.isdigit() else kwargs[key]
+            value = self.decode(encoded)
+            if type(value) is not type(target):
+                raise ValueError("an argument changed into another type")
+            if isinstance(target, list):
+                target[:] = value
+            else:
+                target.clear()
+                target.update(value)
+
+    def other(self, kind, data):
+        """A stand-in for what the candidate's process holds (its tags: candidate_host.Host.handle)."""
+        number = data[0]
+        if number in self.objects:
+            return self.objects[number]
+        if kind == "function":
+            made = self.function(number, str(data[1]))
+        elif kind == "class":
+            parent = Handle if data[2] is None else self.decode(data[2])
+            made = HandleClass(str(data[1]), (parent,), {"__slots__": (), "__module__": CANDIDATE,
+                                                          "_codeheal_class_ref": number})
+        elif kind == "exception":
+            parent = self.decode(data[3]) if data[3] is not None else _exception_base(str(data[2]))
+            made = type(str(data[1]), (parent,), {"__module__": CANDIDATE})
+        elif kind == "module" and str(data[1]) in sys.modules:
+            made = sys.modules[str(data[1])]
+        elif kind in ("object", "module"):
+            cls = Handle if kind == "module" or data[1][0] == "type" else self.decode(data[1])
+            made = object.__new__(cls)
+            made._codeheal_ref = number
+            self.objects[number] = made
+            return made
+        else:
+            raise CandidateBoundaryError(f"the candidate's process sent an unknown kind of value ({kind!r})")
+        self.objects[number] = made
+        self.numbers[id(made)] = number
+        return made
+
+    def function(self, number, name):
+        link = self
+
+        def stand_in(*args, **kwargs):
+            return link.request("call", stand_in, args, kwargs)
+
+        stand_in.__name__ = stand_in.__qualname__ = name
+        stand_in.__module__ = CANDIDATE
+        return stand_in
+
+    def exception(self, name, base, message, encoded, frames=()):
+        """The exception the candidate raised, as the tests' side can hold it."""
+        if encoded is not None:
+            kind = self.decode(encoded)
+        elif name == base and isinstance(getattr(builtins, name, None), type):
+            kind = getattr(builtins, name)
+            if not issubclass(kind, Exception) and name not in RAISED_AS_IS:
+                kind = CandidateBoundaryError
+        else:  # the standard library's (json.JSONDecodeError): its name on its builtin base
+            kind = type(str(name), (_exception_base(str(base)),), {"__module__": CANDIDATE})
+        try:
+            exc = kind(message) if kind is not CandidateBoundaryError else kind(f"{name}: {message}")
+        except Exception:  # noqa: BLE001  (a type whose constructor wants more: UnicodeDecodeError)
+            exc = CandidateBoundaryError(f"{name}: {message}")
+        exc._codeheal_frames = [f for f in frames if isinstance(f, dict)]
+        return exc
+
+
+def _exception_base(name):
+    found = getattr(builtins, name, None)
+    if isinstance(found, type) and (issubclass(found, Exception) or name in RAISED_AS_IS):
+        return found
+    return CandidateBoundaryError
+
+
+_link = _Link()
+
+
+def candidate(test_file):
+    """The candidate's module as the tests see it, its process started once `test_file` is gone."""
+    with open(test_file, encoding="utf-8") as source:
+        lines = source.readlines()
+    linecache.cache[test_file] = (sum(map(len, lines)), None, lines, test_file)  # no mtime: never re-read
+    with open(test_file, "w", encoding="utf-8"):  # emptied, not removed: pytest checks the module's file is there
+        pass
+    try:
+        import ctypes
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    workspace = os.path.dirname(os.path.abspath(test_file))
+    real = os.path.realpath(workspace)
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != real]
+    sys.path_importer_cache.clear()
+    _link.start(workspace)
+    module = types.ModuleType(CANDIDATE)
+    module.__dict__.update(_link.request("names", None))
+    sys.modules[CANDIDATE] = module
+    return module
