@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from codeheal.forms.project.edits import Target
+from codeheal.forms.project.prompts import FIX_REPLY, fix_actor_messages
 from codeheal.forms.project.repair_context import PromptTooLargeError, repair_context
 from codeheal.forms.project.snapshot import read_project
 from codeheal.state import CheckFailure, Frame
@@ -76,3 +77,17 @@ def test_trimming_keeps_the_minimum_and_drops_the_rest_in_order() -> None:
 def test_minimum_that_does_not_fit_is_a_clear_error() -> None:
     with pytest.raises(PromptTooLargeError, match=r"need about \d+ tokens, over the budget of 20"):
         repair_context(CART, SHOP, 20, targets=TARGET)
+    least = repair_context(CART, SHOP, 20, targets=TARGET, least=True)
+    assert least == repair_context(CART, SHOP, estimate_tokens(least), targets=TARGET), "the least, over the budget"
+
+
+def test_a_prompt_whose_least_context_does_not_fit_drops_its_tail_then_is_sent_at_its_least() -> None:
+    asked = dict(task="heal the shop", test_command="pytest -q", failures=CART, files=SHOP, targets=TARGET,
+                 reflections=["a lesson " * 40], last_feedback=None, refused=["an outcome " * 20], reply_tokens=100)
+    roomy = fix_actor_messages(**asked, window=4096)[-1].text
+    assert "a lesson" in roomy and "an outcome" in roomy
+    tight = fix_actor_messages(**asked, window=300, strict=False)[-1].text
+    assert "a lesson" not in tight and "an outcome" not in tight and FIX_REPLY in tight
+    assert ">>  10 |         if quantity > threshold:" in tight or "bulk_discount" in tight
+    with pytest.raises(PromptTooLargeError):
+        fix_actor_messages(**asked, window=300)

@@ -248,7 +248,7 @@ def slot_prompt(
     if reply <= MAX_TOKENS:
         return prompt  # fitted already, with room for a whole rewrite
     try:
-        return project_actor_messages(state, context, reply, retry=retry, counter=counter)
+        return project_actor_messages(state, context, reply, retry=retry, counter=counter, strict=True)
     except PromptTooLargeError:
         return None
 

@@ -19,8 +19,9 @@ from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.model_window import window_tokens
 from codeheal.forms.project.repair_context import is_test_file, repair_context
 from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
+from codeheal.prompting.model_call import REFUSED, is_refused, refusals
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
-from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
+from codeheal.state import Attempt, CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
@@ -55,11 +56,13 @@ LAST_OUTCOME_SHARE = 6
 
 def project_actor_messages(
     state: State, context: Context, reply_tokens: int, *, retry: bool, counter: TokenCounter = ESTIMATE,
+    strict: bool = False,
 ) -> list[BaseMessage]:
     """The actor's prompt for a run of the project form, fitted as `counter` counts tokens;
-    `retry`: a change was tried before."""
+    `retry`: a change was tried before; `strict`: see fix_actor_messages."""
     run = run_of(state)
     as_is = _as_is(state)
+    history = state.get("history") or []
     return fix_actor_messages(
         task=state["task"],
         test_command=run["test_command"],
@@ -67,13 +70,21 @@ def project_actor_messages(
         files=files_of(run),
         targets=targets_of(run),
         reflections=(state.get("reflections") or [])[-context.policy.memory:] if context.policy.memory else [],
-        last_feedback=state.get("feedback") if retry else None,
+        last_feedback=state.get("feedback") if retry and not is_refused(history[-1]["code"]) else None,
         refused=tried_outcomes(state) if retry else [],
-        window=window_tokens(context),
+        window=fitted_window(context, history),
         reply_tokens=reply_tokens,
         counter=counter,
         suspicious=as_is["suspicious"],
+        strict=strict,
     )
+
+
+def fitted_window(context: Context, history: Sequence[Attempt]) -> int:
+    """The window the run's next prompt is fitted to: the model's (window_tokens), halved for
+    each prompt of the run its server refused as over its context (model_call.refusals: the
+    server counts tokens its own way, or serves less than it reports)."""
+    return window_tokens(context) >> refusals(history)
 
 
 def _as_is(state: State) -> AsIs:
@@ -89,8 +100,8 @@ TRIED_CHARS = 200
 
 def tried_outcomes(state: State) -> list[str]:
     """How the changes tried so far ended, each outcome once, the latest last (the project as
-    it is, key "", is not a change)."""
-    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"])
+    it is, key "", is not a change; nor is a refused prompt's candidate)."""
+    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"] and REFUSED not in t["summary"])
     return [_cut_chars(summary, TRIED_CHARS) for summary in list(outcomes)[-TRIED_SHOWN:]]
 
 
@@ -123,7 +134,7 @@ def project_reflector_messages(
         targets=targets_of(run),
         code=state["history"][-1]["code"],
         feedback=state["feedback"],
-        window=window_tokens(context),
+        window=fitted_window(context, state["history"]),
         reply_tokens=reply_tokens,
         counter=counter,
         suspicious=as_is["suspicious"],
@@ -144,12 +155,17 @@ def fix_actor_messages(
     reply_tokens: int,
     counter: TokenCounter = ESTIMATE,
     suspicious: Sequence[SuspiciousLine] = (),
+    strict: bool = True,
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
     outcome of the last change tried (None on the first repair); `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
-    suspicious, listed in the repair context."""
+    suspicious, listed in the repair context. When even the least repair context does not fit,
+    the lessons, the changes tried and the last outcome are left out in that order; then
+    `strict` raises PromptTooLargeError, else the least prompt is returned over the window
+    (the model's server judges it: a prompt it refuses is a failed attempt, and the next
+    one is fitted to a smaller window: fitted_window)."""
     tail = []
     if reflections:
         tail.append("Lessons from earlier failed attempts:\n" + "\n".join(f"- {r.strip()}" for r in reflections))
@@ -166,7 +182,7 @@ def fix_actor_messages(
     else:
         tail.append(FIX_REPLY)
     return _fitted(_head(task, test_command), tail, failures, files, targets, window, reply_tokens, counter,
-                   suspicious)
+                   suspicious, strict=strict)
 
 
 def _head(task: str, test_command: str) -> list[str]:
@@ -204,33 +220,47 @@ def fix_reflector_messages(
     """The reflector's prompt in the project form: the actor's prefix (the failure and code of
     the project as it is, with the lines ranked most suspicious), then the change tested and its
     outcome (none before the first repair), then what to write (FIX_LESSON_ASK)."""
-    if code.strip():
+    if code.strip() and not is_refused(code):
         outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
     return _fitted(_head(task, test_command), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
-                   reply_tokens, counter, suspicious)
+                   reply_tokens, counter, suspicious, strict=False)
 
 
 def _fitted(
     head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
     targets: Sequence[Target], window: int, reply_tokens: int, counter: TokenCounter,
-    suspicious: Sequence[SuspiciousLine],
+    suspicious: Sequence[SuspiciousLine], *, strict: bool,
 ) -> list[BaseMessage]:
     """System and user message: `head`, the repair context in what the window leaves, `tail`
-    (tokens as `counter` counts them)."""
-    fixed = counter.prompt_tokens([SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(head + tail))])
-    budget = window - reply_tokens - MARGIN_TOKENS - fixed
-    if budget <= 0:
-        raise PromptTooLargeError(
-            f"the task text and the last outcome need about {fixed:,} tokens, leaving nothing of the "
-            f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
-            "larger context (--context-size)"
-        )
-    context = repair_context(failures, files, budget, targets=targets, count=counter.tokens, suspicious=suspicious)
-    return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join([*head, context, *tail]))]
+    (tokens as `counter` counts them). When even the least repair context does not fit, the
+    tail's parts but its last (what to write) are left out, first to last; then `strict`
+    raises PromptTooLargeError, else the least prompt is returned over the window."""
+    kept = list(tail)
+    while True:
+        fixed = counter.prompt_tokens([SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(head + kept))])
+        budget = window - reply_tokens - MARGIN_TOKENS - fixed
+        try:
+            if budget <= 0:
+                raise PromptTooLargeError(
+                    f"the task text and the last outcome need about {fixed:,} tokens, leaving nothing of the "
+                    f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
+                    "larger context (--context-size)"
+                )
+            context = repair_context(failures, files, budget, targets=targets, count=counter.tokens,
+                                     suspicious=suspicious)
+        except PromptTooLargeError:
+            if len(kept) > 1:
+                kept = kept[1:]
+                continue
+            if strict:
+                raise
+            context = repair_context(failures, files, 0, targets=targets, count=counter.tokens,
+                                     suspicious=suspicious, least=True)
+        return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join([*head, context, *kept]))]
 
 
 def _cut(text: str, tokens: int) -> str:

@@ -59,12 +59,14 @@ def repair_context(
     targets: Sequence[Target] = (),
     count: Callable[[str], int] = estimate_tokens,
     suspicious: Sequence[SuspiciousLine] = (),
+    least: bool = False,
 ) -> str:
     """The failure and the code to repair, as the actor prompt shows them, in at most
     `budget_tokens` as `count` counts them (the model's tokenizer where known, else the estimate). `files`: the workspace, path -> text; `targets`: functions to
     show even when the traceback does not reach them (--target; for a failed assert it stops in
     the test); `suspicious`: the lines the tests' coverage ranks most suspicious, listed after
-    the code. Raises PromptTooLargeError when the minimum does not fit."""
+    the code. Raises PromptTooLargeError when the minimum does not fit, unless `least`: then the
+    minimum, over the budget."""
     if not failures:
         raise ValueError("repair_context needs at least one failure")
     groups = _group(failures)
@@ -84,7 +86,7 @@ def repair_context(
         for path, node in _called_functions(tests, files, shown)
     ]
     sections += [_Section(_data_levels(path, files[path]), 1) for path in _data_files(failures, files)]
-    return _fit(sections, budget_tokens, count)
+    return _fit(sections, budget_tokens, count, least=least)
 
 
 def repair_scope(
@@ -129,7 +131,7 @@ def _suspicious_levels(listed: Sequence[SuspiciousLine], files: Mapping[str, str
     return [head + "\n" + "\n".join(rows[:shown]) for shown in (len(rows), 1)] + [""]
 
 
-def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int]) -> str:
+def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int], *, least: bool) -> str:
     level = [0] * len(sections)
 
     def render() -> str:
@@ -139,6 +141,8 @@ def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], in
     while count(text) > budget_tokens:
         trimmable = [i for i, s in enumerate(sections) if level[i] < len(s.levels) - 1]
         if not trimmable:
+            if least:
+                return text
             raise PromptTooLargeError(
                 f"the failure and the code around it need about {count(text):,} tokens, "
                 f"over the budget of {budget_tokens:,}: use a model with a larger context "
