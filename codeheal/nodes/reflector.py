@@ -16,6 +16,7 @@ from codeheal.llm.factory import token_counter
 from codeheal.policy import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged, sample_seed
+from codeheal.prompting.parts import unfounded
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -50,6 +51,8 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         except PromptTooLargeError:  # the prompt was over the model's context: no lesson, the run goes on
             return {"history": [*earlier, last]}
         lesson = condense_lesson(reply)
+        if unfounded(lesson, messages):  # it names an exception the failure does not show: dropped
+            lesson = ""
         last = charged(last, usage)
         if not lesson:  # no lesson is not a lesson: nothing goes into the memory or the next prompt
             return {"history": [*earlier, last]}

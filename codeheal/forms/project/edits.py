@@ -57,6 +57,9 @@ from codeheal.syntax import parse_code
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
 silent changes the diff reader must hunt for, and the prompt does not show such a file whole."""
+NOT_PYTHON = "is not valid Python"
+CHANGES_NOTHING = "the reply changes nothing"
+"""Two refusals the next attempt's draws read (rewrites.py)."""
 FIRST_LINE_PATH = re.compile(r"^#\s*(?:file:\s*)?(\S+\.py)\s*$", re.IGNORECASE)
 PATH_LINE = re.compile(r"(?:^|\s)[*_#>`]*([\w./-]+\.py)`?[*_`]*:?\s*$")
 """A line before a fence that ends with a path: `shop/cart.py`, **cart.py**, In `cart.py`:"""
@@ -218,7 +221,7 @@ class _Edit:
             statements = _sort_statements(cst.parse_module(block.code).body)
         except cst.ParserSyntaxError as exc:
             raise EditRejected(
-                f"{where} is not valid Python (line {exc.raw_line}: {exc.message}); "
+                f"{where} {NOT_PYTHON} (line {exc.raw_line}: {exc.message}); "
                 "send complete function definitions"
             ) from exc
         if statements.module_statements:
@@ -269,7 +272,7 @@ class _Edit:
                         for node, _ in self.helpers.get(file, [])]
         if not changed_files:
             raise EditRejected(
-                "the reply changes nothing: its definitions are the project's as they are; "
+                f"{CHANGES_NOTHING}: its definitions are the project's as they are; "
                 "change the code that makes the tests fail"
             )
         for file, text in changed_files.items():

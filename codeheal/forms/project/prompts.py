@@ -9,6 +9,7 @@ PromptTooLargeError (a codeheal error, never the server's raw 400)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -18,7 +19,8 @@ from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.model_window import window_tokens
 from codeheal.forms.project.repair_context import is_test_file, repair_context
-from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
+from codeheal.forms.project.rewrites import NO_TRAIL, retry_note
+from codeheal.forms.project.run import AsIs, ProjectRun, files_of, run_of, targets_of
 from codeheal.prompting.model_call import REFUSED, is_refused, refusals
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
 from codeheal.state import Attempt, CheckFailure, Feedback, State, SuspiciousLine
@@ -77,7 +79,18 @@ def project_actor_messages(
         counter=counter,
         suspicious=as_is["suspicious"],
         strict=strict,
+        parse_retry=retry_note(run.get("rewrites") or NO_TRAIL, primary_name(run)) if retry else None,
     )
+
+
+def primary_name(run: ProjectRun) -> str | None:
+    """The function a repair most likely changes, as `path::name`; None when not known."""
+    primary = run["scope"]["primary"] if run["scope"] else None
+    named = DEF_NAME.search(primary["header"]) if primary else None
+    return f"{primary['path']}::{named.group(1)}" if primary and named else None
+
+
+DEF_NAME = re.compile(r"def\s+(\w+)")
 
 
 def fitted_window(context: Context, history: Sequence[Attempt]) -> int:
@@ -156,12 +169,14 @@ def fix_actor_messages(
     counter: TokenCounter = ESTIMATE,
     suspicious: Sequence[SuspiciousLine] = (),
     strict: bool = True,
+    parse_retry: str | None = None,
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
     outcome of the last change tried (None on the first repair); `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
-    suspicious, listed in the repair context. When even the least repair context does not fit,
+    suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
+    not parse is told (rewrites.retry_note). When even the least repair context does not fit,
     the lessons, the changes tried and the last outcome are left out in that order; then
     `strict` raises PromptTooLargeError, else the least prompt is returned over the window
     (the model's server judges it: a prompt it refuses is a failed attempt, and the next
@@ -175,6 +190,8 @@ def fix_actor_messages(
     if last_feedback is not None:
         outcome = _cut(format_feedback(last_feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
+    if parse_retry:
+        tail.append(parse_retry)
     failing = failing_imports(failures, files)
     if failing:
         path, line, code = failing[0]
