@@ -160,7 +160,7 @@ def scoped(run: ProjectRun) -> ProjectRun:
     assert as_is is not None
     files = files_of(run)
     failures, targets = as_is["failures"], targets_of(run)
-    scope = repair_scope(failures, files, targets=targets)
+    scope = repair_scope(failures, files, targets=targets, suspicious=as_is["suspicious"])
     primary = primary_function(failures, files, targets=targets)
     frames = [
         Place(file=frame["file"], function=frame["function"], line=frame["line"])
