@@ -26,6 +26,7 @@ from codeheal.forms.project.prompts import (
     project_reflector_messages,
     project_reply_start,
 )
+from codeheal.forms.project.rewrites import NO_TRAIL, ended, followed, rewrites_to_draw
 from codeheal.forms.project.run import (
     ProjectRun,
     files_of,
@@ -34,7 +35,6 @@ from codeheal.forms.project.run import (
     scoped,
     started,
 )
-from codeheal.forms.project.rewrites import NO_TRAIL, ended, followed, rewrites_to_draw
 from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.job import project_tests
 from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project

@@ -3,9 +3,12 @@
 The actor sees the failure of the project as it is (the failing tests with their inputs, the
 test source, the project functions on the failing path with line numbers, part of the test
 data: `repair_context`), the lessons so far and the last attempt's outcome, and answers with
-corrected definitions. Every prompt is budgeted: the window minus the reply's tokens, minus
-the fixed parts; what is left goes to the repair context, which trims itself to fit or raises
-PromptTooLargeError (a codeheal error, never the server's raw 400)."""
+corrected definitions. Every prompt is budgeted: the window (fitted_window: halved for each
+prompt the server refused) minus the reply's tokens, minus the fixed parts; what is left goes to
+the repair context, which trims itself to fit. When even its least does not fit, the lessons,
+the changes tried and the last outcome go, and then the least prompt is sent as it is: a
+refusal by the server is a failed attempt (model_call.refused_candidate), never the run's end.
+A line candidate's prompt is fitted strictly: PromptTooLargeError, and the line is left out."""
 
 from __future__ import annotations
 
