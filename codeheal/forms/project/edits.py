@@ -404,6 +404,8 @@ class _Edit:
             return found[0]
         for hint in self.hints:
             preferred = [f for f in found if _matches(hint, f)]
+            if len(preferred) > 1 and hint.line is not None:  # a traceback's method: the one its line is in
+                preferred = [f for f in preferred if _qualname_at(self.files[f.file], hint.line) == f.qualname]
             if len(preferred) == 1:
                 return preferred[0]
         places = ", ".join(f"{f.file}::{f.qualname}" for f in found)
@@ -510,6 +512,24 @@ class _Replacer(cst.CSTTransformer):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         return self.replacements.get(id(original_node), updated_node)
+
+
+def _qualname_at(source: str, line: int) -> str | None:
+    """The qualified name (`Cart.total`) of the function or method of `source` (at the top level
+    or in classes, as _definitions has them) that holds `line`."""
+    try:
+        body: Sequence[ast.stmt] = parse_code(source).body
+    except SyntaxError:
+        return None
+    prefix = ""
+    while True:
+        holding = [node for node in body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                   and node.lineno <= line <= (node.end_lineno or node.lineno)]
+        if not holding:
+            return None
+        if not isinstance(holding[0], ast.ClassDef):
+            return prefix + holding[0].name
+        prefix, body = prefix + holding[0].name + ".", holding[0].body
 
 
 def _matches(hint: Target, found: _Found) -> bool:
