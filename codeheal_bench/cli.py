@@ -100,6 +100,9 @@ def parser() -> argparse.ArgumentParser:
         "breaking it, not healed, ended in an error. Results in OUT/corpus_HALF.{jsonl,json,md,diff}.",
     )
     corpus.add_argument("--draw", action="store_true", help="draw the cases (no model)")
+    corpus.add_argument("--localisation", action="store_true",
+                        help="rank each case's buggy line in the suspicious-line ranking, both halves unless "
+                        "--only (no model): OUT/localisation.{jsonl,json,md}")
     corpus.add_argument("--half", choices=("tuning", "report"), default="tuning", help="the half to run")
     corpus.add_argument("--limit", type=int, metavar="N", help="only the first N cases of the half")
     corpus.add_argument("--only", nargs="+", metavar="NAME", default=(), help="only these cases")
@@ -225,7 +228,7 @@ def _seeded(args: argparse.Namespace) -> int:
 
 
 def _corpus(args: argparse.Namespace) -> int:
-    from codeheal_bench.corpus import CASES_FILE, draw_cases, write_cases
+    from codeheal_bench.corpus import CASES_FILE, SUITE_TIMEOUT_S, draw_cases, load_cases, write_cases
     from codeheal_bench.corpus_run import run_corpus
     from codeheal_bench.seeded_run import SeededConfig
 
@@ -233,6 +236,15 @@ def _corpus(args: argparse.Namespace) -> int:
         cases = draw_cases(log=stderr.print)
         write_cases(cases)
         print(CASES_FILE)
+        return EXIT_DONE
+    if args.localisation:
+        from codeheal_bench.corpus_localisation import measure
+
+        cases = [case for case in load_cases() if not args.only or case.name in args.only][:args.limit]
+        summary = measure(cases, args.out, stderr, timeout_s=args.timeout or SUITE_TIMEOUT_S)
+        stderr.print(f"buggy line in the top 1/5/10: {summary['all']['top_1']}/{summary['all']['top_5']}/"
+                     f"{summary['all']['top_10']} of {summary['cases']}, median rank {summary['all']['median_rank']}")
+        print(args.out / "localisation.json")
         return EXIT_DONE
     config = SeededConfig(out_dir=args.out, model=args.model, base_url=args.base_url,
                           max_attempts=args.max_attempts, timeout_s=args.timeout, mutants=args.mutants,

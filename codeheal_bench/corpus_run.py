@@ -2,14 +2,17 @@
 its one or two test files as the test command, scored as the seeded bugs are (seeded_run.heal_one:
 healed, the library's whole suite passing on the result) plus the runs that end in an error (a
 codeheal error the run raised: exit 2 or 3 in the CLI), each recorded, not skipped. One JSON line
-per case goes to OUT/corpus_<half>.jsonl as it finishes (a rerun skips the finished ones); then
+per case (with its model calls) goes to OUT/corpus_<half>.jsonl as it finishes (a rerun skips the finished ones); then
 corpus_<half>.json, .md and .diff."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage
 from rich.console import Console
 
 from codeheal import build_graph, settings_of
@@ -19,6 +22,16 @@ from codeheal_bench.corpus import LIBRARIES, CorpusCase, load_cases
 from codeheal_bench.records import Records, record_each
 from codeheal_bench.report import Report, write_report
 from codeheal_bench.seeded_run import SeededConfig, _outcome, heal_one, pristine_files, seeded_report
+
+
+class ModelCalls(BaseCallbackHandler):
+    """Counts a run's requests to the model (a LangChain callback)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_chat_model_start(self, serialized: dict[str, Any], messages: list[list[BaseMessage]], **kwargs: Any) -> None:
+        self.count += 1
 
 
 def run_corpus(config: SeededConfig, console: Console, half: str, *, limit: int | None = None,
@@ -32,18 +45,21 @@ def run_corpus(config: SeededConfig, console: Console, half: str, *, limit: int 
     name = f"corpus_{half}"
     records: Records[dict] = Records(config.out_dir / f"{name}.jsonl", key=lambda r: r["program"],
                                      settings_of=lambda r: settings)
-    graph = build_graph().compile(name="codeheal")
+    calls = ModelCalls()
+    graph = build_graph().compile(name="codeheal").with_config(callbacks=[calls])
 
     def heal(case: CorpusCase) -> dict:
         started = time.perf_counter()
+        calls.count = 0
         try:
-            return {**heal_one(graph, case, LIBRARIES[case.library], pristine[case.library], context), "error": None}
+            healed = heal_one(graph, case, LIBRARIES[case.library], pristine[case.library], context)  # type: ignore[arg-type]
+            return {**healed, "model_calls": calls.count, "error": None}
         except CodehealError as exc:  # a run that ends in an error is a result here, not a retry
             return {"program": case.name, "library": LIBRARIES[case.library].requirement, "kind": case.kind,
                     "test_command": case.test_command, "status": "error", "healed": False, "healed_by": None,
                     "suite_passed": False, "restored": False, "attempts": 0, "changed_lines": 0, "tokens": 0,
                     "seconds": round(time.perf_counter() - started, 1), "summaries": [], "diff": "",
-                    "error": f"{type(exc).__name__}: {exc}"}
+                    "model_calls": calls.count, "error": f"{type(exc).__name__}: {exc}"}
 
     record_each(selected, records, name=lambda c: c.name, console=console,
                 outcome=lambda r: r["error"] or _outcome(r), heal=heal)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
+from codeheal.errors import PromptTooLargeError
 from codeheal.forms.base import Draw
 from codeheal.forms.choice import form_of
 from codeheal.learning import chooser, run_store, settle
@@ -33,7 +34,7 @@ from codeheal.policy import (
     writes_fresh,
 )
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
-from codeheal.prompting.model_call import NO_USAGE, sample_seed, total_usage
+from codeheal.prompting.model_call import NO_USAGE, refused_candidate, sample_seed, total_usage
 from codeheal.state import Candidate, Prepared, Route, State
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
@@ -129,11 +130,15 @@ class Calls:
                                        previous=self.now.previous, after=self.now.handover))
                 emit(AttemptStarted(kind="attempt_started", attempt=self.attempt,
                                     max_attempts=attempt_limit(self.state, self.context)))
-            replies = yield ModelCall(
-                model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
-                max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
-                seed=sample_seed(self.context.policy.seed, self.attempt, len(self.usages)),
-            )
+            try:
+                replies = yield ModelCall(
+                    model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
+                    max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
+                    seed=sample_seed(self.context.policy.seed, self.attempt, len(self.usages)),
+                )
+            except PromptTooLargeError as refused:  # a failed attempt saying so, not the run's end
+                self.usages.append(NO_USAGE)
+                return [*candidates, refused_candidate(refused)]
             self.usages += [usage for _, usage in replies]
             candidates += [draw.candidate(reply) for reply, _ in replies]
         return candidates

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
+from codeheal.errors import PromptTooLargeError
 from codeheal.fences import FENCE
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
@@ -15,6 +16,7 @@ from codeheal.llm.factory import token_counter
 from codeheal.policy import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged, sample_seed
+from codeheal.prompting.parts import unfounded
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
@@ -44,8 +46,13 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
             return {"stop_reason": "budget"}
         # In a seeded run the lesson is seeded as the attempt it is written for (one reply, its own prompt).
         seed = sample_seed(context.policy.seed, last["attempt"] + 1, 0)
-        ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
+        try:
+            ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
+        except PromptTooLargeError:  # the prompt was over the model's context: no lesson, the run goes on
+            return {"history": [*earlier, last]}
         lesson = condense_lesson(reply)
+        if unfounded(lesson, messages):  # it names an exception the failure does not show: dropped
+            lesson = ""
         last = charged(last, usage)
         if not lesson:  # no lesson is not a lesson: nothing goes into the memory or the next prompt
             return {"history": [*earlier, last]}

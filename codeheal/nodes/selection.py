@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
+from codeheal.errors import PromptTooLargeError
 from codeheal.evaluation.checks import added_check_names, check_names, parse_tests
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
@@ -78,21 +79,27 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         if not second_round:
             emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                                 max_attempts=attempt_limit(state, context)))
-            ((probe_reply, probe_usage),) = yield ModelCall(
-                llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
-                max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
-                seed=sample_seed(context.policy.seed, attempt, 0),
-            )
+            try:
+                ((probe_reply, probe_usage),) = yield ModelCall(
+                    llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
+                    max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
+                    seed=sample_seed(context.policy.seed, attempt, 0),
+                )
+            except PromptTooLargeError:  # over the model's context: the passing attempt stands
+                return {"probes": None}
             probes = parse_probes(probe_reply, entry_point)
             if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
                 *earlier, last = state["history"]
                 return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
             usages.append(probe_usage)
-        replies = yield ModelCall(
-            llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
-            per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
-            seed=sample_seed(context.policy.seed, attempt, drawn),
-        )
+        try:
+            replies = yield ModelCall(
+                llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
+                per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
+                seed=sample_seed(context.policy.seed, attempt, drawn),
+            )
+        except PromptTooLargeError:  # over the model's context: what is drawn stands
+            return {"select_round": 2} if second_round else {"probes": None}
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]
         if second_round:

@@ -191,6 +191,27 @@ def _translated_errors(model: BaseChatModel) -> Iterator[None]:
         raise
 
 
+REFUSED = "[codeheal] no reply: "
+"""How the candidate of a refused prompt starts (refused_candidate); no model reply does."""
+
+
+def refused_candidate(error: PromptTooLargeError) -> str:
+    """The candidate that stands for a model call whose prompt was over the model's context
+    (`error`): no code, the reason. Its attempt fails saying so and the run goes on; a form
+    that fits its prompts to the window fits the next ones to a smaller one (refusals)."""
+    return REFUSED + " ".join(str(error).split())
+
+
+def is_refused(candidate: str | None) -> bool:
+    """Whether `candidate` stands for a refused prompt (refused_candidate)."""
+    return candidate is not None and candidate.startswith(REFUSED)
+
+
+def refusals(history: Sequence[Attempt]) -> int:
+    """How many attempts of `history` ended with their prompt refused as over the context."""
+    return sum(is_refused(attempt["code"]) for attempt in history)
+
+
 def _describe(model: BaseChatModel) -> str:
     name = getattr(model, "model_name", None) or type(model).__name__
     base_url = getattr(model, "openai_api_base", None)

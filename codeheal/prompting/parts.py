@@ -1,10 +1,16 @@
-"""What every form's prompts share: the code fence a reply is written in, and a test outcome
-as the model reads it."""
+"""What every form's prompts share: the code fence a reply is written in, a test outcome as
+the model reads it, and a lesson checked against the failure it explains."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
+from langchain_core.messages import BaseMessage
+
 from codeheal.evaluation.feedback import FRAMES_HEAD
 from codeheal.state import Feedback
+from codeheal.tokens import message_text
 
 CODE_FENCE = "```python\n"
 CLOSING_FENCE = "\n```"
@@ -34,3 +40,15 @@ def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
     if feedback["output_truncated"]:
         out.append("(output was cut: the program printed too much)")
     return "\n".join(out)
+
+
+EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b")
+"""How an exception type is named: ValueError, KeyError, SystemExit (a lesson is judged by these)."""
+
+
+def unfounded(lesson: str, shown: Sequence[BaseMessage]) -> list[str]:
+    """The exception types `lesson` names that appear nowhere in the prompt it was written
+    from (`shown`: the failure it explains, the code and tests): a lesson that contradicts the
+    failure, dropped rather than shown to the next attempt."""
+    prompt = "\n".join(message_text(message) for message in shown)
+    return [name for name in dict.fromkeys(EXCEPTION_NAME.findall(lesson)) if name not in prompt]

@@ -1,9 +1,11 @@
 """The corpus drawn by rule (codeheal_bench/corpus.py), without a model: the split is fixed by
-the case's name, and the draw keeps only mutants that exactly one or two test files catch."""
+the case's name, and the draw keeps only mutants that exactly one or two test files catch; the
+localisation measure (corpus_localisation.py) ranks a case's buggy line."""
 
 from __future__ import annotations
 
-from codeheal_bench.corpus import CorpusLibrary, draw_library, failing_test_files, half_of, load_cases
+from codeheal_bench.corpus import CorpusCase, CorpusLibrary, draw_library, failing_test_files, half_of, load_cases
+from codeheal_bench.corpus_localisation import located, ranking
 from codeheal_bench.seeded import seed
 
 LIBRARY = CorpusLibrary("tiny", "1", "", ("tiny", "tests"), "python -m pytest -q -o addopts= tests")
@@ -38,3 +40,20 @@ def test_a_drawn_case_is_caught_by_one_or_two_test_files_and_seeds_as_drawn() ->
         assert buggy[case.file] != FILES[case.file]
         assert failing_test_files(buggy, LIBRARY) == list(case.test_files)
         assert case.test_command == f"python -m pytest -q -o addopts= {' '.join(case.test_files)}"
+
+
+def test_localisation_ranks_the_buggy_line_and_tells_the_traceback_s_bugs_from_the_others() -> None:
+    """The run of the project as it is ranks its lines (real coverage, no model); a crash in
+    the buggy function puts it on the traceback, a wrong sum that the test's assert catches not."""
+    crash = CorpusCase(name="tiny-clamp", library="tiny", kind="test", file="tiny/core.py",
+                       line="        return low", seeded="        return low.nope", test_file="tests/test_clamp.py",
+                       test_files=("tests/test_clamp.py",), line_number=3)
+    wrong = CorpusCase(name="tiny-total", library="tiny", kind="test", file="tiny/core.py",
+                       line="        result += item", seeded="        result -= item", test_file="tests/test_total.py",
+                       test_files=("tests/test_total.py",), line_number=10)
+    found = []
+    for case in (crash, wrong):
+        buggy = seed(FILES, case)
+        found.append(located(case, buggy, ranking(buggy, case.test_command, 60.0)))
+    assert [f["on_traceback"] for f in found] == [True, False]
+    assert all(f["rank"] is not None and f["rank"] <= 5 and f["in_scope"] and f["rank_in_scope"] for f in found), found

@@ -83,9 +83,13 @@ class ScriptedServer:
     def __init__(
         self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0,
         error: tuple[int, str] | None = None, tokenize: Callable[[str], list[int]] | None = None,
-        timings: Callable[[dict], dict] | None = None,
+        timings: Callable[[dict], dict] | None = None, refuse: Callable[[dict], str | None] | None = None,
     ) -> None:
         self.script = script
+        self.refuse = refuse
+        """A 400's message for a request (None: answered), as a server refusing a prompt over
+        its context does; a refused request is recorded in `requests` and `refused`."""
+        self.refused: list[dict] = []
         self.timings = timings
         """The `timings` object of a reply to `body`, as llama.cpp's server adds it, when given."""
         self.error = error
@@ -156,6 +160,12 @@ class ScriptedServer:
                 if server.error is not None:
                     status, message = server.error
                     send_json(self, {"error": {"code": status, "message": message}}, status)
+                    return
+                if server.refuse is not None and (refusal := server.refuse(body)) is not None:
+                    with server._lock:
+                        server.requests.append(body)
+                        server.refused.append(body)
+                    send_json(self, {"error": {"code": 400, "message": refusal}}, 400)
                     return
                 text = server._answer(body)
                 head = {"id": f"chatcmpl-{len(server.requests)}", "created": int(time.time()),

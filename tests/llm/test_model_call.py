@@ -8,12 +8,13 @@ import asyncio
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_openai import ChatOpenAI
-from scripted_openai import ScriptedServer
+from scripted_openai import ADD_TASK, ADD_TESTS, ScriptedServer, is_actor
 
+from codeheal import Context, build_graph
 from codeheal.errors import ModelUnavailableError, PromptTooLargeError
 from codeheal.llm.factory import TimedChatOpenAI
 from codeheal.prompting.model_call import (
-    NO_USAGE, ModelCall, ainvoke_model, breakdown, invoke_model, total_usage, usage_fields,
+    NO_USAGE, REFUSED, ModelCall, ainvoke_model, breakdown, invoke_model, total_usage, usage_fields,
 )
 
 
@@ -76,3 +77,25 @@ def test_a_run_s_breakdown_sums_its_attempts_and_leaves_the_rest_to_overhead() -
 
 def chat_model_for(url: str) -> ChatOpenAI:
     return TimedChatOpenAI(model="scripted", base_url=url, api_key="none", max_retries=0)
+
+
+@pytest.mark.parametrize("face", ["sync", "async"])
+def test_a_prompt_the_server_refuses_is_a_failed_attempt_not_the_run_s_end(face: str) -> None:
+    """Module form, both faces of the graph: the first actor prompt is refused as over the
+    context; that attempt fails saying so, and the run goes on to heal."""
+    refused: list[dict] = []
+
+    def refuse_the_first(body: dict) -> str | None:
+        if is_actor(body["messages"]) and not refused:
+            refused.append(body)
+            return "request (9000 tokens) exceeds the available context size (4096 tokens)"
+        return None
+
+    with ScriptedServer(refuse=refuse_the_first) as server:
+        app = build_graph().compile()
+        run = {"task": ADD_TASK, "tests": ADD_TESTS}
+        context = Context(model="scripted", base_url=server.url, max_attempts=4)
+        result = app.invoke(run, context=context) if face == "sync" else asyncio.run(app.ainvoke(run, context=context))
+    assert result["status"] == "passed" and refused
+    first = result["history"][0]
+    assert first["code"].startswith(REFUSED) and "larger than the model's context" in first["summary"]

@@ -250,6 +250,18 @@ def test_ambiguous_name_is_settled_by_the_target_or_the_traceback() -> None:
     assert list(apply_reply(AMBIGUOUS, reply, hints=hints).files) == ["a/util.py"]
 
 
+def test_a_method_several_classes_define_is_settled_by_the_traceback_s_line() -> None:
+    """A traceback frame names a method by its bare name (`__call__`): its line says which class's."""
+    files = {"m.py": "class A:\n    def __call__(self):\n        return 1\n\n\n"
+                     "class B:\n    def __call__(self):\n        return 2\n"}
+    reply = fence("def __call__(self):\n    return 3\n")
+    with pytest.raises(EditRejected, match="several places"):
+        apply_reply(files, reply, hints=[Target("m.py", "__call__")])
+    changed = apply_reply(files, reply, hints=[Target("m.py", "__call__", 8)])
+    assert changed.files["m.py"].endswith("class B:\n    def __call__(self):\n        return 3\n")
+    assert [c["name"] for c in changed.changed] == ["B.__call__"]
+
+
 def test_block_headed_by_its_path_picks_the_file() -> None:
     for reply in (
         "`b/util.py`:\n```python\ndef norm(x):\n    return abs(x)\n```",

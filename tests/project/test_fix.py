@@ -16,7 +16,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 from codeheal import Context, build_graph
 from codeheal.cli import main
 from codeheal.context import ProjectSettings, resolve
-from codeheal.errors import InputError, PromptTooLargeError
+from codeheal.errors import InputError
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.forms.project.job import project_job
 from codeheal.forms.project.prompts import FIX_LESSON_ASK, FIX_SYSTEM
@@ -227,22 +227,55 @@ def test_cli_refuses_a_missing_folder(tmp_path: Path, capsys) -> None:
     assert code == 2 and "not a folder" in " ".join(err.split())
 
 
-def test_a_server_refusing_a_long_prompt_is_a_codeheal_error_not_a_raw_400(shop: Path, tmp_path: Path, capsys) -> None:
-    too_long = (400, "the request exceeds the available context size (4096 tokens)")
-    with ScriptedServer(error=too_long) as server:
-        code, _, err = run_cli(
-            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--no-reflect", "--base-url", server.url, "--mutants", "0",
+TOO_LONG = "request (10647 tokens) exceeds the available context size (4096 tokens)"
+
+
+def test_a_prompt_the_server_refuses_is_a_failed_attempt_and_the_next_is_fitted_to_less(
+    shop: Path, tmp_path: Path, capsys,
+) -> None:
+    refused = []
+
+    def refuse_the_first_repair(body: dict) -> str | None:
+        if is_fix_actor(body["messages"]) and not refused:
+            refused.append(body)
+            return TOO_LONG
+        return None
+
+    with ScriptedServer(lambda body: SHOP_FIXED if is_fix_actor(body["messages"]) else LESSON,
+                        refuse=refuse_the_first_repair) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--base-url", server.url, "--mutants", "0",
+            "--context-size", "4096", "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
+        )
+    said = " ".join(err.split())
+    assert code == 0, err
+    assert "attempt 2: refused (no test ran)" in said and "no reply: the prompt is larger than the model's context" in said
+    assert TOO_LONG in said and "attempt 3: passed" in said
+    first, then = [str(c) for c in server.calls if is_fix_actor(c)][:2]
+    assert len(then) < len(first), "the prompt after the refusal is fitted to half the window"
+    assert "[codeheal]" not in then, "the refusal is no outcome the model is shown"
+
+
+def test_a_server_refusing_every_prompt_ends_the_run_failed_saying_why_never_exit_2(
+    shop: Path, tmp_path: Path, capsys,
+) -> None:
+    with ScriptedServer(refuse=lambda body: TOO_LONG) as server:
+        code, out, err = run_cli(
+            capsys, "fix", str(shop), "--test", TEST, "--model", "m", "--base-url", server.url, "--mutants", "0",
             "--checkpointer", str(tmp_path / "checkpoints.sqlite"),
         )
-    assert code == 2
+    assert code == 1 and out == ""
     assert "the prompt is larger than the model's context" in " ".join(err.split())
+    assert server.refused and len(server.refused) == len(server.requests)
 
 
-def test_a_task_that_cannot_fit_the_window_ends_with_a_clear_error(shop: Path) -> None:
-    with pytest.raises(PromptTooLargeError, match="over the budget|leaving nothing"):
-        build_graph(llm=scripted(SHOP_FIXED)).compile().invoke(
-            {"project": str(shop), "test_command": TEST}, context=resolve({"context_size": 1300, "reflect": False, "mutants": 0}).context,
-        )
+def test_a_task_that_cannot_fit_the_window_is_sent_at_its_least(shop: Path) -> None:
+    model = scripted(SHOP_FIXED)
+    result = build_graph(llm=model).compile().invoke(
+        {"project": str(shop), "test_command": TEST},
+        context=resolve({"context_size": 1300, "reflect": False, "mutants": 0}).context,
+    )
+    assert result["status"] == "passed", "the least prompt goes to the model, which judges it"
 
 
 def test_the_projects_interpreter_makes_its_installed_packages_importable() -> None:

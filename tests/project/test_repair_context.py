@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from codeheal.forms.project.edits import Target
-from codeheal.forms.project.repair_context import PromptTooLargeError, repair_context
+from codeheal.forms.project.prompts import FIX_REPLY, fix_actor_messages
+from codeheal.forms.project.repair_context import PromptTooLargeError, repair_context, repair_scope
 from codeheal.forms.project.snapshot import read_project
-from codeheal.state import CheckFailure, Frame
+from codeheal.state import CheckFailure, Frame, SuspiciousLine
 from codeheal.tokens import estimate_tokens
 
 SHOP = read_project(Path(__file__).with_name("fixtures") / "shop").files
@@ -76,3 +77,53 @@ def test_trimming_keeps_the_minimum_and_drops_the_rest_in_order() -> None:
 def test_minimum_that_does_not_fit_is_a_clear_error() -> None:
     with pytest.raises(PromptTooLargeError, match=r"need about \d+ tokens, over the budget of 20"):
         repair_context(CART, SHOP, 20, targets=TARGET)
+    least = repair_context(CART, SHOP, 20, targets=TARGET, least=True)
+    assert least == repair_context(CART, SHOP, estimate_tokens(least), targets=TARGET), "the least, over the budget"
+
+
+def test_a_prompt_whose_least_context_does_not_fit_drops_its_tail_then_is_sent_at_its_least() -> None:
+    asked = dict(task="heal the shop", test_command="pytest -q", failures=CART, files=SHOP, targets=TARGET,
+                 reflections=["a lesson " * 40], last_feedback=None, refused=["an outcome " * 20], reply_tokens=100)
+    roomy = fix_actor_messages(**asked, window=4096)[-1].text
+    assert "a lesson" in roomy and "an outcome" in roomy
+    tight = fix_actor_messages(**asked, window=300, strict=False)[-1].text
+    assert "a lesson" not in tight and "an outcome" not in tight and FIX_REPLY in tight
+    assert ">>  10 |         if quantity > threshold:" in tight or "bulk_discount" in tight
+    with pytest.raises(PromptTooLargeError):
+        fix_actor_messages(**asked, window=300)
+
+
+CHAIN = {
+    "lib/core.py": (
+        "".join(f"def setup_{i}():\n    return {i}\n\n\n" for i in range(8))
+        + "def outer(values):\n    cleaned = [v for v in values]\n    return middle(cleaned)\n\n\n"
+        "def middle(values):\n    total = 0\n    for value in values:\n        total += 1\n"
+        "    return scale(total)\n\n\n"
+        "def scale(total):\n    factor = 2\n    return total * factor + 1\n"
+    ),
+    "tests/test_core.py": (
+        "from lib.core import *\n\n\ndef test_outer():\n"
+        + "".join(f"    setup_{i}()\n" for i in range(8))
+        + "    assert outer([1, 2]) == 4\n"
+    ),
+}
+
+
+def test_the_chain_of_calls_to_a_suspicious_helper_is_shown_and_in_the_scope() -> None:
+    """The failing test's assert stops the traceback in the test; the helper that holds the
+    suspicious line is reached through two other functions, past more called functions than
+    the prompt lists by name: the chain shows it whole, its callers around the calls."""
+    source = CHAIN["lib/core.py"].splitlines()
+    buggy = source.index("    return total * factor + 1") + 1
+    failure = CheckFailure(test="test_outer", exception="AssertionError", message="assert 5 == 4", line=None,
+                           frames=[Frame(file="tests/test_core.py", line=13, function="test_outer",
+                                         source="assert outer([1, 2]) == 4")], expected="4", actual="5")
+    suspicious = [SuspiciousLine(file="lib/core.py", line=buggy, score=1.0)]
+    text = repair_context([failure], CHAIN, 100_000, suspicious=suspicious)
+    assert f">>{buggy:4d} |     return total * factor + 1" in text and "scale (lines" in text
+    call_middle, call_scale = source.index("    return middle(cleaned)") + 1, source.index("    return scale(total)") + 1
+    assert f">>{call_middle:4d} |     return middle(cleaned)" in text and f">>{call_scale:4d} |     return scale(total)" in text
+    assert text.index("outer (lines") < text.index("middle (lines") < text.index("scale (lines")
+    assert {("lib/core.py", name) for name in ("outer", "middle", "scale")} <= repair_scope(
+        [failure], CHAIN, suspicious=suspicious)
+    assert ("lib/core.py", "scale") not in repair_scope([failure], CHAIN), "without the ranking: the named calls alone"

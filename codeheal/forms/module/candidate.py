@@ -15,6 +15,7 @@ from codeheal.evaluation.feedback import (
 from codeheal.evaluation.hollow import hollow_failures, hollow_feedback
 from codeheal.evaluation.jobs import make_job
 from codeheal.evaluation.pyflakes_notes import lint_notes
+from codeheal.prompting.model_call import is_refused
 from codeheal.sandboxes.base import RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps, arun_steps, run_steps
@@ -23,10 +24,13 @@ NO_CODE = "no code in reply: the reply had no Python code block"
 
 
 def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedback | None:
-    """Feedback for a candidate that needs no sandbox to judge: none, a SyntaxError, or
-    (with `tamper_scan`) code that reaches into the test harness."""
+    """Feedback for a candidate that needs no sandbox to judge: none, a refused prompt's
+    (model_call.refused_candidate), a SyntaxError, or (with `tamper_scan`) code that reaches
+    into the test harness."""
     if not candidate.strip():
         return attempt_feedback(error=NO_CODE)
+    if is_refused(candidate):  # the prompt was over the model's context: no reply was written
+        return attempt_feedback(error=candidate)
     return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
 
 

@@ -38,6 +38,7 @@ from codeheal.forms.project.suspicious import rank_lines
 from codeheal.forms.project.time_limits import durations_of, hung_as_is, learned_limits
 from codeheal.forms.project.workspace_store import workspace_files
 from codeheal.policy import as_is_time_limit, screen_time_limit, time_limit
+from codeheal.prompting.model_call import is_refused
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
     AS_IS,
@@ -96,8 +97,11 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
 def applied(run: ProjectRun, candidate: str) -> AppliedChange:
     """The candidate applied to the run's files (edits.apply_reply with the scope's hints), and
     why it is refused if it is: it cannot be applied (then it changes nothing), or it edits the
-    tests or a function the failing tests do not reach (run.refusal). Called once per candidate
+    tests or a function the failing tests do not reach (run.refusal), or it stands for a prompt
+    the model's server refused (model_call.refused_candidate). Called once per candidate
     (Form.prepare); the result is kept in state with the candidate."""
+    if is_refused(candidate):
+        return AppliedChange(files={}, changed=[], refused=candidate)
     try:
         edit = apply_reply(files_of(run), candidate, hints=hints_of(run))
     except EditRejected as exc:
@@ -114,8 +118,8 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
     as_is = run["as_is"]
     assert code is not AS_IS and as_is is not None
     if change["refused"] is not None:
-        return TestedCandidate(index=job["index"], code=code,
-                               feedback=attempt_feedback(error=f"{NOT_APPLIED}: {change['refused']}"))
+        error = code if is_refused(code) else f"{NOT_APPLIED}: {change['refused']}"
+        return TestedCandidate(index=job["index"], code=code, feedback=attempt_feedback(error=error))
     feedback = tamper_feedback(written_code(code), lying_dunders=True) if context.tamper_scan else None
     files = workspace_files(run["project"], run["workspace_key"])
     lint = added_findings(files, change["files"], run["project"]) if feedback is None and context.project.lint else None

@@ -57,6 +57,9 @@ from codeheal.syntax import parse_code
 FULL_FILE_MAX_BYTES = 4000
 """The largest file a reply may rewrite whole (about 100 lines): beyond it a rewrite risks
 silent changes the diff reader must hunt for, and the prompt does not show such a file whole."""
+NOT_PYTHON = "is not valid Python"
+CHANGES_NOTHING = "the reply changes nothing"
+"""Two refusals the next attempt's draws read (rewrites.py)."""
 FIRST_LINE_PATH = re.compile(r"^#\s*(?:file:\s*)?(\S+\.py)\s*$", re.IGNORECASE)
 PATH_LINE = re.compile(r"(?:^|\s)[*_#>`]*([\w./-]+\.py)`?[*_`]*:?\s*$")
 """A line before a fence that ends with a path: `shop/cart.py`, **cart.py**, In `cart.py`:"""
@@ -218,7 +221,7 @@ class _Edit:
             statements = _sort_statements(cst.parse_module(block.code).body)
         except cst.ParserSyntaxError as exc:
             raise EditRejected(
-                f"{where} is not valid Python (line {exc.raw_line}: {exc.message}); "
+                f"{where} {NOT_PYTHON} (line {exc.raw_line}: {exc.message}); "
                 "send complete function definitions"
             ) from exc
         if statements.module_statements:
@@ -269,7 +272,7 @@ class _Edit:
                         for node, _ in self.helpers.get(file, [])]
         if not changed_files:
             raise EditRejected(
-                "the reply changes nothing: its definitions are the project's as they are; "
+                f"{CHANGES_NOTHING}: its definitions are the project's as they are; "
                 "change the code that makes the tests fail"
             )
         for file, text in changed_files.items():
@@ -401,6 +404,8 @@ class _Edit:
             return found[0]
         for hint in self.hints:
             preferred = [f for f in found if _matches(hint, f)]
+            if len(preferred) > 1 and hint.line is not None:  # a traceback's method: the one its line is in
+                preferred = [f for f in preferred if _qualname_at(self.files[f.file], hint.line) == f.qualname]
             if len(preferred) == 1:
                 return preferred[0]
         places = ", ".join(f"{f.file}::{f.qualname}" for f in found)
@@ -507,6 +512,24 @@ class _Replacer(cst.CSTTransformer):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
         return self.replacements.get(id(original_node), updated_node)
+
+
+def _qualname_at(source: str, line: int) -> str | None:
+    """The qualified name (`Cart.total`) of the function or method of `source` (at the top level
+    or in classes, as _definitions has them) that holds `line`."""
+    try:
+        body: Sequence[ast.stmt] = parse_code(source).body
+    except SyntaxError:
+        return None
+    prefix = ""
+    while True:
+        holding = [node for node in body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                   and node.lineno <= line <= (node.end_lineno or node.lineno)]
+        if not holding:
+            return None
+        if not isinstance(holding[0], ast.ClassDef):
+            return prefix + holding[0].name
+        prefix, body = prefix + holding[0].name + ".", holding[0].body
 
 
 def _matches(hint: Target, found: _Found) -> bool:

@@ -26,6 +26,7 @@ from codeheal.forms.project.prompts import (
     project_reflector_messages,
     project_reply_start,
 )
+from codeheal.forms.project.rewrites import NO_TRAIL, ended, followed, rewrites_to_draw
 from codeheal.forms.project.run import (
     ProjectRun,
     files_of,
@@ -38,7 +39,7 @@ from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.job import project_tests
 from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, repair_plan, sampling_temperature
+from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
@@ -120,20 +121,21 @@ class ProjectForm(Form):
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> list[Draw]:
         """A repair attempt's model calls, as the policy divides them (policy.repair_plan):
-        whole-function rewrites from the repair prompt, then, when replies can be prefilled,
+        whole-function rewrites from the repair prompt (as many as the rewrites so far leave:
+        rewrites.py), then, when replies can be prefilled,
         line-level candidates for the next suspicious lines: the same prompt, the reply started
         with the function up to the line, one line written (at `temperature`, then the rest of
         the line's samples at `retry_temperature`)."""
         rules = self.policy_for(context.policy)
         plan = repair_plan(state, rules)
         retry = self.is_retry(state)
+        slots = repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:] if prefill else []
+        rewrites = drawn_rewrites(state, plan, slots)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
-        draws = [Draw(messages, stop, samples=plan.rewrites, candidate=canonical_reply,
-                      temperature=sampling_temperature(state, rules, retry=retry))]
-        if not prefill:
-            return draws
-        prompt = messages[:-1]  # without the rewrite's start
-        for slot in repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:]:
+        draws = [Draw(messages, stop, samples=rewrites, candidate=canonical_reply,
+                      temperature=sampling_temperature(state, rules, retry=retry))] if rewrites else []
+        prompt = messages[:-1] if prefill else messages  # without the rewrite's start
+        for slot in slots:
             fitted = slot_prompt(state, context, prompt, slot, retry=retry, counter=counter)
             if fitted is None:
                 continue  # the function up to the line leaves the prompt no room: the rewrite covers it
@@ -178,13 +180,14 @@ class ProjectForm(Form):
         what it found (its failures, which every repair prompt shows; the tests every repair
         must run and pass; its time, the base of the repairs' time limit; the suspicious
         lines) and what follows from it, once: the repair's scope, the command a repair runs
-        first, and the screen's candidates (`screen`)."""
+        first, and the screen's candidates (`screen`). After a repair the model wrote, the
+        record holds how its rewrites ended (rewrites.py)."""
         checked = {"checked": best["feedback"]["checked"]} if "checked" in best.get("feedback", {}) else {}
         attempt = ({"changes": best["changes"], "changed": best.get("changed") or [], "diff": best.get("diff") or "",
                     **checked} if "changes" in best else {"diff": ""})
         found = [t["form_run"] for t in tested if "form_run" in t]
         if not found:
-            return attempt, {}
+            return attempt, ({"form_run": after_rewrites(state, context)} if state.get("model") else {})
         run = scoped(cast(ProjectRun, found[0]))
         return attempt, {"form_run": run, "screen": screen(run, context)}
 
@@ -248,9 +251,31 @@ def slot_prompt(
     if reply <= MAX_TOKENS:
         return prompt  # fitted already, with room for a whole rewrite
     try:
-        return project_actor_messages(state, context, reply, retry=retry, counter=counter)
+        return project_actor_messages(state, context, reply, retry=retry, counter=counter, strict=True)
     except PromptTooLargeError:
         return None
+
+
+def drawn_rewrites(state: State, plan: RepairPlan, slots: list[LineSlot]) -> int:
+    """How many whole-function rewrites a repair attempt of `plan` draws, after the rewrites so
+    far (rewrites.rewrites_to_draw), beside the line candidates of `slots`."""
+    return rewrites_to_draw(run_of(state).get("rewrites") or NO_TRAIL, plan.rewrites, lines_left=bool(slots))
+
+
+def after_rewrites(state: State, context: Context) -> ProjectRun:
+    """The run's record once the model's repair attempt in `state` was tested: its rewrites (the
+    first candidates it drew, as many as `draws` drew) followed into the trail, until it ended."""
+    run = run_of(state)
+    trail = run.get("rewrites") or NO_TRAIL
+    if ended(trail):
+        return run
+    drawn = {**state, "written": (state.get("written") or 1) - 1}  # the attempt's plan, as it was drawn
+    plan = repair_plan(drawn, ProjectForm().policy_for(context.policy))
+    prepared = {p["code"]: p for p in state.get("prepared") or []}
+    rewrites = (state.get("candidates") or [])[:rewrites_to_draw(trail, plan.rewrites, lines_left=False)]
+    changes = [prepared[code]["change"] if "change" in prepared.get(code, {}) else applied(run, code)
+               for code in rewrites if code is not AS_IS]
+    return {**run, "rewrites": followed(trail, changes)}
 
 
 def line_candidate(slot: LineSlot) -> Callable[[str], str]:

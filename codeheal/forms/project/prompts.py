@@ -3,12 +3,16 @@
 The actor sees the failure of the project as it is (the failing tests with their inputs, the
 test source, the project functions on the failing path with line numbers, part of the test
 data: `repair_context`), the lessons so far and the last attempt's outcome, and answers with
-corrected definitions. Every prompt is budgeted: the window minus the reply's tokens, minus
-the fixed parts; what is left goes to the repair context, which trims itself to fit or raises
-PromptTooLargeError (a codeheal error, never the server's raw 400)."""
+corrected definitions. Every prompt is budgeted: the window (fitted_window: halved for each
+prompt the server refused) minus the reply's tokens, minus the fixed parts; what is left goes to
+the repair context, which trims itself to fit. When even its least does not fit, the lessons,
+the changes tried and the last outcome go, and then the least prompt is sent as it is: a
+refusal by the server is a failed attempt (model_call.refused_candidate), never the run's end.
+A line candidate's prompt is fitted strictly: PromptTooLargeError, and the line is left out."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -18,9 +22,11 @@ from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.model_window import window_tokens
 from codeheal.forms.project.repair_context import is_test_file, repair_context
-from codeheal.forms.project.run import AsIs, files_of, run_of, targets_of
+from codeheal.forms.project.rewrites import NO_TRAIL, retry_note
+from codeheal.forms.project.run import AsIs, ProjectRun, files_of, run_of, targets_of
+from codeheal.prompting.model_call import REFUSED, is_refused, refusals
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
-from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
+from codeheal.state import Attempt, CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
@@ -55,11 +61,13 @@ LAST_OUTCOME_SHARE = 6
 
 def project_actor_messages(
     state: State, context: Context, reply_tokens: int, *, retry: bool, counter: TokenCounter = ESTIMATE,
+    strict: bool = False,
 ) -> list[BaseMessage]:
     """The actor's prompt for a run of the project form, fitted as `counter` counts tokens;
-    `retry`: a change was tried before."""
+    `retry`: a change was tried before; `strict`: see fix_actor_messages."""
     run = run_of(state)
     as_is = _as_is(state)
+    history = state.get("history") or []
     return fix_actor_messages(
         task=state["task"],
         test_command=run["test_command"],
@@ -67,13 +75,32 @@ def project_actor_messages(
         files=files_of(run),
         targets=targets_of(run),
         reflections=(state.get("reflections") or [])[-context.policy.memory:] if context.policy.memory else [],
-        last_feedback=state.get("feedback") if retry else None,
+        last_feedback=state.get("feedback") if retry and not is_refused(history[-1]["code"]) else None,
         refused=tried_outcomes(state) if retry else [],
-        window=window_tokens(context),
+        window=fitted_window(context, history),
         reply_tokens=reply_tokens,
         counter=counter,
         suspicious=as_is["suspicious"],
+        strict=strict,
+        parse_retry=retry_note(run.get("rewrites") or NO_TRAIL, primary_name(run)) if retry else None,
     )
+
+
+def primary_name(run: ProjectRun) -> str | None:
+    """The function a repair most likely changes, as `path::name`; None when not known."""
+    primary = run["scope"]["primary"] if run["scope"] else None
+    named = DEF_NAME.search(primary["header"]) if primary else None
+    return f"{primary['path']}::{named.group(1)}" if primary and named else None
+
+
+DEF_NAME = re.compile(r"def\s+(\w+)")
+
+
+def fitted_window(context: Context, history: Sequence[Attempt]) -> int:
+    """The window the run's next prompt is fitted to: the model's (window_tokens), halved for
+    each prompt of the run its server refused as over its context (model_call.refusals: the
+    server counts tokens its own way, or serves less than it reports)."""
+    return window_tokens(context) >> refusals(history)
 
 
 def _as_is(state: State) -> AsIs:
@@ -89,8 +116,8 @@ TRIED_CHARS = 200
 
 def tried_outcomes(state: State) -> list[str]:
     """How the changes tried so far ended, each outcome once, the latest last (the project as
-    it is, key "", is not a change)."""
-    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"])
+    it is, key "", is not a change; nor is a refused prompt's candidate)."""
+    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"] and REFUSED not in t["summary"])
     return [_cut_chars(summary, TRIED_CHARS) for summary in list(outcomes)[-TRIED_SHOWN:]]
 
 
@@ -123,7 +150,7 @@ def project_reflector_messages(
         targets=targets_of(run),
         code=state["history"][-1]["code"],
         feedback=state["feedback"],
-        window=window_tokens(context),
+        window=fitted_window(context, state["history"]),
         reply_tokens=reply_tokens,
         counter=counter,
         suspicious=as_is["suspicious"],
@@ -144,12 +171,19 @@ def fix_actor_messages(
     reply_tokens: int,
     counter: TokenCounter = ESTIMATE,
     suspicious: Sequence[SuspiciousLine] = (),
+    strict: bool = True,
+    parse_retry: str | None = None,
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
     outcome of the last change tried (None on the first repair); `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
-    suspicious, listed in the repair context."""
+    suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
+    not parse is told (rewrites.retry_note). When even the least repair context does not fit,
+    the lessons, the changes tried and the last outcome are left out in that order; then
+    `strict` raises PromptTooLargeError, else the least prompt is returned over the window
+    (the model's server judges it: a prompt it refuses is a failed attempt, and the next
+    one is fitted to a smaller window: fitted_window)."""
     tail = []
     if reflections:
         tail.append("Lessons from earlier failed attempts:\n" + "\n".join(f"- {r.strip()}" for r in reflections))
@@ -159,6 +193,8 @@ def fix_actor_messages(
     if last_feedback is not None:
         outcome = _cut(format_feedback(last_feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
+    if parse_retry:
+        tail.append(parse_retry)
     failing = failing_imports(failures, files)
     if failing:
         path, line, code = failing[0]
@@ -166,7 +202,7 @@ def fix_actor_messages(
     else:
         tail.append(FIX_REPLY)
     return _fitted(_head(task, test_command), tail, failures, files, targets, window, reply_tokens, counter,
-                   suspicious)
+                   suspicious, strict=strict)
 
 
 def _head(task: str, test_command: str) -> list[str]:
@@ -204,33 +240,47 @@ def fix_reflector_messages(
     """The reflector's prompt in the project form: the actor's prefix (the failure and code of
     the project as it is, with the lines ranked most suspicious), then the change tested and its
     outcome (none before the first repair), then what to write (FIX_LESSON_ASK)."""
-    if code.strip():
+    if code.strip() and not is_refused(code):
         outcome = _cut(format_feedback(feedback, max_failures=3), window // LAST_OUTCOME_SHARE)
         change = _cut(code.strip(), window // LAST_OUTCOME_SHARE)
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
     return _fitted(_head(task, test_command), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
-                   reply_tokens, counter, suspicious)
+                   reply_tokens, counter, suspicious, strict=False)
 
 
 def _fitted(
     head: list[str], tail: list[str], failures: Sequence[CheckFailure], files: Mapping[str, str],
     targets: Sequence[Target], window: int, reply_tokens: int, counter: TokenCounter,
-    suspicious: Sequence[SuspiciousLine],
+    suspicious: Sequence[SuspiciousLine], *, strict: bool,
 ) -> list[BaseMessage]:
     """System and user message: `head`, the repair context in what the window leaves, `tail`
-    (tokens as `counter` counts them)."""
-    fixed = counter.prompt_tokens([SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(head + tail))])
-    budget = window - reply_tokens - MARGIN_TOKENS - fixed
-    if budget <= 0:
-        raise PromptTooLargeError(
-            f"the task text and the last outcome need about {fixed:,} tokens, leaving nothing of the "
-            f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
-            "larger context (--context-size)"
-        )
-    context = repair_context(failures, files, budget, targets=targets, count=counter.tokens, suspicious=suspicious)
-    return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join([*head, context, *tail]))]
+    (tokens as `counter` counts them). When even the least repair context does not fit, the
+    tail's parts but its last (what to write) are left out, first to last; then `strict`
+    raises PromptTooLargeError, else the least prompt is returned over the window."""
+    kept = list(tail)
+    while True:
+        fixed = counter.prompt_tokens([SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(head + kept))])
+        budget = window - reply_tokens - MARGIN_TOKENS - fixed
+        try:
+            if budget <= 0:
+                raise PromptTooLargeError(
+                    f"the task text and the last outcome need about {fixed:,} tokens, leaving nothing of the "
+                    f"model's {window:,}-token context for the code: shorten --task, or use a model with a "
+                    "larger context (--context-size)"
+                )
+            context = repair_context(failures, files, budget, targets=targets, count=counter.tokens,
+                                     suspicious=suspicious)
+        except PromptTooLargeError:
+            if len(kept) > 1:
+                kept = kept[1:]
+                continue
+            if strict:
+                raise
+            context = repair_context(failures, files, 0, targets=targets, count=counter.tokens,
+                                     suspicious=suspicious, least=True)
+        return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join([*head, context, *kept]))]
 
 
 def _cut(text: str, tokens: int) -> str:

@@ -3,14 +3,18 @@
 In reading order: the failing tests (a parametrised test's failures as one entry: a few inputs
 with expected and actual, and the count), the failing tests' source (their parametrize lists are
 the inputs), the project's functions on the failing path with line numbers (the traceback's
-project frames and the --target), the project functions the failing tests call (directly or
-through each other: a failed assert's traceback stops in the test), and part of the test data
-the tests load; after the code, the lines the tests' coverage ranks most suspicious.
+project frames and the --target), the functions on the chains of calls from the failing tests
+to the most suspicious lines (a helper the tests reach through other functions: each caller
+around the call that leads on, the function that holds a suspicious line whole), the lines
+the tests' coverage ranks most suspicious, the other project functions the failing tests call
+(directly or through each other: a failed assert's traceback stops in the test), and part of
+the test data the tests load.
 
 When the text is over budget it is trimmed in this order, each part as far as it goes before
 the next is touched: test data (20 lines, 5, none); functions the tests call, later ones
 first; the other failing tests (one example each, then their names only); the suspicious
-lines (the first, then none); callers on the traceback (around the failing line, then left
+lines (the first, then none), the functions on the chains (around their marks, then left
+out, the deepest first) and the callers on the traceback (around the failing line, then left
 out); the test source (around the failing line, then left out); the first failing test (one
 example); the function to fix (around the failing line). What is left then is the minimum: the first failing
 test with one example and the code around the failing line; PromptTooLargeError when even that
@@ -39,6 +43,8 @@ LINE_CHARS = 300
 DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", ".toml"})
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 CALL_DEPTH = 3
+CHAIN_DEPTH = 4
+"""Calls from a failing test to a suspicious line's function that a chain may take."""
 CALLED_SHOWN = 6
 SUSPICIOUS_SHOWN = 5
 
@@ -59,12 +65,14 @@ def repair_context(
     targets: Sequence[Target] = (),
     count: Callable[[str], int] = estimate_tokens,
     suspicious: Sequence[SuspiciousLine] = (),
+    least: bool = False,
 ) -> str:
     """The failure and the code to repair, as the actor prompt shows them, in at most
     `budget_tokens` as `count` counts them (the model's tokenizer where known, else the estimate). `files`: the workspace, path -> text; `targets`: functions to
     show even when the traceback does not reach them (--target; for a failed assert it stops in
     the test); `suspicious`: the lines the tests' coverage ranks most suspicious, listed after
-    the code. Raises PromptTooLargeError when the minimum does not fit."""
+    the code. Raises PromptTooLargeError when the minimum does not fit, unless `least`: then the
+    minimum, over the budget."""
     if not failures:
         raise ValueError("repair_context needs at least one failure")
     groups = _group(failures)
@@ -76,28 +84,35 @@ def repair_context(
         _Section(_function_levels(files, f.file, f.node, f.marks, droppable=not f.essential), 6 if f.essential else 3)
         for f in functions
     ]
+    shown = {(f.file, f.node.lineno) for f in functions}
+    chain = _chain_functions(tests, files, suspicious, shown)
+    sections += [_Section(_chain_levels(files, f), 3) for f in chain]
     if listed := [e for e in suspicious[:SUSPICIOUS_SHOWN] if e["file"] in files]:
         sections.append(_Section(_suspicious_levels(listed, files), 3))
-    shown = {(f.file, f.node.lineno) for f in functions}
+    shown |= {(f.file, f.node.lineno) for f in chain}
     sections += [
         _Section(_function_levels(files, path, node, frozenset(), droppable=True), 2)
         for path, node in _called_functions(tests, files, shown)
     ]
     sections += [_Section(_data_levels(path, files[path]), 1) for path in _data_files(failures, files)]
-    return _fit(sections, budget_tokens, count)
+    return _fit(sections, budget_tokens, count, least=least)
 
 
 def repair_scope(
-    failures: Sequence[CheckFailure], files: Mapping[str, str], *, targets: Sequence[Target] = ()
+    failures: Sequence[CheckFailure], files: Mapping[str, str], *, targets: Sequence[Target] = (),
+    suspicious: Sequence[SuspiciousLine] = (),
 ) -> set[tuple[str, str]] | None:
     """The (path, function name) pairs a repair may change: the targets, the project functions
-    on the failing traceback and those the failing tests call, as `repair_context` shows them.
-    None when the failures reach no project function (a crash at import, a collection error):
-    then the scope is not known, and nothing is ruled out."""
+    on the failing traceback, those on the chains of calls from the failing tests to the most
+    suspicious lines and those the failing tests call, as `repair_context` shows them. None when
+    the failures reach no project function (a crash at import, a collection error): then the
+    scope is not known, and nothing is ruled out."""
     tests, code = _frames_by_kind(failures, files)
     functions = _functions_to_show(code, targets, files)
     shown = {(f.file, f.node.lineno) for f in functions}
-    scope = {(f.file, f.node.name) for f in functions}
+    chain = _chain_functions(tests, files, suspicious, shown)
+    shown |= {(f.file, f.node.lineno) for f in chain}
+    scope = {(f.file, f.node.name) for f in [*functions, *chain]}
     scope |= {(path, node.name) for path, node in _called_functions(tests, files, shown)}
     return scope or None
 
@@ -129,7 +144,7 @@ def _suspicious_levels(listed: Sequence[SuspiciousLine], files: Mapping[str, str
     return [head + "\n" + "\n".join(rows[:shown]) for shown in (len(rows), 1)] + [""]
 
 
-def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int]) -> str:
+def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], int], *, least: bool) -> str:
     level = [0] * len(sections)
 
     def render() -> str:
@@ -139,6 +154,8 @@ def _fit(sections: list[_Section], budget_tokens: int, count: Callable[[str], in
     while count(text) > budget_tokens:
         trimmable = [i for i, s in enumerate(sections) if level[i] < len(s.levels) - 1]
         if not trimmable:
+            if least:
+                return text
             raise PromptTooLargeError(
                 f"the failure and the code around it need about {count(text):,} tokens, "
                 f"over the budget of {budget_tokens:,}: use a model with a larger context "
@@ -259,24 +276,104 @@ def _called_functions(
 ) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """Project functions the failing tests call, then the ones those call (CALL_DEPTH levels,
     at most CALLED_SHOWN), matched by name: `line_total(...)` a function, `cart.total()` a
-    method, `Cart(...)` its `__init__`. Those in `shown` already are left out."""
+    method, `Cart(...)` its `__init__`. Those in `shown` already are left out, not the calls
+    through them."""
+    by_name = _functions_by_name(files)
+    found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    seen: set[tuple[str, int]] = set()
+    frontier: list[ast.AST] = [t.node for t in tests]
+    for _ in range(CALL_DEPTH):
+        called = [entry for node in frontier for _, name in _calls(node) for entry in by_name.get(name, [])]
+        frontier = []
+        for path, node in called:
+            if (path, node.lineno) in seen or len(found) >= CALLED_SHOWN:
+                continue
+            seen.add((path, node.lineno))
+            frontier.append(node)
+            if (path, node.lineno) not in shown:
+                found.append((path, node))
+    return found
+
+
+def _chain_functions(
+    tests: list[_Function], files: Mapping[str, str], suspicious: Sequence[SuspiciousLine],
+    shown: set[tuple[str, int]],
+) -> list[_Function]:
+    """The project functions on the chains of calls from the failing tests to the functions
+    that hold the SUSPICIOUS_SHOWN most suspicious lines (matched by name, CHAIN_DEPTH calls
+    deep at most, the first chain found to each), callers first; each marked at the lines that
+    matter: its call of the next function on the chain, and its suspicious lines (`essential`
+    when it holds one). Those in `shown` (the traceback's) are left out, not the chains
+    through them."""
+    goals: dict[tuple[str, int], set[int]] = {}
+    for entry in suspicious[:SUSPICIOUS_SHOWN]:
+        found = _locate(Frame(file=entry["file"], line=entry["line"], function="", source=""), files)
+        if found is not None and not is_test_file(found[0]):
+            goals.setdefault((found[0], found[1].lineno), set()).add(entry["line"])
+    if not goals:
+        return []
+    by_name = _functions_by_name(files)
+    nodes = {(path, node.lineno): (path, node) for entries in by_name.values() for path, node in entries}
+    caller: dict[tuple[str, int], tuple[tuple[str, int], int] | None] = {}
+    frontier: list[tuple[tuple[str, int] | None, ast.AST]] = [(None, t.node) for t in tests]
+    for _ in range(CHAIN_DEPTH):
+        reached = []
+        for parent, node in frontier:
+            for line, name in _calls(node):
+                for path, callee in by_name.get(name, []):
+                    key = (path, callee.lineno)
+                    if key not in caller:
+                        caller[key] = (parent, line) if parent is not None else None
+                        reached.append((key, callee))
+        frontier = reached
+    marks: dict[tuple[str, int], set[int]] = {}
+    for goal, lines in goals.items():
+        if goal not in caller:
+            continue
+        marks.setdefault(goal, set()).update(lines)
+        step = caller[goal]
+        while step is not None:
+            at, line = step
+            marks.setdefault(at, set()).add(line)
+            step = caller[at]
+    ordered = sorted(marks, key=lambda key: (_depth(key, caller), key))
+    return [_Function(nodes[key][0], nodes[key][1], frozenset(marks[key]), essential=key in goals)
+            for key in ordered if key not in shown]
+
+
+def _depth(key: tuple[str, int], caller: Mapping[tuple[str, int], tuple[tuple[str, int], int] | None]) -> int:
+    depth, step = 0, caller[key]
+    while step is not None:
+        depth, step = depth + 1, caller[step[0]]
+    return depth
+
+
+def _chain_levels(files: Mapping[str, str], function: _Function) -> list[str]:
+    """A function on a chain of calls: one that holds a suspicious line whole, then around its
+    marks; a caller between around its marks only (its def line, the call that leads on)."""
+    levels = _function_levels(files, function.file, function.node, function.marks, droppable=True)
+    return levels if function.essential else levels[1:]
+
+
+def _functions_by_name(files: Mapping[str, str]) -> dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]]:
+    """The project's functions (not the tests') by the name a call names them: `line_total(...)`
+    a function, `cart.total()` a method, `Cart(...)` its `__init__`."""
     by_name: dict[str, list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
     for path in sorted(p for p in files if p.endswith(".py") and not is_test_file(p)):
         for owner, node in project_functions(files[path]):
             key = owner if node.name == "__init__" and owner else node.name
             by_name.setdefault(key, []).append((path, node))
-    found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
-    seen = set(shown)
-    frontier: list[ast.AST] = [t.node for t in tests]
-    for _ in range(CALL_DEPTH):
-        called = [entry for node in frontier for name in _call_names(node) for entry in by_name.get(name, [])]
-        frontier = []
-        for path, node in called:
-            if (path, node.lineno) not in seen and len(found) < CALLED_SHOWN:
-                seen.add((path, node.lineno))
-                found.append((path, node))
-                frontier.append(node)
-    return found
+    return by_name
+
+
+def _calls(node: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of each call in `node`, in source order, each name once."""
+    calls = sorted((n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)),
+                   key=lambda n: (n.lineno, n.col_offset))
+    first: dict[str, int] = {}
+    for call in calls:
+        first.setdefault(call.func.id if isinstance(call.func, ast.Name) else call.func.attr, call.lineno)
+    return [(line, name) for name, line in first.items()]
 
 
 def project_functions(source: str) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
@@ -289,18 +386,6 @@ def project_functions(source: str) -> list[tuple[str, ast.FunctionDef | ast.Asyn
         elif isinstance(node, ast.ClassDef):
             out += [(node.name, n) for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     return out
-
-
-def _call_names(node: ast.AST) -> list[str]:
-    """The names called in `node`, in source order, once each."""
-    names = [
-        call.func.id if isinstance(call.func, ast.Name) else call.func.attr
-        for call in sorted(
-            (n for n in ast.walk(node) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)),
-            key=lambda n: (n.lineno, n.col_offset),
-        )
-    ]
-    return list(dict.fromkeys(names))
 
 
 def _data_files(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[str]:

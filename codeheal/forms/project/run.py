@@ -21,6 +21,7 @@ from codeheal.forms.project.repair_context import (
     primary_function,
     repair_scope,
 )
+from codeheal.forms.project.rewrites import RewriteTrail
 from codeheal.forms.project.task import ProjectTask, TestCommand
 from codeheal.forms.project.workspace_store import keep, workspace_data, workspace_files
 from codeheal.state import ChangedDefinition, CheckFailure, FormRun, SuspiciousLine
@@ -104,6 +105,9 @@ class ProjectRun(FormRun):
     first_command: CommandWords | None
     """Set after `as_is`: the test command narrowed to the tests that failed on the project as it
     is, which a repair runs first (failing_first); None: the whole command alone."""
+    rewrites: NotRequired[RewriteTrail]
+    """How the model's whole-function rewrites ended so far (rewrites.py); absent before the
+    first repair attempt."""
 
 
 def started(project: str, test_command: str, task: ProjectTask) -> ProjectRun:
@@ -156,7 +160,7 @@ def scoped(run: ProjectRun) -> ProjectRun:
     assert as_is is not None
     files = files_of(run)
     failures, targets = as_is["failures"], targets_of(run)
-    scope = repair_scope(failures, files, targets=targets)
+    scope = repair_scope(failures, files, targets=targets, suspicious=as_is["suspicious"])
     primary = primary_function(failures, files, targets=targets)
     frames = [
         Place(file=frame["file"], function=frame["function"], line=frame["line"])
