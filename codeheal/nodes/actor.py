@@ -20,7 +20,6 @@ from codeheal.llm.factory import (
     token_counter,
 )
 from codeheal.nodes.candidate_test import prepared_of, to_test
-from codeheal.nodes.candidate_test import prepared_of, to_test
 from codeheal.policy import (
     SHOWN_KINDS,
     Turn,
