@@ -549,16 +549,40 @@ def pytest_runtest_call(item, _ending=_ending, _emit=_emit, _guard=_guard, _watc
 
 
 def pytest_assertrepr_compare(config, op, left, right):
-    _comparison.update(op=op, actual=_short_repr(left), expected=_short_repr(right))
+    actual, expected = _differing_reprs(_full_repr(left), _full_repr(right))
+    _comparison.update(op=op, actual=actual, expected=expected)
     return None
 
 
-def _short_repr(value):
+REPR_CHARS = 500
+
+
+def _full_repr(value):
     try:
-        text = repr(value)
+        return repr(value)
     except Exception as exc:
-        text = f"<repr failed: {exc!r}>"
-    return text if len(text) <= 500 else text[:500] + "..."
+        return f"<repr failed: {exc!r}>"
+
+
+def _short_repr(value):
+    text = _full_repr(value)
+    return text if len(text) <= REPR_CHARS else text[:REPR_CHARS] + "..."
+
+
+def _differing_reprs(left, right):
+    """Both sides of a comparison cut to REPR_CHARS around where they first differ (the first
+    difference a third of the way in), so two long values that share a long start (a list
+    missing its last item) still show what differs rather than the same cut head twice."""
+    if len(left) <= REPR_CHARS and len(right) <= REPR_CHARS:
+        return left, right
+    same = 0
+    for a, b in zip(left, right):
+        if a != b:
+            break
+        same += 1
+    start = max(0, same - REPR_CHARS // 3)
+    return tuple(("..." if start else "") + text[start:start + REPR_CHARS] + ("..." if len(text) > start + REPR_CHARS else "")
+                 for text in (left, right))
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -162,6 +162,19 @@ def test_real_run_reports_comparison_print_output_and_candidate_line():
     assert all("_pytest" not in f["file"] and "pluggy" not in f["file"] for f in failure["frames"])
 
 
+def test_two_long_values_that_share_their_start_are_shown_where_they_differ():
+    # a list missing its last item (QuixBugs' wrap): the cut head of both sides is the same,
+    # so each side is shown from a little before the first difference
+    code = "def lines(n):\n    return [f'line number {i:04}' for i in range(n)][:-1]\n"
+    failure = evaluate(code, "assert lines(60) == [f'line number {i:04}' for i in range(60)]\n")["failures"][0]
+    assert failure["expected"] != failure["actual"]
+    assert failure["expected"].startswith("...") and failure["actual"].startswith("...")
+    assert "'line number 0059'" in failure["expected"] and "'line number 0059'" not in failure["actual"]
+    assert failure["actual"].endswith("'line number 0058']")
+    short = evaluate("def f():\n    return [1, 2]\n", "assert f() == [1, 2, 3]\n")["failures"][0]
+    assert (short["expected"], short["actual"]) == ("[1, 2, 3]", "[1, 2]")
+
+
 def test_real_run_with_an_import_error_in_the_candidate():
     feedback = evaluate("import numpyy\n\ndef add(a, b):\n    return a + b\n", "assert add(1, 1) == 2\n")
     assert not feedback["passed"]
