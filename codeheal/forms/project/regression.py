@@ -60,8 +60,15 @@ def regression_steps(
         broken = broken_tests(_BEFORE[key], after)
         if broken:
             return regression_feedback(named, after, broken, check.covers)
+    still = sorted(set(after.get("tests_failed") or []))
+    verb = "fails" if len(still) == 1 else "fail"
+    left = f"; {len(still)} failed before the change and still {verb}{_named(still)}" if still else ""
     return Feedback(**{**named, "seconds": round(named["seconds"] + after["seconds"], 3),
-                       "checked": f"{check.covers}: {len(_passed(after))} passed"})
+                       "checked": f"{check.covers}: {len(_passed(after))} passed{left}"})
+
+
+def _named(tests: list[str]) -> str:
+    return " (" + ", ".join(tests[:SHOWN_FILES]) + (f" and {len(tests) - SHOWN_FILES} more" if len(tests) > SHOWN_FILES else "") + ")"
 
 
 BEFORE_KEPT = 64
