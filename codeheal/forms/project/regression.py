@@ -62,13 +62,14 @@ def regression_steps(
             return regression_feedback(named, after, broken, check.covers)
     still = sorted(set(after.get("tests_failed") or []))
     verb = "fails" if len(still) == 1 else "fail"
-    left = f"; {len(still)} failed before the change and still {verb}{_named(still)}" if still else ""
+    left = f"; {len(still)} failed before the change and still {verb} ({_listed(still)})" if still else ""
     return Feedback(**{**named, "seconds": round(named["seconds"] + after["seconds"], 3),
                        "checked": f"{check.covers}: {len(_passed(after))} passed{left}"})
 
 
-def _named(tests: list[str]) -> str:
-    return " (" + ", ".join(tests[:SHOWN_FILES]) + (f" and {len(tests) - SHOWN_FILES} more" if len(tests) > SHOWN_FILES else "") + ")"
+def _listed(names: list[str], shown: int = SHOWN_FILES) -> str:
+    """The first `shown` of `names`, and how many more."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 BEFORE_KEPT = 64
@@ -94,7 +95,7 @@ def regression_run(
     others = [path for path in importers(files, changed) if not _covered(path, named)]
     if not others:
         return RegressionRun(None, "the test command (no other test file imports the changed modules)")
-    shown = ", ".join(others[:SHOWN_FILES]) + (f" and {len(others) - SHOWN_FILES} more" if len(others) > SHOWN_FILES else "")
+    shown = _listed(others)
     return RegressionRun(TestCommand((*command.argv[: command.pytest_at], *kept, *others), command.pytest_at),
                          f"{len(others)} other test file(s) that import the changed modules ({shown})")
 
@@ -136,7 +137,7 @@ def regression_feedback(named: Feedback, check: Feedback, broken: list[str], cov
     """A change's feedback when it passes the test command and breaks `broken` tests that the
     check (`check`, covering `covers`) ran: a failed attempt naming them."""
     failures: list[CheckFailure] = [f for f in check["failures"] if f["test"] in broken or not f["test"]]
-    shown = ", ".join(broken[:5]) + (f" and {len(broken) - 5} more" if len(broken) > 5 else "")
+    shown = _listed(broken, 5)
     error = (f"the tests of the test command pass, but the change breaks {len(broken)} test(s) that passed on "
              f"the project as it is, in {covers}: {shown}")
     return Feedback(**{
