@@ -115,7 +115,9 @@ def ensure_resident(path: Path, name: str) -> Endpoint:
     """The endpoint of this user's resident server for the GGUF at `path`: the running one,
     else one started now (waiting while another process starts it). A server that had died
     is started again once per process, saying so in one line on stderr; ModelError when one
-    does not answer within ANSWER_TIMEOUT_S or cannot start."""
+    does not answer within ANSWER_TIMEOUT_S or cannot start. Only a server this process had
+    used counts against that once: a state file left by one that died before is not a restart
+    this run made."""
     key = server_key(path)
     directory = runtime_dir()
     began = time.monotonic()
@@ -129,7 +131,8 @@ def ensure_resident(path: Path, name: str) -> Endpoint:
             print(f"codeheal: the model server for {name} (pid {resident.pid}) had stopped; starting it again",
                   file=sys.stderr, flush=True)
             (directory / f"{key}.json").unlink(missing_ok=True)
-            _restarted.add(key)
+            if key in _arrivals:  # only a server this process used counts: one found dead at the start is no loop
+                _restarted.add(key)
             resident, how = None, "restarted"
         if resident is None:
             resident = _spawn(path, name, directory, key)

@@ -259,6 +259,10 @@ def test_a_server_that_dies_during_a_run_is_started_again_once_and_the_run_goes_
     from codeheal import Context
     from codeheal.llm.factory import _cached_model, chat_model
 
+    _answer(_client(str(model_copy)))
+    left = _state(model_copy)
+    os.kill(left.pid, signal.SIGKILL)  # a server that died before this process used it: no restart of this run's
+    assert _gone(left.pid, 5)
     _cached_model.cache_clear()
     model = chat_model(Context(model=str(model_copy)), 0.0, 8)
     assert model.invoke("Say hi.").content
