@@ -13,7 +13,12 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "project"))
-from layouts import SETUPTOOLS_PYPROJECT, WC_BUG, WC_TEST, build_venv, pip_install, tree, write  # noqa: E402
+from layouts import SETUPTOOLS_PYPROJECT, WC_TEST, build_venv, pip_install, tree, write  # noqa: E402
+
+# Not layouts.WC_BUG (`len(text.split(' ')) + 1`): on that one the 1.5B model's reflection holds
+# that split(' ') over-counts and subtracts one, and a heal hung on one sample in three (CI failed
+# on it once); here the docstring states the intent, as a user's code would.
+WC_SEPARATOR_BUG = 'def count_words(text):\n    """The number of whitespace-separated words in `text`."""\n    return len(text.split(","))\n'
 
 
 def fix(project: Path, test: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess, dict]:
@@ -28,7 +33,7 @@ def fix(project: Path, test: str, tmp_path: Path) -> tuple[subprocess.CompletedP
 @pytest.mark.model
 def test_the_embedded_model_heals_a_src_layout_installed_editable(tmp_path: Path) -> None:
     root = write(tmp_path / "wc", {"pyproject.toml": SETUPTOOLS_PYPROJECT, "src/wc/__init__.py": "from .core import count_words\n",
-                                   "src/wc/core.py": WC_BUG, "tests/test_wc.py": WC_TEST})
+                                   "src/wc/core.py": WC_SEPARATOR_BUG, "tests/test_wc.py": WC_TEST})
     build_venv(root / ".venv", setuptools=True)
     pip_install(root / ".venv", "-e", str(root))
     before = tree(root)
