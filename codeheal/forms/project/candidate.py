@@ -129,8 +129,8 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
         limit = (screen_time_limit if job.get("screened") else time_limit)(context, as_is["seconds"])
         regression_limit = as_is_time_limit(context)
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
-        changed = kept._replace(files={**files, **change["files"]})
-        feedback = yield from repair_runs(sandbox, run, changed, commands, limit, job.get("session"))
+        with_change = kept._replace(files={**files, **change["files"]})
+        feedback = yield from repair_runs(sandbox, run, with_change, commands, limit, job.get("session"))
         if feedback["passed"]:
             feedback = yield from regression_steps(sandbox, run, kept, commands[0], change["files"], feedback,
                                                    context.project.regression, regression_limit, job.get("session"))
