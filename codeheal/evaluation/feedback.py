@@ -8,16 +8,7 @@ from collections.abc import Collection, Sequence
 
 from codeheal.evaluation import tamper_scan
 from codeheal.evaluation.checks import PRELUDE_LINES, TEST_MODULE, WatchedAssert, statement_at
-from codeheal.evaluation.verdict import (
-    Report,
-    TestEvidence,
-    parse_report,
-    short_name,
-    test_evidence,
-    top_name,
-    unrun_failures,
-    watched_failures,
-)
+from codeheal.evaluation.verdict import Report, TestEvidence, weigh
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -107,31 +98,18 @@ def run_feedback(
     A run whose report never started (the report plugin was stopped before pytest's session
     began: a candidate that interferes with the report, or a project that blocks the plugin)
     is a failed attempt that says so; the sandbox's own faults are raised by the sandbox."""
-    report = parse_report(result.report)
+    weighed = weigh(result.report, expected, watched, must_run, result.timed_out)
+    report, evidence, hung, overrun = weighed.report, weighed.evidence, weighed.hung, weighed.overrun
     events = report.events
-    overrun = next((e for e in events if e.get("event") == "overrun"), None)
     if overrun is not None:  # a test ran past its own limit and stopped the run (clock.py): a timeout
         result = dataclasses.replace(result, timed_out=True)
     exit_code = report.supervisor["exit_code"] if report.supervisor else result.exit_code
-    evidence = test_evidence(events)
     results = [e for e in events if e.get("event") in ("result", "subtest")]
     collect_errors = [e for e in events if e.get("event") == "collect_error"]
     finishes = [e for e in events if e.get("event") == "finish"]
-
     failures = [_failure(e, expected is not None, tests) for e in collect_errors + results if e.get("outcome", "failed") == "failed"]
-    hung = _unfinished_test(events) if result.timed_out else None
+    host_failures, total, passed_count = weighed.host_failures, weighed.total, weighed.passed_count
     collected = evidence.collected or ()
-    required = _required(evidence, expected, must_run)
-    unrun = [f for f in unrun_failures(evidence, required) if f["test"] != hung]  # named as the one that hung, below
-    if expected is not None:
-        unrun += [_not_collected(name) for name in sorted(set(expected) - {top_name(t) for t in collected})]
-        unrun += [_host_failure(short_name(t), "the test's body was not watched to its end")
-                  for t in collected if t not in evidence.watched]
-    wrong_values = watched_failures(events, watched)
-    host_failures = unrun + list(wrong_values.values())
-    counted = _counted(evidence, required)
-    passed_count = sum(1 for t in counted if evidence.outcome.get(t) == "passed" and t not in wrong_values)
-    total = len(counted) + sum(1 for f in unrun if f["exception"] == "NotCollected")
 
     error = None
     if report.misshapen:
@@ -160,7 +138,7 @@ def run_feedback(
     elif not results and not collected:
         error = "no tests were collected"
     else:
-        error = _inconsistency(exit_code, events, evidence, finishes, failures, expected)
+        error = _inconsistency(exit_code, events, evidence, finishes, failures, weighed.not_in_tests)
 
     feedback = feedback_of(
         result, error is None and not failures and not host_failures and total > 0 and passed_count == total,
@@ -169,34 +147,6 @@ def run_feedback(
     feedback["tests_ran"] = sorted({e["test"] for e in results if e.get("when") == "call" and e["outcome"] != "skipped"})
     feedback["tests_failed"] = sorted(t for t, state in evidence.outcome.items() if state == "failed")
     return feedback
-
-
-def _required(evidence: TestEvidence, expected: Collection[str] | None, must_run: Collection[str] | None) -> set[str]:
-    """The test ids that must run and pass: every collected one in the module form; in the
-    project form, those the project as it is ran, and every collected one that has no result
-    at all (a run cut short), and every one that started and never ended."""
-    collected = set(evidence.collected or ())
-    if expected is not None:
-        return collected
-    required = {t for t in collected if evidence.outcome.get(t) in (None, "unfinished")}
-    return required | set(must_run or ())
-
-
-def _counted(evidence: TestEvidence, required: set[str]) -> set[str]:
-    """The test ids a run's counts are over: the collected ones and the required ones, less
-    those skipped of the project's own accord (not required)."""
-    ids = set(evidence.collected or ()) | set(evidence.outcome) | required
-    return {t for t in ids if t in required or evidence.outcome.get(t) not in ("skipped", "xfail")}
-
-
-def _not_collected(name: str) -> CheckFailure:
-    return _host_failure(name, "was not collected: pytest found no test by this name, so it cannot pass",
-                         exception="NotCollected")
-
-
-def _host_failure(test: str, message: str, *, exception: str = "NotRun") -> CheckFailure:
-    return CheckFailure(test=test, exception=exception, message=message, line=None, frames=[], expected=None,
-                        actual=None)
 
 
 def _never_started(result: RunResult, exit_code: int | None) -> str:
@@ -244,15 +194,15 @@ def _untrusted(report: Report) -> str | None:
 
 def _inconsistency(
     exit_code: int | None, events: list[dict], evidence: TestEvidence, finishes: list[dict],
-    failures: list[CheckFailure], expected: Collection[str] | None,
+    failures: list[CheckFailure], not_in_tests: list[str],
 ) -> str | None:
     """What in a finished run's report disagrees with what the host knows; None if nothing."""
     problems = []
     if evidence.collected is None:
         problems.append("no single collection record")
     collected = set(evidence.collected or ())
-    if expected is not None and (extra := sorted({top_name(t) for t in collected} - set(expected))):
-        problems.append(f"results for tests that are not in the tests: {', '.join(extra[:5])}")
+    if not_in_tests:
+        problems.append(f"results for tests that are not in the tests: {', '.join(not_in_tests[:5])}")
     if uncollected := sorted(t for t in evidence.outcome if t not in collected):
         problems.append(f"results for tests that were not collected: {', '.join(uncollected[:5])}")
     if len(finishes) != 1 or sum(1 for e in events if e.get("event") == "start") != 1:
@@ -337,13 +287,6 @@ def _in_user_terms(frame: Frame, tests: str | None) -> Frame:
     written = statement_at(tests, line) if tests is not None else None
     source = WRAPPED_ASSERT.sub("", frame["source"]) if written is None else written
     return Frame(**{**frame, "file": "tests.py", "line": line, "source": source})
-
-
-def _unfinished_test(events: list[dict]) -> str | None:
-    begun = [e["test"] for e in events if e.get("event") == "begin"]
-    ended = {e["test"] for e in events if e.get("event") == "result" and e.get("when") in ("call", "teardown")}
-    pending = [t for t in begun if t not in ended]
-    return pending[-1].split("::")[-1] if pending else None
 
 
 def crash_description(result: RunResult, exit_code: int | None) -> str:

@@ -80,6 +80,29 @@ class TestEvidence:
     """Why an id was skipped or marked xfail."""
 
 
+@dataclass(frozen=True)
+class Weighed:
+    """A run's report weighed per test id against what the host knows, as plain data: what
+    feedback.run_feedback builds the run's Feedback from (it decides nothing per test id)."""
+
+    report: Report
+    evidence: TestEvidence
+    overrun: dict | None
+    """The event of a test that ran past its own limit and stopped the run (clock.py)."""
+    timed_out: bool
+    """The run timed out: the sandbox's limit, or a test's own (`overrun`)."""
+    hung: str | None
+    """A timed-out run: the short name of the test that began and did not end."""
+    host_failures: list[CheckFailure]
+    """What the host finds that the report does not fail: each required id that did not run
+    and pass (but the hung one), each expected name not collected, each collected test whose
+    body was not watched to its end, and each passed test whose watched values disagree."""
+    passed_count: int
+    total: int
+    not_in_tests: list[str]
+    """The module form: collected tests by names that are not in the tests."""
+
+
 def parse_report(text: str) -> Report:
     """The evidence and the supervisor's record, which must be the last line and the only one;
     each checked against its schema, so what the host reads has the shape it expects."""
@@ -157,6 +180,62 @@ def test_evidence(events: list[dict]) -> TestEvidence:
     return TestEvidence(collected, watched or frozenset(), outcome, reason)
 
 
+def weigh(
+    text: str, expected: Collection[str] | None, watched: Sequence[WatchedAssert], must_run: Collection[str] | None,
+    timed_out: bool,
+) -> Weighed:
+    """The report `text` of a run weighed per test id (see run_feedback for `expected`,
+    `watched` and `must_run`; `timed_out`: the sandbox stopped the run at its limit). Counts
+    are per test id (subtests count under their test)."""
+    report = parse_report(text)
+    events = report.events
+    overrun = next((e for e in events if e.get("event") == "overrun"), None)
+    timed_out = timed_out or overrun is not None
+    evidence = test_evidence(events)
+    hung = _unfinished_test(events) if timed_out else None
+    collected = evidence.collected or ()
+    required = _required(evidence, expected, must_run)
+    unrun = [f for f in unrun_failures(evidence, required) if f["test"] != hung]  # named as the one that hung
+    not_in_tests: list[str] = []
+    if expected is not None:
+        unrun += [_failure(name, "NotCollected", "was not collected: pytest found no test by this name, so it "
+                           "cannot pass") for name in sorted(set(expected) - {top_name(t) for t in collected})]
+        unrun += [_failure(short_name(t), "NotRun", "the test's body was not watched to its end")
+                  for t in collected if t not in evidence.watched]
+        not_in_tests = sorted({top_name(t) for t in collected} - set(expected))
+    wrong_values = _wrong_values(events, evidence, watched)
+    counted = _counted(evidence, required)
+    passed_count = sum(1 for t in counted if evidence.outcome.get(t) == "passed" and t not in wrong_values)
+    total = len(counted) + sum(1 for f in unrun if f["exception"] == "NotCollected")
+    return Weighed(report, evidence, overrun, timed_out, hung, unrun + list(wrong_values.values()),
+                   passed_count, total, not_in_tests)
+
+
+def _required(evidence: TestEvidence, expected: Collection[str] | None, must_run: Collection[str] | None) -> set[str]:
+    """The test ids that must run and pass: every collected one in the module form; in the
+    project form, those the project as it is ran, and every collected one that has no result
+    at all (a run cut short), and every one that started and never ended."""
+    collected = set(evidence.collected or ())
+    if expected is not None:
+        return collected
+    required = {t for t in collected if evidence.outcome.get(t) in (None, "unfinished")}
+    return required | set(must_run or ())
+
+
+def _counted(evidence: TestEvidence, required: set[str]) -> set[str]:
+    """The test ids a run's counts are over: the collected ones and the required ones, less
+    those skipped of the project's own accord (not required)."""
+    ids = set(evidence.collected or ()) | set(evidence.outcome) | required
+    return {t for t in ids if t in required or evidence.outcome.get(t) not in ("skipped", "xfail")}
+
+
+def _unfinished_test(events: list[dict]) -> str | None:
+    begun = [e["test"] for e in events if e.get("event") == "begin"]
+    ended = {e["test"] for e in events if e.get("event") == "result" and e.get("when") in ("call", "teardown")}
+    pending = [t for t in begun if t not in ended]
+    return pending[-1].split("::")[-1] if pending else None
+
+
 def unrun_failures(evidence: TestEvidence, required: Collection[str]) -> list[CheckFailure]:
     """A failure for each required test id that did not run and pass: skipped, xfail,
     unfinished, or without a result. Failed ones are the report's own failures."""
@@ -176,12 +255,12 @@ def unrun_failures(evidence: TestEvidence, required: Collection[str]) -> list[Ch
     return failures
 
 
-def watched_failures(events: list[dict], watched: Sequence[WatchedAssert]) -> dict[str, CheckFailure]:
+def _wrong_values(events: list[dict], evidence: TestEvidence, watched: Sequence[WatchedAssert]) -> dict[str, CheckFailure]:
     """Failures the host finds in tests the report says passed, by test id: a watched comparison whose
     values, compared here as plain data, disagree (or whose computed side is not plain data
     against a plain other side), and an assert such a test always runs that never reported."""
     by_index = {check.index: check for check in watched}
-    passed = {test for test, state in test_evidence(events).outcome.items() if state == "passed"}
+    passed = {test for test, state in evidence.outcome.items() if state == "passed"}
     tally = _tally(events, by_index)
     failures: dict[str, CheckFailure] = {}
     for nodeid in sorted(passed):

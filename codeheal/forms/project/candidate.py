@@ -36,7 +36,7 @@ from codeheal.forms.project.run import (
 )
 from codeheal.forms.project.suspicious import rank_lines
 from codeheal.forms.project.time_limits import durations_of, hung_as_is, learned_limits
-from codeheal.forms.project.workspace_store import workspace_files
+from codeheal.forms.project.workspace_store import workspace
 from codeheal.policy import as_is_time_limit, screen_time_limit, time_limit
 from codeheal.prompting.model_call import is_refused
 from codeheal.sandboxes.base import Sandbox
@@ -62,33 +62,32 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     Raises InputError when its tests cannot test it (refuse_untestable); a failing run is
     rerun once, and FlakyTestsError (an InputError) raised when it passes then."""
     run = cast(ProjectRun, job["form_run"])
-    files = files_of(run)
-    feedback, result = yield from judged_run(
-        sandbox, files, command_of(run["command"]), as_is_time_limit(context), job.get("session"), run, None,
-        coverage=True)
+    kept, targets = workspace(run["project"], run["workspace_key"]), targets_of(run)
+    command, limit = command_of(run["command"]), as_is_time_limit(context)
+    feedback, result = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None, coverage=True)
     refuse_untestable(feedback, run["test_command"])
     if feedback["timed_out"]:
-        feedback = hung_as_is(feedback, as_is_time_limit(context))
+        feedback = hung_as_is(feedback, limit)
     if not feedback["passed"] and not feedback["timed_out"]:
         # Once more on the unchanged project: a failure that does not come back is the tests'
         # (timing, order, randomness), not a defect a change to the code would repair.
-        again, _ = yield from judged_run(sandbox, files, command_of(run["command"]), as_is_time_limit(context),
-                                         job.get("session"), run, None)
+        again, _ = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None)
         if again["passed"]:
             raise FlakyTestsError(
                 f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "
                 "a rerun of it unchanged: flaky tests, not repaired. Make them deterministic and run codeheal again"
             )
+    failures, files = run_failures(feedback), kept.files
+    target_functions = {(target.file, target.function.rsplit(".", 1)[-1]) for target in targets}
     coverage = coverage_by_test(result)
     unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
     failed = set(feedback.get("tests_failed") or []) | unfinished
     ranking = rank_lines(coverage, failed, feedback["failures"], files)
-    targets = {(target.file, target.function.rsplit(".", 1)[-1]) for target in targets_of(run)}
     as_is = AsIs(
-        failures=run_failures(feedback), tests_ran=feedback.get("tests_ran") or [],
+        failures=failures, tests_ran=feedback.get("tests_ran") or [],
         tests_failed=feedback.get("tests_failed") or [],
         seconds=None if feedback["timed_out"] else feedback["seconds"],
-        suspicious=functions_first(ranking, files, targets),
+        suspicious=functions_first(ranking, files, target_functions),
         test_limits=learned_limits(durations_of(result), set(feedback.get("tests_ran") or []) - failed, failed),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))
@@ -121,17 +120,20 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
         error = code if is_refused(code) else f"{NOT_APPLIED}: {change['refused']}"
         return TestedCandidate(index=job["index"], code=code, feedback=attempt_feedback(error=error))
     feedback = tamper_feedback(written_code(code), lying_dunders=True) if context.tamper_scan else None
-    files = workspace_files(run["project"], run["workspace_key"])
+    kept = workspace(run["project"], run["workspace_key"])
+    files = kept.files
     lint = added_findings(files, change["files"], run["project"]) if feedback is None and context.project.lint else None
     if lint is not None and lint.findings:
         feedback = lint_feedback(lint.findings)
     if feedback is None:
         limit = (screen_time_limit if job.get("screened") else time_limit)(context, as_is["seconds"])
+        regression_limit = as_is_time_limit(context)
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
-        feedback = yield from repair_runs(sandbox, run, {**files, **change["files"]}, commands, limit, job.get("session"))
+        with_change = kept._replace(files={**files, **change["files"]})
+        feedback = yield from repair_runs(sandbox, run, with_change, commands, limit, job.get("session"))
         if feedback["passed"]:
-            feedback = yield from regression_steps(sandbox, run, change["files"], feedback, context.project.regression,
-                                                   as_is_time_limit(context), job.get("session"))
+            feedback = yield from regression_steps(sandbox, run, kept, commands[0], change["files"], feedback,
+                                                   context.project.regression, regression_limit, job.get("session"))
     if lint is not None and lint.unavailable:
         feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
     diff = unified_diff(files, change["files"])

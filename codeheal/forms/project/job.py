@@ -12,10 +12,11 @@ from pathlib import Path
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
 from codeheal.forms.project.repair_context import is_test_file
-from codeheal.forms.project.run import ProjectRun, data_of
+from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.time_limits import limits_files
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
+from codeheal.forms.project.workspace_store import Workspace
 from codeheal.sandboxes.base import Job, RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps
@@ -31,10 +32,10 @@ COVERAGE = {"CODEHEAL_COVERAGE": "1"}
 
 
 def repair_runs(
-    sandbox: Sandbox, run: ProjectRun, files: Mapping[str, str], commands: tuple[TestCommand, TestCommand | None],
+    sandbox: Sandbox, run: ProjectRun, workspace: Workspace, commands: tuple[TestCommand, TestCommand | None],
     limit: float, session: str | None,
 ) -> Steps[Feedback]:
-    """A repair's test runs on the changed `files`, of the run's `commands` (its test command,
+    """A repair's test runs on the changed `workspace`, of the run's `commands` (its test command,
     and the one narrowed to the failing tests, if any: run.first_command): the tests that
     failed on the project as it is alone first, where pytest takes their node ids, then the
     whole command, which must run and pass every test the project as it is ran; a change that
@@ -44,7 +45,7 @@ def repair_runs(
     failing = as_is["tests_failed"]
     first_seconds = 0.0
     if first is not None:
-        feedback, _ = yield from judged_run(sandbox, files, first, limit, session, run, failing)
+        feedback, _ = yield from judged_run(sandbox, workspace, first, limit, session, run, failing)
         if not feedback["passed"] and set(feedback.get("tests_ran") or []) & set(failing):
             # Counted as a whole run: the tests that passed on the project as it is were not rerun.
             not_rerun = len(set(as_is["tests_ran"]) - set(failing))
@@ -53,7 +54,7 @@ def repair_runs(
             return feedback
         # Passed, or ran none of them by their ids (another rootdir): the whole command decides.
         first_seconds = feedback["seconds"]
-    feedback, _ = yield from judged_run(sandbox, files, command, limit, session, run, as_is["tests_ran"])
+    feedback, _ = yield from judged_run(sandbox, workspace, command, limit, session, run, as_is["tests_ran"])
     feedback["seconds"] = round(feedback["seconds"] + first_seconds, 3)
     if first is not None and not feedback["passed"] and feedback["error"] is None and feedback["failures"]:
         broken = sorted({f["test"] for f in feedback["failures"]})
@@ -63,18 +64,18 @@ def repair_runs(
 
 
 def judged_run(
-    sandbox: Sandbox, files: Mapping[str, str], command: TestCommand, limit: float, session: str | None,
+    sandbox: Sandbox, workspace: Workspace, command: TestCommand, limit: float, session: str | None,
     run: ProjectRun, must_run: list[str] | None, *, coverage: bool = False,
 ) -> Steps[tuple[Feedback, RunResult]]:
-    """One run of `command` on `files` in the sandbox (on the run's interpreter, at the
+    """One run of `command` on the `workspace`'s files in the sandbox (on the run's interpreter, at the
     project's own path), judged, and the run itself; `must_run`: the node ids that must run
     and pass (None: whatever ran); `coverage`: record each test's line coverage."""
     # .get: a run checkpointed before the copy stood at the project's path resumes where it ran.
-    job = project_job(files, command, limit, session, run["interpreter"], coverage=coverage, workdir=run.get("root"),
-                      data=data_of(run), folders=frozenset(run.get("folders", ())),
+    job = project_job(workspace.files, command, limit, session, run["interpreter"], coverage=coverage,
+                      workdir=run.get("root"), data=workspace.data, folders=frozenset(run.get("folders", ())),
                       test_limits=(run["as_is"] or {}).get("test_limits", {}))
     result = yield SandboxRun(sandbox, job)
-    feedback = judged(result, command, files, must_run)
+    feedback = judged(result, command, workspace.files, must_run)
     feedback["time_limit_s"] = limit
     return feedback, result
 
@@ -113,17 +114,18 @@ def project_job(
     `test_limits`: node id -> that test's own time limit, beside the harness (time_limits.py)."""
     every: dict[str, str | bytes] = {**(data or {}), **files}
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
+    tests = project_tests(every)
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
     elif command.reports:
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
     else:
-        return Job(files=every, read_only=project_tests(every), python_args=(), command=command.argv,
+        return Job(files=every, read_only=tests, python_args=(), command=command.argv,
                    timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
     limits = limits_files(test_limits or {})
     return Job(
         files={**every, **HARNESS, **limits},
-        read_only=frozenset(HARNESS) | frozenset(limits) | project_tests(every),
+        read_only=frozenset(HARNESS) | frozenset(limits) | tests,
         timeout_s=timeout_s,
         report=True,
         env=env,

@@ -19,8 +19,9 @@ from codeheal.forms.project.failing_first import VALUE_OPTIONS
 from codeheal.forms.project.job import judged_run
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.settings.project import Regression
-from codeheal.forms.project.run import ProjectRun, command_of, files_of
+from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand
+from codeheal.forms.project.workspace_store import Workspace
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import CheckFailure, Feedback
 from codeheal.steps import Steps
@@ -39,22 +40,22 @@ class RegressionRun:
 
 
 def regression_steps(
-    sandbox: Sandbox, run: ProjectRun, changed: Mapping[str, str], named: Feedback, mode: Regression,
-    limit: float, session: str | None,
+    sandbox: Sandbox, run: ProjectRun, workspace: Workspace, command: TestCommand, changed: Mapping[str, str],
+    named: Feedback, mode: Regression, limit: float, session: str | None,
 ) -> Steps[Feedback]:
-    """A change that passed the test command (`named`, its feedback), checked (regression_run):
-    the tests beyond the command run on the changed copy; when one fails, the same run on the
+    """A change to the run's `workspace` that passed its test `command` (`named`, its
+    feedback), checked (regression_run): the tests beyond the command run on the changed copy; when one fails, the same run on the
     project as it is (once per run and command) tells which passed there, and a change that
     breaks one is a failed attempt naming them. The feedback says what was checked."""
-    files = files_of(run)
-    check = regression_run(command_of(run["command"]), mode, files, changed)
+    files = workspace.files
+    check = regression_run(command, mode, files, changed)
     if check.command is None:
         return Feedback(**{**named, "checked": check.covers})
-    after, _ = yield from judged_run(sandbox, {**files, **changed}, check.command, limit, session, run, None)
+    after, _ = yield from judged_run(sandbox, workspace._replace(files={**files, **changed}), check.command, limit, session, run, None)
     if not after["passed"]:
         key = (run["project"], run["workspace_key"], check.command.argv)
         if key not in _BEFORE:
-            _BEFORE[key], _ = yield from judged_run(sandbox, files, check.command, limit, session, run, None)
+            _BEFORE[key], _ = yield from judged_run(sandbox, workspace, check.command, limit, session, run, None)
             if len(_BEFORE) > BEFORE_KEPT:
                 del _BEFORE[next(iter(_BEFORE))]
         broken = broken_tests(_BEFORE[key], after)

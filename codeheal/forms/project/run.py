@@ -23,7 +23,7 @@ from codeheal.forms.project.repair_context import (
 )
 from codeheal.forms.project.rewrites import RewriteTrail
 from codeheal.forms.project.task import ProjectTask, TestCommand
-from codeheal.forms.project.workspace_store import keep, workspace_data, workspace_files
+from codeheal.forms.project.workspace_store import keep, workspace_files
 from codeheal.state import ChangedDefinition, CheckFailure, FormRun, SuspiciousLine
 
 
@@ -131,11 +131,6 @@ def run_of(state: Mapping) -> ProjectRun:
 def files_of(run: ProjectRun) -> Mapping[str, str]:
     """The project's files as the run read them."""
     return workspace_files(run["project"], run["workspace_key"])
-
-
-def data_of(run: ProjectRun) -> Mapping[str, bytes]:
-    """The project's binary files as the run read them: for the sandbox alone."""
-    return workspace_data(run["project"], run["workspace_key"])
 
 
 def targets_of(run: ProjectRun) -> list[Target]:

@@ -25,12 +25,14 @@ KEPT = 8
 
 
 
-class _Kept(NamedTuple):
+class Workspace(NamedTuple):
+    """A run's project as read: its text files and, for the sandbox alone, its binary ones."""
+
     files: Mapping[str, str]
     data: Mapping[str, bytes]
 
 
-_kept: OrderedDict[str, _Kept] = OrderedDict()
+_kept: OrderedDict[str, Workspace] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -53,22 +55,18 @@ def workspace_key(files: Mapping[str, str], data: Mapping[str, bytes] | None = N
 def keep(files: Mapping[str, str], data: Mapping[str, bytes] | None = None) -> str:
     """Keep `files` and the binary `data` (a run's snapshot of its project) and return their key."""
     key = workspace_key(files, data)
-    _remember(key, _Kept(MappingProxyType(dict(files)), MappingProxyType(dict(data or {}))))
+    _remember(key, Workspace(MappingProxyType(dict(files)), MappingProxyType(dict(data or {}))))
     return key
 
 
 def workspace_files(project: str, key: str) -> Mapping[str, str]:
     """The text files kept under `key` (read-only), read again from `project` when this
     process does not hold them. Raises WorkspaceChanged when the project no longer gives that key."""
-    return _workspace(project, key).files
+    return workspace(project, key).files
 
 
-def workspace_data(project: str, key: str) -> Mapping[str, bytes]:
-    """The binary files kept under `key` (read-only): for the sandbox alone, as workspace_files."""
-    return _workspace(project, key).data
-
-
-def _workspace(project: str, key: str) -> _Kept:
+def workspace(project: str, key: str) -> Workspace:
+    """The text and binary files kept under `key` (read-only), read again as workspace_files."""
     with _lock:
         kept = _kept.get(key)
         if kept is not None:
@@ -80,12 +78,12 @@ def _workspace(project: str, key: str) -> _Kept:
             f"the project {project} changed since this run read it: its files are not those the run "
             "started from, so the run cannot go on; start a new run (codeheal fix) on the project as it is now"
         )
-    kept = _Kept(MappingProxyType(dict(reread.files)), MappingProxyType(dict(reread.data)))
+    kept = Workspace(MappingProxyType(dict(reread.files)), MappingProxyType(dict(reread.data)))
     _remember(key, kept)
     return kept
 
 
-def _remember(key: str, kept: _Kept) -> None:
+def _remember(key: str, kept: Workspace) -> None:
     with _lock:
         _kept[key] = kept
         _kept.move_to_end(key)
