@@ -118,13 +118,15 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def def_line_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
-    """The function's default values when its parameters are all on its `def` line (the line
-    DEFAULT mutates), else none."""
+    """The function's default values that DEFAULT changes (a whole number, a bool, a string with
+    a twin) when its parameters are all on its `def` line (the line DEFAULT mutates), else none."""
     arguments = function.args
     defaults = [d for d in [*arguments.defaults, *arguments.kw_defaults] if d is not None]
     parts = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg,
              *defaults, function.returns]
-    return defaults if all(p.end_lineno == function.lineno for p in parts if p is not None) else []
+    if not all(p.end_lineno == function.lineno for p in parts if p is not None):
+        return []
+    return [d for d in defaults if _changed_default(d, repr(getattr(d, "value", None)))]
 
 
 def function_ingredients(function: ast.FunctionDef | ast.AsyncFunctionDef, source: str) -> set[str]:
