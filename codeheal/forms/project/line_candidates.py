@@ -69,7 +69,7 @@ def line_slots(
 ) -> list[LineSlot]:
     """The first `limit` ranked lines that are statements in the body of a top-level function
     or a method of a top-level class whose (path, name) is in `scope` (None: any), or its `def`
-    line when that holds default values (mutations.def_line_defaults), as slots."""
+    line when that holds a default the screen changes (mutations.def_line_defaults), as slots."""
     slots = []
     for entry in ranking:
         slot = _slot(entry["file"], entry["line"], files)

@@ -1,8 +1,8 @@
 """Which lines of a project most likely hold the defect: a spectrum score over each test's line
 coverage (Ochiai: the lines the failing tests execute and the passing ones do not), raised for
-the lines on a failure's traceback. A `def` line with a default value on it, never executed
-in a test (it runs at import), is ranked with its function's entry: what the failing tests
-called, the default took part in unless given.
+the lines on a failure's traceback. A `def` line holding a default the screen changes, never
+executed in a test (it runs at import), is ranked with its function's entry: what the failing
+tests called, the default took part in unless given.
 
 The coverage is the report plugin's advisory evidence from the run of the project as it is
 (evaluation/coverage.py); it only orders what the repair prompt points at and which lines get
@@ -68,7 +68,7 @@ def _default_lines(
     scores: Mapping[tuple[str, int], float], files: Mapping[str, str]
 ) -> dict[tuple[str, int], tuple[str, int]]:
     """(path, def line) -> (path, its function's first statement) for each function of a file
-    with scored lines whose one-line `def` holds a default value (mutations.def_line_defaults)
+    with scored lines whose one-line `def` holds a default the screen changes (def_line_defaults)
     and whose first statement has a score (the failing tests called it)."""
     found = {}
     for path in {path for path, _ in scores}:
