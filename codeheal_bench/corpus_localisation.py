@@ -55,7 +55,8 @@ def located(case: CorpusCase, files: dict[str, str], as_is: dict) -> dict:
     """Where the case's buggy line is in the ranking (1-based; None: not ranked), whether the
     failures' traceback passes through its function, whether its function is in the repair's
     scope, and its rank among the ranked lines in that scope (the lines the screen and the line
-    candidates take, in order)."""
+    candidates take, in order); `def_lines_ahead`: the `def` lines ranked before it (or in the
+    ranking when it is not: suspicious.py ranks those holding defaults)."""
     frames = [frame for failure in as_is.get("failures", []) for frame in failure["frames"]]
     function = _enclosing(files, case.file, case.line_number)
     span = range(function.lineno, (function.end_lineno or function.lineno) + 1) if function else range(0)
@@ -69,9 +70,16 @@ def located(case: CorpusCase, files: dict[str, str], as_is: dict) -> dict:
 
     scoped = [place for place in places if in_scope(*place)]
     bug = (case.file, case.line_number)
+    ahead = places[:places.index(bug)] if bug in places else places
     return {"rank": places.index(bug) + 1 if bug in places else None, "on_traceback": on_traceback,
+            "def_lines_ahead": sum(_is_def_line(files, *place) for place in ahead),
             "ranked": len(places), "in_scope": in_scope(*bug),
             "rank_in_scope": scoped.index(bug) + 1 if bug in scoped else None}
+
+
+def _is_def_line(files: dict[str, str], path: str, line: int) -> bool:
+    lines = files.get(path, "").splitlines()
+    return 0 < line <= len(lines) and lines[line - 1].lstrip().startswith(("def ", "async def "))
 
 
 def _enclosing(files: dict[str, str], path: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:

@@ -67,6 +67,14 @@ def test_slots_skip_what_is_no_statement_of_a_function_in_scope() -> None:
     assert [s.line for s in line_slots(lines, FILES, scope=None, limit=1)] == [10]
 
 
+def test_a_def_line_with_defaults_on_it_is_a_slot() -> None:
+    files = {"m.py": "def page(items, size=11):\n    return items[:size]\n\n\ndef wide(\n    items, size=11,\n):\n    return items\n"}
+    [slot] = line_slots([SuspiciousLine(file="m.py", line=n, score=1.0) for n in (1, 5, 6)], files, scope=None, limit=3)
+    assert (slot.line, slot.original, slot.head) == (1, "def page(items, size=11):", "```python\n# m.py\n")
+    edit = apply_reply(files, slot.reply("def page(items, size=10):"))
+    assert edit.files["m.py"].startswith("def page(items, size=10):\n    return items[:size]\n")
+
+
 def test_the_functions_named_first_go_first() -> None:
     lines = ranked((15, 0.9), (10, 0.5), (8, 0.4))
     assert [s.line for s in line_slots(lines, FILES, scope=None, limit=2)] == [15, 10]

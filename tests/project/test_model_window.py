@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from scripted_openai import send_json
 
-from codeheal.forms.project.model_window import context_size
+from codeheal.prompting.model_window import context_size
 
 
 def serve(routes: dict[str, object]) -> Iterator[str]:

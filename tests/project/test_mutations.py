@@ -20,6 +20,7 @@ from codeheal.nodes.candidate_test import FIRST_BATCH
 from codeheal.forms.project.mutations import (
     ARGUMENTS,
     BOUNDARY,
+    DEFAULT,
     DEGENERATE,
     DROPPED,
     INGREDIENT,
@@ -92,6 +93,20 @@ def test_degenerate_mutants_rank_last_and_a_constant_made_minus_zero_goes() -> N
     assert not any("-0" in line for line in lines("x = y[-1] - 1", {"y"}))
     ranks = [m.rank for m in line_mutants("if count > limit:  # or return True", {"count", "limit"})]
     assert DEGENERATE not in ranks  # a comparison is not degenerate
+
+
+def test_a_default_of_a_def_line_changes_as_a_real_bug_would() -> None:
+    mutants = line_mutants('def page(items, size=0, *, strict=True, side="left", skip=-1, key=None) -> list:',
+                           {"items", "size", "strict", "side", "skip", "key"})
+    assert {m.rank for m in mutants} == {DEFAULT}
+    assert [m.line.removeprefix("def page(items, ").removesuffix(") -> list:") for m in mutants] == [
+        'size=1, *, strict=True, side="left", skip=-1, key=None',  # 0 <-> 1
+        'size=-1, *, strict=True, side="left", skip=-1, key=None',
+        'size=0, *, strict=False, side="left", skip=-1, key=None',
+        'size=0, *, strict=True, side="right", skip=-1, key=None',  # a twin, its quotes kept
+        'size=0, *, strict=True, side="left", skip=0, key=None',
+        'size=0, *, strict=True, side="left", skip=-2, key=None']  # None and the annotation left alone
+    assert lines("def pad(text, fill='x', width=2.5):") == []  # no twin, no whole number
 
 
 def test_a_variable_is_replaced_by_a_local_never_where_it_names_what_is_called_or_indexed() -> None:
@@ -225,3 +240,18 @@ def test_a_screen_with_no_pass_tests_every_mutant_in_growing_batches(tmp_path: P
     screen = next(c["evaluator"]["history"][1] for c in steps if c.get("evaluator") and len(c["evaluator"]["history"]) == 2)
     assert screen["candidates_tested"] == 8  # the 10 mutants make 8 distinct changes
     assert tested == [1, 1 + 4, 1 + 8, 1 + 8 + 1]  # as is, the screen's batches of 4 and 4, the model's reply
+
+
+def test_the_screen_heals_a_changed_default_that_no_test_names(tmp_path: Path) -> None:
+    # the defect is `size=11` on the def line, reached only by the call that leaves it out; the body's
+    # `items[:size - 1]` also passes the failing test but not the one that gives a size
+    (tmp_path / "paging.py").write_text(
+        "def page(items, size=11):\n    chosen = list(items)\n    return chosen[:size]\n")
+    (tmp_path / "test_paging.py").write_text(
+        "from paging import page\n\n\ndef test_default_page():\n    assert len(page(range(30))) == 10\n\n\n"
+        "def test_given_size():\n    assert len(page(range(30), 5)) == 5\n")
+    graph = build_graph(llm=no_model()).compile()
+    result = graph.invoke({"project": str(tmp_path), "test_command": TEST}, context=Context(max_attempts=2))
+    assert result["status"] == "passed" and result["history"][1]["tokens"] == 0
+    changed = [line for line in result["diff"].splitlines() if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert changed == ["-def page(items, size=11):", "+def page(items, size=10):"]

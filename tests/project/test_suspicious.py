@@ -138,3 +138,15 @@ def test_traceback_frames_raise_their_lines() -> None:
     ochiai = round(1 / math.sqrt(2), 3)
     assert [(e["line"], e["score"]) for e in ranking] == [
         (7, round(ochiai + FRAME_BONUS, 3)), (3, round(ochiai + FRAME_BONUS / 2, 3)), (2, ochiai)]
+
+
+def test_a_def_line_with_a_default_ranks_with_its_functions_entry_after_its_ties() -> None:
+    source = ('def page(items, size=11):\n    """A page."""\n    return items[:size]\n\n\n'
+              'def last(items, n=1):\n    return items[-n:]\n\n\ndef first(items):\n    return items[0]\n\n\n'
+              'def pick(items, key=None):\n    return items\n')
+    files = {"m.py": source, "test_m.py": ""}
+    coverage = {"test_m.py::test_page": {"m.py": {3, 15}}, "test_m.py::test_last": {"m.py": {7, 11}}}
+    ranking = rank_lines(coverage, {"test_m.py::test_page"}, [], files)
+    # `page`'s def line after the lines it ties with; `last`, which no failing test calls, not at
+    # all; nor `pick`, whose only default (None) the screen leaves alone
+    assert [(e["line"], e["score"]) for e in ranking] == [(3, 1.0), (15, 1.0), (1, 1.0)]

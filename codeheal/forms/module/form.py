@@ -22,14 +22,16 @@ from codeheal.forms.base import Draw, Form
 from codeheal.forms.module.candidate import evaluation_steps
 from codeheal.forms.module.environment import refuse_missing_imports, tests_python
 from codeheal.forms.module.prompts import (
-    actor_messages,
-    reflector_messages,
+    fitted_actor_messages,
+    fitted_reflector_messages,
     tested_function,
 )
 from codeheal.forms.module.request import check_request
+from codeheal.llm.factory import MAX_TOKENS
 from codeheal.policy import sampling_temperature, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
+from codeheal.prompting.model_window import fitted_window
 from codeheal.prompting.parts import CLOSING_FENCE
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
@@ -128,7 +130,10 @@ class ModuleForm(Form):
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
             last_code = history[-1]["code"] if context.policy.show_failed_code else ""
-        messages = actor_messages(
+        messages = fitted_actor_messages(
+            window=fitted_window(context, history),
+            reply_tokens=MAX_TOKENS,
+            counter=counter,
             task=state["task"],
             tests=user_checks(state),
             entry_point=state.get("entry_point"),
@@ -165,8 +170,10 @@ class ModuleForm(Form):
     def reflector_prompt(
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
     ) -> list[BaseMessage]:
-        return reflector_messages(task=state["task"], tests=user_checks(state), entry_point=state.get("entry_point"),
-                                  code=state["history"][-1]["code"], feedback=state["feedback"])
+        return fitted_reflector_messages(
+            window=fitted_window(context, state["history"]), reply_tokens=reply_tokens, counter=counter,
+            task=state["task"], tests=user_checks(state), entry_point=state.get("entry_point"),
+            code=state["history"][-1]["code"], feedback=state["feedback"])
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]

@@ -1,5 +1,11 @@
 """The module form's prompts (`codeheal solve`): the actor's, in its two styles, and the
-reflector's, built by pure functions from the task, the tests and the last outcome."""
+reflector's, built by pure functions from the task, the tests and the last outcome.
+
+Each is fitted to the model's window (model_window.first_fitting): what a prompt can spare goes
+first (the actor's: the lessons, the failed attempt's code, then its failure; the reflector's:
+the code, then all failures but the first); the task and the tests are never cut, and a prompt
+whose least does not fit goes as it is, for the server to judge: a refusal is a failed attempt
+saying so, and the run's next prompt is fitted to half the window."""
 
 from __future__ import annotations
 
@@ -8,9 +14,12 @@ import ast
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.fences import python_blocks
+from codeheal.prompting.model_call import is_refused
+from codeheal.prompting.model_window import first_fitting
 from codeheal.prompting.parts import CODE_FENCE, format_feedback
 from codeheal.state import Feedback, State
 from codeheal.syntax import parse_code
+from codeheal.tokens import TokenCounter
 
 EXCERPT_CONTEXT = 3
 
@@ -32,6 +41,34 @@ so a local server that cached the first attempt's prompt reads only the failure 
 and the retry after the lesson only what follows that opening (issue 34: read each prompt
 once). Of the presets, only self_heal writes this lesson in the module form."""
 
+
+def fitted_actor_messages(
+    *,
+    window: int,
+    reply_tokens: int,
+    counter: TokenCounter,
+    task: str,
+    tests: str,
+    entry_point: str | None,
+    reflections: list[str],
+    last_code: str | None,
+    last_feedback: Feedback | None,
+    memory: int = 5,
+    prefill: bool = False,
+) -> list[BaseMessage]:
+    """actor_messages in `window` tokens with room for a reply of `reply_tokens`: without the
+    lessons, then without the failed attempt's code, then without its failure, until it fits
+    (first_fitting). A failed attempt whose prompt the server refused is no failure shown."""
+    if is_refused(last_code):
+        last_code, last_feedback = None, None
+    shown = (last_code, last_feedback)
+    lessons = memory if reflections else 0
+    prompts = (
+        actor_messages(task=task, tests=tests, entry_point=entry_point, reflections=reflections, memory=kept,
+                       last_code=code, last_feedback=feedback, prefill=prefill)
+        for kept, (code, feedback) in [(lessons, shown), (0, shown), (0, ("", last_feedback)), (0, (None, None))]
+    )
+    return first_fitting(prompts, window, reply_tokens, counter)
 
 
 def actor_messages(
@@ -118,12 +155,26 @@ def _is_placeholder(statement: ast.stmt) -> bool:
     )
 
 
-def reflector_messages(
-    *, task: str, tests: str, entry_point: str | None, code: str, feedback: Feedback
+def fitted_reflector_messages(
+    *, window: int, reply_tokens: int, counter: TokenCounter, task: str, tests: str, entry_point: str | None,
+    code: str, feedback: Feedback,
 ) -> list[BaseMessage]:
-    """The reflector's prompt: the actor's opening, the failure, the numbered code around each
-    failing line, and what to write (REFLECT_ASK)."""
-    parts = [*_opening(task, tests, entry_point), f"Test results of a failed attempt:\n{format_feedback(feedback)}"]
+    """reflector_messages in `window` tokens with room for a reply of `reply_tokens`: without
+    the code, then with the first failure only, until it fits (first_fitting)."""
+    prompts = (
+        reflector_messages(task=task, tests=tests, entry_point=entry_point, code=shown, feedback=feedback, failures=most)
+        for shown, most in [(code, 5), ("", 5), ("", 1)]
+    )
+    return first_fitting(prompts, window, reply_tokens, counter)
+
+
+def reflector_messages(
+    *, task: str, tests: str, entry_point: str | None, code: str, feedback: Feedback, failures: int = 5
+) -> list[BaseMessage]:
+    """The reflector's prompt: the actor's opening, the failure (at most `failures` failed
+    checks), the numbered code around each failing line, and what to write (REFLECT_ASK)."""
+    parts = [*_opening(task, tests, entry_point),
+             f"Test results of a failed attempt:\n{format_feedback(feedback, max_failures=failures)}"]
     lines = sorted({f["line"] for f in feedback["failures"] if f["line"]})
     if code.strip():
         parts.append("The failed attempt (solution.py):\n" + numbered_excerpt(code, lines))

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from codeheal.forms.project.mutations import function_ingredients, local_names
+from codeheal.forms.project.mutations import def_line_defaults, function_ingredients, local_names
 from codeheal.forms.project.repair_context import project_functions
 from codeheal.state import SuspiciousLine
 
@@ -68,7 +68,8 @@ def line_slots(
     limit: int,
 ) -> list[LineSlot]:
     """The first `limit` ranked lines that are statements in the body of a top-level function
-    or a method of a top-level class whose (path, name) is in `scope` (None: any), as slots."""
+    or a method of a top-level class whose (path, name) is in `scope` (None: any), or its `def`
+    line when that holds a default the screen changes (mutations.def_line_defaults), as slots."""
     slots = []
     for entry in ranking:
         slot = _slot(entry["file"], entry["line"], files)
@@ -103,7 +104,8 @@ def _slot(path: str, number: int, files: Mapping[str, str]) -> LineSlot | None:
         body_start = (first.end_lineno or first.lineno) + 1  # after the docstring
     lines = files[path].splitlines()
     text = lines[number - 1]
-    if number < body_start or not text.strip() or text.lstrip().startswith("#"):
+    header = number == node.lineno and bool(def_line_defaults(node))  # a one-line `def`'s defaults
+    if (number < body_start and not header) or not text.strip() or text.lstrip().startswith("#"):
         return None
     start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     end = node.end_lineno or node.lineno

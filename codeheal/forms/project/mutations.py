@@ -18,17 +18,23 @@ from dataclasses import dataclass
 
 from codeheal.syntax import parse_code
 
-(BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, TWIN, DROPPED, VARIABLE, INGREDIENT,
- DEGENERATE) = range(12)
+(BOUNDARY, CONSTANT, ARITHMETIC, LOGIC, RELATION, OFF_BY_ONE, ARGUMENTS, TWIN, DROPPED, DEFAULT, VARIABLE,
+ INGREDIENT, DEGENERATE) = range(13)
 """Operator classes, likeliest first: the order in which a run screens them. TWIN: a method
 or a slice's side swapped for its twin (`split`/`rsplit`, `find`/`rfind`, `append`/`extend`,
 `seq[:n]`/`seq[n:]`); DROPPED: a call or a negation left out (`f(x)` -> `x`, `-x` -> `x`).
+DEFAULT: a default value of a `def` line changed: a whole number one more or one less (`0` <-> `1`
+among them), `True` <-> `False`, a string made its twin (`"left"` <-> `"right"`, STRING_TWINS);
+`None` is left alone (what it would become is not in the line).
 INGREDIENT: a variable replaced by an expression of it written elsewhere in its function
 (`b` -> `b[1:]`), the "plastic surgery" of program repair: a fix's parts are often in the code
 already. DEGENERATE, last: mutants that pass a test by degenerate means rather than by a fix:
 a sentinel a `return` gives made another constant (`return -1` -> `return -2`), a condition
 that is a constant flipped (a branch made dead or always taken). A constant made `-0` (from
 `-1`) is not a mutant at all: it is `0` written oddly, and only ever fits a test by chance."""
+STRING_TWINS = (("left", "right"), ("first", "last"), ("start", "end"), ("before", "after"),
+                ("min", "max"), ("upper", "lower"), ("asc", "desc"), ("<", ">"))
+"""A string default's twins: the value's mirror in its own vocabulary, as `_TWINS` for methods."""
 INGREDIENT_CHARS = 40
 """Longer expressions of the function are not used as ingredients."""
 
@@ -59,6 +65,7 @@ _METHOD_TWINS: dict[str, list[str]] = {}
 for _a, _b in _TWINS:
     _METHOD_TWINS.setdefault(_a, []).append(_b)
     _METHOD_TWINS.setdefault(_b, []).append(_a)
+_STRING_TWINS = {a: b for pair in STRING_TWINS for a, b in (pair, pair[::-1])}
 _LOOSE = (ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Lambda)
 """Expressions that `not` binds tighter than: negated in parentheses."""
 
@@ -108,6 +115,18 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
     return names
+
+
+def def_line_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """The function's default values that DEFAULT changes (a whole number, a bool, a string with
+    a twin) when its parameters are all on its `def` line (the line DEFAULT mutates), else none."""
+    arguments = function.args
+    defaults = [d for d in [*arguments.defaults, *arguments.kw_defaults] if d is not None]
+    parts = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg,
+             *defaults, function.returns]
+    if not all(p.end_lineno == function.lineno for p in parts if p is not None):
+        return []
+    return [d for d in defaults if _changed_default(d, repr(getattr(d, "value", None)))]
 
 
 def function_ingredients(function: ast.FunctionDef | ast.AsyncFunctionDef, source: str) -> set[str]:
@@ -204,7 +223,13 @@ def _edits(
     tests = {id(node.test) for node in ast.walk(tree) if isinstance(node, ast.If | ast.While | ast.IfExp)}
     statement = tree.body[0] if tree.body else None
     sentinel = isinstance(statement, ast.Return) and _is_constant(statement.value)
+    defaults = _defaults(statement)
+    for default in defaults:
+        yield from ((DEFAULT, *span(default), new) for new in _changed_default(default, source(default)))
+    inside = {id(node) for default in defaults for node in ast.walk(default)}
     for node in ast.walk(tree):
+        if id(node) in inside:
+            continue  # a default's own class above
         if isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _OPERATORS:
             symbol = _OPERATORS[type(node.op)]
             left, right = (node.left, node.right) if isinstance(node, ast.BinOp) else (node.target, node.value)
@@ -282,6 +307,31 @@ def _edits(
                     yield VARIABLE, *span(node), other
             for expression in uses.get(node.id, ()):
                 yield INGREDIENT, *span(node), expression
+
+
+def _defaults(statement: ast.stmt | None) -> list[ast.expr]:
+    """A `def` line's default values (none for any other statement)."""
+    if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    arguments = statement.args
+    return [d for d in [*arguments.defaults, *arguments.kw_defaults] if d is not None]
+
+
+def _changed_default(node: ast.expr, written: str) -> list[str]:
+    """What a default value (`written` as it is) becomes under DEFAULT (nothing for other
+    expressions); a string keeps its quotes."""
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand.value if negative and isinstance(node.operand, ast.Constant) else getattr(node, "value", None)
+    if not isinstance(node, ast.Constant) and not negative:
+        return []
+    if type(value) is int:
+        number = -value if negative else value
+        return [str(number + 1), str(number - 1)]
+    if type(value) is bool and not negative:
+        return [str(not value)]
+    if type(value) is str and not negative and value in _STRING_TWINS and written[1:-1] == value:
+        return [f"{written[0]}{_STRING_TWINS[value]}{written[-1]}"]
+    return []
 
 
 def _one_off(node: ast.AST, source, span) -> Iterator[tuple[int, int, int, str]]:

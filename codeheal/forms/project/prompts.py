@@ -20,13 +20,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, import_at
-from codeheal.forms.project.model_window import window_tokens
 from codeheal.forms.project.repair_context import is_test_file, repair_context
 from codeheal.forms.project.rewrites import NO_TRAIL, retry_note
 from codeheal.forms.project.run import AsIs, ProjectRun, files_of, run_of, targets_of
-from codeheal.prompting.model_call import REFUSED, is_refused, refusals
+from codeheal.prompting.model_call import REFUSED, is_refused
+from codeheal.prompting.model_window import MARGIN_TOKENS, fitted_window
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE, format_feedback
-from codeheal.state import Attempt, CheckFailure, Feedback, State, SuspiciousLine
+from codeheal.state import CheckFailure, Feedback, State, SuspiciousLine
 from codeheal.tokens import BYTES_PER_TOKEN, ESTIMATE, TokenCounter
 
 FIX_SYSTEM = (
@@ -53,8 +53,6 @@ FIX_LESSON_ASK = (
     "Do not write code yet. Diagnose the bug: explain in two to four sentences what is wrong and "
     "what exactly to change. Be specific (name the function, the line, the case)."
 )
-MARGIN_TOKENS = 64
-"""The chat template's start of the reply, and the separators around the repair context."""
 LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
@@ -94,13 +92,6 @@ def primary_name(run: ProjectRun) -> str | None:
 
 
 DEF_NAME = re.compile(r"def\s+(\w+)")
-
-
-def fitted_window(context: Context, history: Sequence[Attempt]) -> int:
-    """The window the run's next prompt is fitted to: the model's (window_tokens), halved for
-    each prompt of the run its server refused as over its context (model_call.refusals: the
-    server counts tokens its own way, or serves less than it reports)."""
-    return window_tokens(context) >> refusals(history)
 
 
 def _as_is(state: State) -> AsIs:

@@ -1,6 +1,8 @@
 """Which lines of a project most likely hold the defect: a spectrum score over each test's line
 coverage (Ochiai: the lines the failing tests execute and the passing ones do not), raised for
-the lines on a failure's traceback.
+the lines on a failure's traceback. A `def` line holding a default the screen changes, never
+executed in a test (it runs at import), is ranked with its function's entry: what the failing
+tests called, the default took part in unless given.
 
 The coverage is the report plugin's advisory evidence from the run of the project as it is
 (evaluation/coverage.py); it only orders what the repair prompt points at and which lines get
@@ -8,9 +10,11 @@ line-level candidates, never a verdict."""
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Collection, Mapping, Sequence
 
+from codeheal.forms.project.mutations import def_line_defaults
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.state import CheckFailure, SuspiciousLine
 
@@ -55,5 +59,27 @@ def rank_lines(
             bonus[key] = max(bonus.get(key, 0.0), FRAME_BONUS if depth == 0 else FRAME_BONUS / 2)
     for key, extra in bonus.items():
         scores[key] = scores.get(key, 0.0) + extra
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:RANKED]
+    defaults = {key: scores[entry] for key, entry in _default_lines(scores, files).items() if key not in scores}
+    ranked = sorted({**scores, **defaults}.items(), key=lambda item: (-item[1], item[0] in defaults, item[0]))[:RANKED]
     return [SuspiciousLine(file=path, line=line, score=round(score, 3)) for (path, line), score in ranked]
+
+
+def _default_lines(
+    scores: Mapping[tuple[str, int], float], files: Mapping[str, str]
+) -> dict[tuple[str, int], tuple[str, int]]:
+    """(path, def line) -> (path, its function's first statement) for each function of a file
+    with scored lines whose one-line `def` holds a default the screen changes (def_line_defaults)
+    and whose first statement has a score (the failing tests called it)."""
+    found = {}
+    for path in {path for path, _ in scores}:
+        try:
+            tree = ast.parse(files[path])
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = node.body[1:] if ast.get_docstring(node) is not None and len(node.body) > 1 else node.body
+            if def_line_defaults(node) and (path, body[0].lineno) in scores:
+                found[(path, node.lineno)] = (path, body[0].lineno)
+    return found

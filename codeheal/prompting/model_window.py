@@ -11,7 +11,12 @@ none of this is in the OpenAI API):
   `POST /api/show` -> `parameters` `num_ctx` (set in the Modelfile), else Ollama's default
   serving window, OLLAMA_DEFAULT_WINDOW; either capped by `model_info` `<arch>.context_length`
   (the model's own). Ollama cuts a longer prompt silently, so it is asked, never guessed.
-OpenAI and servers that report none of these: the caller's setting."""
+OpenAI and servers that report none of these: the caller's setting.
+
+Both forms fit their prompts to the window (fitted_window), each leaving out what it can spare
+first; a prompt whose least does not fit goes as it is and the server judges it: a refusal is
+a failed attempt saying so (model_call.refused_candidate), and the next prompt of the run is
+fitted to half the window, never the run's end."""
 
 from __future__ import annotations
 
@@ -19,12 +24,18 @@ import functools
 import json
 import urllib.error
 import urllib.request
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from langchain_core.messages import BaseMessage
+
 from codeheal.environment import openai_api_key, openai_base_url
+from codeheal.prompting.model_call import refusals
+from codeheal.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from codeheal.context import Context
+    from codeheal.state import Attempt
 
 ASK_TIMEOUT_S = 5.0
 DEFAULT_WINDOW = 16384
@@ -33,6 +44,9 @@ OLLAMA_DEFAULT_WINDOW = 4096
 """What Ollama serves a model whose Modelfile sets no num_ctx (OLLAMA_CONTEXT_LENGTH on the
 server, which codeheal cannot see, changes it; on machines with 24 GiB of VRAM or more newer
 Ollama serves more, which /api/ps then reports once the model is loaded)."""
+MARGIN_TOKENS = 64
+"""Left free in a fitted prompt's window: the chat template's start of the reply, the
+separators between its parts, a counter's error."""
 
 
 def context_size(base_url: str | None, *, default: int, model: str | None = None, api_key: str | None = None) -> int:
@@ -113,3 +127,23 @@ def window_tokens(context: Context) -> int:
 @functools.lru_cache(maxsize=16)
 def _asked(base_url: str | None, model: str) -> int:
     return context_size(base_url, default=DEFAULT_WINDOW, model=model, api_key=openai_api_key())
+
+
+def fitted_window(context: Context, history: Sequence[Attempt]) -> int:
+    """The window the run's next prompt is fitted to: the model's (window_tokens), halved for
+    each prompt of the run its server refused as over its context (model_call.refusals: the
+    server counts tokens its own way, or serves less than it reports)."""
+    return window_tokens(context) >> refusals(history)
+
+
+def first_fitting(
+    prompts: Iterable[list[BaseMessage]], window: int, reply_tokens: int, counter: TokenCounter
+) -> list[BaseMessage]:
+    """The first of `prompts` (the fullest first, each with less context) that leaves room in
+    `window` for a reply of `reply_tokens` (and MARGIN_TOKENS), as `counter` counts; when none
+    does, the last, the least, as it is: the server judges it."""
+    prompt: list[BaseMessage] = []
+    for prompt in prompts:
+        if counter.prompt_tokens(prompt) + reply_tokens + MARGIN_TOKENS <= window:
+            break
+    return prompt
