@@ -13,6 +13,7 @@ import pytest
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.forms.project.job import project_job
+from codeheal.forms.project.mutations import default_lines
 from codeheal.forms.project.suspicious import FRAME_BONUS, rank_lines
 from codeheal.forms.project.task import parse_test_command
 from codeheal.sandboxes import LocalSandbox
@@ -146,7 +147,7 @@ def test_a_def_line_with_a_default_ranks_with_its_functions_entry_after_its_ties
               'def pick(items, key=None):\n    return items\n')
     files = {"m.py": source, "test_m.py": ""}
     coverage = {"test_m.py::test_page": {"m.py": {3, 15}}, "test_m.py::test_last": {"m.py": {7, 11}}}
-    ranking = rank_lines(coverage, {"test_m.py::test_page"}, [], files)
+    ranking = rank_lines(coverage, {"test_m.py::test_page"}, [], files, default_lines(files, coverage))
     # `page`'s def line after the lines it ties with; `last`, which no failing test calls, not at
     # all; nor `pick`, whose only default (None) the screen leaves alone
     assert [(e["line"], e["score"]) for e in ranking] == [(3, 1.0), (15, 1.0), (1, 1.0)]

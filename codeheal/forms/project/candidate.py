@@ -23,6 +23,7 @@ from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import added_findings, lint_feedback
+from codeheal.forms.project.mutations import default_lines
 from codeheal.forms.project.regression import regression_steps
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.forms.project.run import (
@@ -82,7 +83,7 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     coverage = coverage_by_test(result)
     unfinished = set(coverage) - set(feedback.get("tests_ran") or [])  # hung at the deadline, or crashed
     failed = set(feedback.get("tests_failed") or []) | unfinished
-    ranking = rank_lines(coverage, failed, feedback["failures"], files)
+    ranking = rank_lines(coverage, failed, feedback["failures"], files, default_lines(files, coverage))
     as_is = AsIs(
         failures=failures, tests_ran=feedback.get("tests_ran") or [],
         tests_failed=feedback.get("tests_failed") or [],

@@ -13,7 +13,7 @@ import ast
 import io
 import itertools
 import tokenize
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from codeheal.syntax import parse_code
@@ -127,6 +127,28 @@ def def_line_defaults(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[
     if not all(p.end_lineno == function.lineno for p in parts if p is not None):
         return []
     return [d for d in defaults if _changed_default(d, repr(getattr(d, "value", None)))]
+
+
+def default_lines(
+    files: Mapping[str, str], coverage: Mapping[str, Mapping[str, Collection[int]]]
+) -> dict[tuple[str, int], tuple[str, int]]:
+    """(path, def line) -> (path, its function's first statement) for each function of the
+    files some test executed (`coverage`: test node id -> path -> lines) whose one-line `def`
+    holds a default DEFAULT changes (def_line_defaults): the lines the suspicious-line ranking
+    may rank with their function's entry. A file that does not parse has none."""
+    found = {}
+    for path in {path for by_file in coverage.values() for path in by_file if path in files}:
+        try:
+            tree = ast.parse(files[path])
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            body = node.body[1:] if ast.get_docstring(node) is not None and len(node.body) > 1 else node.body
+            if def_line_defaults(node):
+                found[(path, node.lineno)] = (path, body[0].lineno)
+    return found
 
 
 def function_ingredients(function: ast.FunctionDef | ast.AsyncFunctionDef, source: str) -> set[str]:

@@ -10,11 +10,9 @@ line-level candidates, never a verdict."""
 
 from __future__ import annotations
 
-import ast
 import math
 from collections.abc import Collection, Mapping, Sequence
 
-from codeheal.forms.project.mutations import def_line_defaults
 from codeheal.forms.project.repair_context import is_test_file
 from codeheal.state import CheckFailure, SuspiciousLine
 
@@ -30,13 +28,16 @@ def rank_lines(
     failed: Collection[str],
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
+    default_lines: Mapping[tuple[str, int], tuple[str, int]] | None = None,
 ) -> list[SuspiciousLine]:
     """The project's lines (not the tests'), most suspicious first, at most RANKED of them.
     `coverage`: test node id -> workspace path -> the lines that test executed; `failed`: the
     node ids that failed (or did not finish); `failures`: their failures, whose frames add
     FRAME_BONUS. Score = failed(s) / sqrt(total_failed * (failed(s) + passed(s))) plus the
     bonus; equal scores in reading order. Lines no failing test executed and no frame names
-    are left out."""
+    are left out. `default_lines`: (path, def line) -> (path, its function's first statement)
+    for the `def` lines holding a default the screen changes (mutations.default_lines); each
+    takes its entry's score and ranks after the lines it ties with."""
     failing = set(failed)
     covered_failing = [t for t in coverage if t in failing]
     hits: dict[tuple[str, int], list[int]] = {}
@@ -59,27 +60,6 @@ def rank_lines(
             bonus[key] = max(bonus.get(key, 0.0), FRAME_BONUS if depth == 0 else FRAME_BONUS / 2)
     for key, extra in bonus.items():
         scores[key] = scores.get(key, 0.0) + extra
-    defaults = {key: scores[entry] for key, entry in _default_lines(scores, files).items() if key not in scores}
+    defaults = {key: scores[entry] for key, entry in (default_lines or {}).items() if entry in scores and key not in scores}
     ranked = sorted({**scores, **defaults}.items(), key=lambda item: (-item[1], item[0] in defaults, item[0]))[:RANKED]
     return [SuspiciousLine(file=path, line=line, score=round(score, 3)) for (path, line), score in ranked]
-
-
-def _default_lines(
-    scores: Mapping[tuple[str, int], float], files: Mapping[str, str]
-) -> dict[tuple[str, int], tuple[str, int]]:
-    """(path, def line) -> (path, its function's first statement) for each function of a file
-    with scored lines whose one-line `def` holds a default the screen changes (def_line_defaults)
-    and whose first statement has a score (the failing tests called it)."""
-    found = {}
-    for path in {path for path, _ in scores}:
-        try:
-            tree = ast.parse(files[path])
-        except (SyntaxError, ValueError):
-            continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            body = node.body[1:] if ast.get_docstring(node) is not None and len(node.body) > 1 else node.body
-            if def_line_defaults(node) and (path, body[0].lineno) in scores:
-                found[(path, node.lineno)] = (path, body[0].lineno)
-    return found
