@@ -104,7 +104,7 @@ def progressed(history: list[Attempt]) -> bool:
 def settle(state: State, store: BaseStore | None) -> None:
     """Count the outcome of the run's latest routed retry (State.route), once it is evaluated,
     for the model that wrote it."""
-    route, history = state.get("route"), state.get("history") or []
+    route, history = state.route, state.history
     if route and len(history) >= 2 and history[-1]["attempt"] == route["attempt"]:
         record(store, route["model"], route, progressed(history))
 

@@ -81,7 +81,7 @@ def attempt_limit(state: State, context: Context) -> int:
     """How many attempts this run may use: the limit a reviewer granted (counted from the
     attempts made), else the Context's cap, and one more once the run screened candidates
     written without a model (`screen`): that attempt costs no model call and is made once."""
-    return state.get("attempt_limit") or context.max_attempts + bool(state.get("screened"))
+    return state.attempt_limit or context.max_attempts + bool(state.screened)
 
 
 def best_attempt(history: list[Attempt]) -> Attempt:
@@ -105,7 +105,7 @@ def replaces_best(candidate: Feedback, best: Feedback, *, smaller: bool = False)
 
 def tokens_spent(state: State) -> int:
     """Model tokens this run has used so far, prompts and completions."""
-    return sum(attempt["tokens"] for attempt in state.get("history") or [])
+    return sum(attempt["tokens"] for attempt in state.history)
 
 
 def completion_allowance(state: State, context: Context, *, prompt_tokens: int, requests: int,
@@ -126,7 +126,7 @@ def sampling_temperature(state: State, rules: Policy, *, retry: bool) -> float:
     retry_temperature for the first retry, raised by temperature_step for each retry after it."""
     if not retry:
         return rules.temperature
-    later = max((state.get("attempts") or 1) - 1, 0)
+    later = max((state.attempts or 1) - 1, 0)
     ceiling = max(rules.retry_temperature, MAX_RETRY_TEMPERATURE)
     return round(min(rules.retry_temperature + rules.temperature_step * later, ceiling), 3)
 
@@ -226,12 +226,12 @@ def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], boo
     chooses per kind), or a run stuck on the same failure (needs_fresh_start); never after
     fresh samples that found nothing new (shows_after_repeat). `rules`: the run's policy as
     its form adjusts it (Form.policy_for)."""
-    feedback = state.get("feedback")
+    feedback = state.feedback
     if shows_after_repeat(state, rules):
         return False
     return (
         not rules.feedback
-        or (state.get("attempts") or 0) <= rules.fresh_attempts
+        or state.attempts <= rules.fresh_attempts
         or (rules.feedback_when == "informative" and not (feedback and informative(feedback)))
         or (rules.feedback_when == "by_kind" and not shows_by_kind(state, shows))
         or needs_fresh_start(state, rules)
@@ -243,7 +243,7 @@ def hedges(state: State, rules: Policy, shows: Callable[[FailureKind], bool] | N
     failure (Policy.hedge): it is the first retry, it has at least two samples, and it is fresh
     only because of Policy.fresh_attempts (the policy would show this failure otherwise)."""
     return (
-        rules.hedge and rules.retry_samples > 1 and state.get("attempts") == 1
+        rules.hedge and rules.retry_samples > 1 and state.attempts == 1
         and not writes_fresh(state, dataclasses.replace(rules, fresh_attempts=0), shows)
     )
 
@@ -254,7 +254,7 @@ def shows_after_repeat(state: State, rules: Policy) -> bool:
     retry is shown the failure instead of the run ending stuck, when the policy shows failures
     at all (feedback on; under "informative", an informative one): what it says is the one
     thing the model has not seen. A repair that repeats still ends the run (is_stuck)."""
-    history, feedback = state.get("history") or [], state.get("feedback")
+    history, feedback = state.history, state.feedback
     if not (rules.stop_on_repeat and rules.feedback and feedback and history and history[-1].get("repeat")):
         return False
     return not is_repair(history[-1]) and (rules.feedback_when != "informative" or informative(feedback))
@@ -265,7 +265,7 @@ def shows_by_kind(state: State, shows: Callable[[FailureKind], bool] | None = No
     failure when `shows` says so for its kind (the actor's learned choice, codeheal.learning;
     by default: the kind is in SHOWN_KINDS), unless the last attempt was itself a repair (a
     repair of a repair is not made: after a shown failure fails again, the next is fresh)."""
-    feedback, history = state.get("feedback"), state.get("history") or []
+    feedback, history = state.feedback, state.history
     if not feedback or (history and is_repair(history[-1])):
         return False
     return (shows or SHOWN_KINDS.__contains__)(failure_kind(feedback))
@@ -275,7 +275,7 @@ def needs_fresh_start(state: State, rules: Policy) -> bool:
     """Two attempts in a row of the same model failed the same way: the next attempt starts
     over from the first attempt's prompt (when the policy, as the run's form adjusts it,
     allows fresh starts)."""
-    history = _turn(state.get("history") or [])
+    history = _turn(state.history)
     return _fresh_starts_on(rules) and _repeats_previous(history) and not history[-1].get("fresh_start", False)
 
 
@@ -285,7 +285,7 @@ def is_stuck(state: State, rules: Policy) -> bool:
     a form that cannot sample fresh, Form.policy_for), also when an attempt's candidates were
     all tried before: sampling again found nothing new, and no failure is left to show
     (shows_after_repeat)."""
-    history = _turn(state.get("history") or [])
+    history = _turn(state.history)
     if rules.stop_on_repeat and history and history[-1].get("repeat") and not shows_after_repeat(state, rules):
         return True
     return _fresh_starts_on(rules) and _restart_repeated(history)
@@ -333,7 +333,7 @@ def turn(state: State, context: Context, rules: Policy) -> Turn:
     is stuck on its turn (is_stuck; `rules`: the run's policy as its form adjusts it)."""
     entries = ladder(context)
     names = [model_name(entry) for entry in entries]
-    written = [attempt["model"] for attempt in state.get("history") or [] if attempt.get("model")]
+    written = [attempt["model"] for attempt in state.history if attempt.get("model")]
     index = names.index(written[-1]) if written and written[-1] in names else 0
     handover: Literal["stuck", "turn used"] | None = None
     if written and index + 1 < len(entries):
@@ -381,10 +381,10 @@ def after_evaluation(state: State, context: Context, rules: Policy, *, screens: 
     policy (`rules`, as the run's form adjusts it) reflects and the next attempt is shown the
     failure (see writes_fresh), unless it `screens` candidates written without a model
     (`screen` in state): no lesson first."""
-    feedback = state.get("feedback")
+    feedback = state.feedback
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"
-    if (state.get("attempts") or 0) >= attempt_limit(state, context):
+    if state.attempts >= attempt_limit(state, context):
         return "review" if context.review_on_exhaustion else "finish"
     handover = turn(state, context, rules).handover is not None
     if is_stuck(state, rules) and not handover:
@@ -408,27 +408,27 @@ def wants_selection(state: State, context: Context) -> bool:
     attempt is left, and this run has not chosen yet (see nodes/selection.py)."""
     return bool(
         context.module.select_samples
-        and state.get("probe_function")
-        and (state.get("attempts") or 0) < attempt_limit(state, context)
-        and not any(attempt.get("selection") for attempt in state.get("history") or [])
+        and state.probe_function
+        and state.attempts < attempt_limit(state, context)
+        and not any(attempt.get("selection") for attempt in state.history)
     )
 
 
 def after_model_step(state: State) -> Literal["go on", "finish"]:
     """A node that could not afford its model call within the budget ends the run."""
-    return "finish" if state.get("stop_reason") == "budget" else "go on"
+    return "finish" if state.stop_reason == "budget" else "go on"
 
 
 def final_status(state: State, rules: Policy) -> Status:
     """How the run ended: passed when the last evaluation passed, "accepted" when a reviewer
     accepted the best attempt, "budget" when the token budget ran out, "stuck" when a fresh
     start failed like the attempts before it (see is_stuck), failed otherwise."""
-    feedback = state.get("feedback")
+    feedback = state.feedback
     if feedback and feedback["passed"]:
         return "passed"
-    if state.get("status") == "accepted":
+    if state.status == "accepted":
         return "accepted"
-    if state.get("stop_reason") == "budget":
+    if state.stop_reason == "budget":
         return "budget"
     return "stuck" if is_stuck(state, rules) else "failed"
 
@@ -464,7 +464,7 @@ def repair_plan(state: State, rules: Policy) -> RepairPlan:
     candidates for the LINE_SLOTS most suspicious lines; each later one draws
     Policy.retry_samples rewrites (at least REWRITE_SAMPLES in the project form's policy) and
     line candidates for the next LINE_SLOTS lines."""
-    written = state.get("written") or 0
+    written = state.written
     rewrites = 1 if not written else rules.retry_samples
     return RepairPlan(rewrites=rewrites, lines=range(written * LINE_SLOTS, (written + 1) * LINE_SLOTS),
                       line_samples=LINE_SAMPLES)

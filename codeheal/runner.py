@@ -86,7 +86,7 @@ def run_with_progress(
         graph = build_graph().compile(checkpointer=saver, store=store, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, thread_id)
-        form = form_of(snapshot.values) if resuming else choose_form(request or {})
+        form = form_of(snapshot.values["form"]) if resuming else choose_form((request or {}).get("project"))
         if apply and form.name != "project":
             raise InputError(f"thread {thread_id} is a solve run: --apply writes the change of a fix run")
         resolved = resolve(settings, config=file_settings, saved=saved_settings(snapshot) if resuming else None,
@@ -124,7 +124,7 @@ def run_with_progress(
                     _forget_refused_run(graph, saver, snapshot, thread_id)
                 raise
         values = graph.get_state(config).values
-    keys = OUTPUT_KEYS + form_of(values).output_keys
+    keys = OUTPUT_KEYS + form_of(values["form"]).output_keys
     totals = narrator.totals(values, calls.count)
     console.print(f"[dim]{totals_line(totals, resumed=resuming)}[/dim]", soft_wrap=True)  # one line, however long
     report = RunReport(**{key: values[key] for key in keys}, totals=totals)
@@ -279,7 +279,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
 def _same_task(values: dict, request: InputState) -> bool:
     """Whether a thread's unfinished run was asked the same task: the same task and tests, or
     (project form) the same project and test command."""
-    return all(values.get(key) == request.get(key) for key in choose_form(request).task_keys)
+    return all(values.get(key) == request.get(key) for key in choose_form(request.get("project")).task_keys)
 
 
 class _Narrator:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, NotRequired
+from dataclasses import dataclass, field, fields
+from typing import Annotated, Any, Literal, NotRequired
 
 from typing_extensions import (
     TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
@@ -377,99 +378,118 @@ class RunReport(OutputState):
     event's note: from Form.outcome)."""
 
 
-class ThreadMemory(TypedDict):
-    """What a thread keeps from run to run."""
+@dataclass(kw_only=True)
+class State:
+    """The run's state, the parent graph's: the run's input (RunInput's fields, kept on a thread
+    only until the run ends), the thread's memory, the run's scratch fields (`prepare` resets
+    them at the start of each run) and its outcome. Every field has its default, so nodes read
+    fields (`state.attempts`), never `.get(...) or 0`; LangGraph builds it from the channels
+    for each node, and a node's update is a dict. Checkpoints and `get_state` hold plain dicts
+    of the channels: code that reads one (the runner, lsp/runs.py) reads a dict, and tests that
+    call a node's helpers build the class. An attempt runs in its own subgraph
+    (codeheal/loop/attempt.py) on AttemptState, and hands back an AttemptOutcome."""
 
-    reflections: Annotated[list[str], operator.add]
+    # The run's input (RunInput).
+    task: str | None = None
+    tests: str | None = None
+    entry_point: str | None = None
+    starting_code: str | None = None
+    project: str | None = None
+    test_command: str | None = None
+    target: str | None = None
+    python: str | None = None
+    apply: bool = False
+    force: bool = False
+
+    # The thread's memory.
+    reflections: Annotated[list[str], operator.add] = field(default_factory=list)
     """The reflection memory: appended across attempts and across runs of a thread."""
 
-
-class RunScratch(TypedDict, total=False):
-    """Working fields of the run in progress; `prepare` resets them at the start of each run."""
-
-    form: FormName
+    # The run's scratch fields.
+    form: FormName = "module"
     """The run's form, chosen by prepare: every node asks it (codeheal/forms/)."""
-    candidates: list[Candidate]
+    candidates: list[Candidate] = field(default_factory=list)
     """Candidates written before the next attempt (the starting code; the project as it is),
-    which it tests before any model call; in an attempt, the ones it tests next (AttemptScratch)."""
-    prepared: list[PreparedCandidate]
+    which it tests before any model call; in an attempt, the ones it tests next."""
+    prepared: list[PreparedCandidate] = field(default_factory=list)
     """`candidates`, each prepared once by the node that wrote them (nodes/candidate_test.py:
     de-duplicated, those tried before left out, in the order drawn): the routers and the
     evaluator read them, never prepare them again. Empty once an attempt is recorded."""
-    route: Route | None
+    route: Route | None = None
     """How the latest retry was routed by kind (feedback_when "by_kind"), not yet counted."""
-    written: int
+    written: int = 0
     """How many times the model has written candidates in this run."""
-    screened: bool
+    screened: bool = False
     """The candidates written without a model (`screen`) were tested in this run."""
-    screen: list[Candidate]
+    screen: list[Candidate] = field(default_factory=list)
     """Candidates written without a model, tested as the next attempt before the model writes
     any (project form: the mutants of the suspicious lines, set by Form.record once the project
     as it is was tested); emptied when the actor takes them."""
-    stop_reason: Literal["budget"] | None
+    stop_reason: Literal["budget"] | None = None
     """Set by a node that could not afford its model call: the run finishes."""
-    tried: list[Tried]
+    tried: list[Tried] = field(default_factory=list)
     """Every candidate tested in this run, in order: one tried before is not tested again."""
-    probe_function: str | None
+    probe_function: str | None = None
     """The function generated inputs call when an attempt that passed chooses by execution
     (module form: the entry point or the task's stub's); None: no choice can apply."""
-    task_checks: list[str]
+    task_checks: list[str] = field(default_factory=list)
     """Module form: the asserts the task text's examples add to the user's tests
     (ModuleSettings.task_examples); every candidate runs them after the tests."""
-    feedback: Feedback | None
+    feedback: Feedback | None = None
     """The evaluation of the latest attempt."""
-    attempt_limit: int | None
+    attempt_limit: int | None = None
     """Attempts this run may use when a human reviewer granted more; None: Context.max_attempts."""
-    sandbox_session: str | None
+    sandbox_session: str | None = None
     """Key under which this run's attempts share one sandbox (E2B); never the sandbox handle."""
-    form_run: FormRun | None
+    form_run: FormRun | None = None
     """The run's facts as its form computed them (project form: the parsed test command and
     target, the workspace's content key (the files themselves are kept outside state:
     forms/project/workspace_store.py), the interpreter, then the project as it is, tested, and
     the repair's scope)."""
-    left_out: list[str] | None
+    left_out: list[str] | None = None
     """Project form: what the snapshot left out and why ("path (reason)"), said once."""
 
-
-class RunOutcome(TypedDict, total=False):
-    """The run's result as it builds up; `finish` writes the final status and code."""
-
-    code: str
-    status: Status
-    attempts: int
-    history: list[Attempt]
-    diff: str
-    changed: list[ChangedDefinition]
-    files_written: list[str]
+    # The run's outcome, as it builds up; `finish` writes the final status and code.
+    code: str = ""
+    status: Status = "running"
+    attempts: int = 0
+    history: list[Attempt] = field(default_factory=list)
+    diff: str | None = None
+    changed: list[ChangedDefinition] | None = None
+    files_written: list[str] | None = None
 
 
-class State(RunInput, ThreadMemory, RunScratch, RunOutcome):
-    """The run's state, the parent graph's: the run's input, the thread's memory, the run's
-    scratch fields and its outcome. An attempt runs in its own subgraph (codeheal/loop/attempt.py)
-    on AttemptState, and hands back an AttemptOutcome."""
+def no_usage() -> Usage:
+    """What no model call cost."""
+    return Usage(tokens=0, prompt_tokens=0, completion_tokens=0, seconds=0.0, prompt_evaluated=0,
+                 prompt_reused=0, prompt_seconds=0.0, generation_seconds=0.0)
 
 
-class AttemptScratch(TypedDict, total=False):
-    """What one attempt keeps while it draws, tests and chooses, and drops when it ends."""
+@dataclass(kw_only=True)
+class AttemptState(State):
+    """An attempt's state (the attempt subgraph's): the run's, as the attempt starts, and what
+    the attempt keeps while it draws, tests and chooses, and drops when it ends (its fields
+    start at their defaults: nothing written, tested or chosen yet)."""
 
-    generation: Usage
+    generation: Usage = field(default_factory=no_usage)
     """What writing the latest candidates cost, all samples together."""
-    fresh_start: bool
+    fresh_start: bool = False
     """The latest candidates were written from the first attempt's prompt."""
-    model: str | None
+    model: str | None = None
     """The model that wrote the latest candidates (None: no model did)."""
-    tested: Annotated[list[TestedCandidate], add_or_clear]
+    tested: Annotated[list[TestedCandidate], add_or_clear] = field(default_factory=list)
     """The latest candidates' test results, gathered from their parallel tasks."""
-    probes: str | None
+    probes: str | None = None
     """Generated inputs, as checks that report the output, the latest candidates run on after
     the user's tests (selection)."""
-    select_round: int | None
+    select_round: int | None = None
     """The selector's latest round while it chooses (1, then 2 when the first disagreed)."""
 
 
-class AttemptState(State, AttemptScratch):
-    """An attempt's state (the attempt subgraph's): the run's, as the attempt starts, and its own
-    scratch fields."""
+def fields_of(state: State) -> dict[str, Any]:
+    """A state's fields as a dict (shallow: the values are the state's own), e.g. a subgraph's
+    input."""
+    return {f.name: getattr(state, f.name) for f in fields(state)}
 
 
 class AttemptOutcome(TypedDict, total=False):

@@ -332,14 +332,14 @@ def task_checks(task: str, tests: ast.Module, functions: list[str]) -> list[str]
 def user_checks(state: State) -> str:
     """What every candidate must pass and the prompts show: the user's tests, then the task's
     checks (state's task_checks; their lines after the tests' own)."""
-    checks = state.get("task_checks") or []
-    return checks_after(state["tests"], _block(checks)) if checks else state["tests"]
+    checks = state.task_checks
+    return checks_after(state.tests, _block(checks)) if checks else state.tests
 
 
 def task_check_names(state: State) -> frozenset[str]:
     """The names the task's checks have among the checks user_checks(state) runs."""
-    checks = state.get("task_checks") or []
-    return added_check_names(state["tests"], _block(checks)) if checks else frozenset()
+    checks = state.task_checks
+    return added_check_names(state.tests, _block(checks)) if checks else frozenset()
 
 
 def _block(checks: list[str]) -> str:

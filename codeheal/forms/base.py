@@ -3,7 +3,7 @@ kept in state by name; the nodes ask the form and never which form it is.
 
 A form answers ten questions, each asked by one step of the loop::
 
-    form = form_of(state)                                   # forms/choice.py, by state["form"]
+    form = form_of(state.form)                              # forms/choice.py, by its name
     fields, started = form.start(state, context)            # prepare: input checked, first candidates
     draws = form.draws(state, context, fresh=False, prefill=True, counter=counter)  # actor: model calls
     prepared = form.prepare(state, candidate)               # the writing node: key, size, change

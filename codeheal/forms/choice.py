@@ -4,8 +4,6 @@ place that tells them apart, by the input; the run keeps the form's name in stat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from codeheal.forms.base import Form
 from codeheal.forms.module.form import ModuleForm
 from codeheal.forms.project.form import ProjectForm
@@ -16,11 +14,12 @@ FORMS: dict[FormName, Form] = {form.name: form for form in (ModuleForm(), Projec
 __all__ = ["FORMS", "Form", "choose_form", "form_of"]
 
 
-def choose_form(request: Mapping) -> Form:
+def choose_form(project: str | None) -> Form:
     """The form a run's input asks for: a project folder makes it the project form."""
-    return FORMS["project" if request.get("project") else "module"]
+    return FORMS["project" if project else "module"]
 
 
-def form_of(state: Mapping) -> Form:
-    """The form prepare chose for the run that `state` (or a candidate's test job) belongs to."""
-    return FORMS[state["form"]]
+def form_of(name: FormName) -> Form:
+    """The form prepare chose for a run, by the name it keeps (State.form, a candidate's test
+    job's `form`, a checkpoint's values' "form")."""
+    return FORMS[name]

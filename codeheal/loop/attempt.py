@@ -32,9 +32,8 @@ from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
 from codeheal.nodes.evaluator import evaluator
 from codeheal.nodes.selection import make_selector
-from codeheal.prompting.model_call import NO_USAGE
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AttemptOutcome, AttemptScratch, AttemptState, State
+from codeheal.state import AttemptOutcome, AttemptState, State, fields_of
 from codeheal.steps import node
 
 TRANSPORT_RETRY = RetryPolicy(
@@ -44,12 +43,6 @@ TRANSPORT_RETRY = RetryPolicy(
 
 ATTEMPT = "attempt"
 OUTCOME_KEYS = tuple(AttemptOutcome.__annotations__)
-
-
-def attempt_start() -> AttemptScratch:
-    """An attempt's own fields as it starts: nothing written, tested or chosen yet. With the
-    run's fields (every one of which `prepare` set), its nodes read fields, not `.get(...) or 0`."""
-    return AttemptScratch(generation=NO_USAGE, fresh_start=False, model=None, tested=[], probes=None, select_round=None)
 
 
 def build_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None) -> CompiledStateGraph:
@@ -69,18 +62,20 @@ def build_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = No
 
 def make_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = None) -> Runnable:
     """The parent's `attempt` node: the attempt's subgraph run on the run's state, its progress
-    events passed on to the run's stream, its AttemptOutcome returned as the node's update."""
+    events passed on to the run's stream, its AttemptOutcome returned as the node's update.
+    The attempt starts from the run's fields; its own (AttemptState's) start at their defaults:
+    nothing written, tested or chosen yet."""
     attempt = build_attempt(llm, sandbox)
 
     def run(state: State) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        for mode, chunk in attempt.stream({**state, **attempt_start()}, stream_mode=["custom", "values"]):
+        for mode, chunk in attempt.stream(fields_of(state), stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 
     async def arun(state: State) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        async for mode, chunk in attempt.astream({**state, **attempt_start()}, stream_mode=["custom", "values"]):
+        async for mode, chunk in attempt.astream(fields_of(state), stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 

@@ -23,7 +23,7 @@ End = Literal["__end__"]
 def route_start(state: AttemptState) -> Literal["actor"] | list[Send]:
     """An attempt's candidates written before it (the starting code, the project as it is)
     are tested before any model call; otherwise the actor draws them."""
-    return candidate_sends(state) if state.get("prepared") else "actor"
+    return candidate_sends(state) if state.prepared else "actor"
 
 
 def route_after_actor(state: AttemptState) -> End | list[Send]:
@@ -39,9 +39,9 @@ def route_after_evaluation(
     on; choosing by generated inputs, `probes` set, it leaves them only for the selector's second
     round: selection.wants_more_samples). Once recorded, an attempt that passed chooses by
     execution when the policy asks (policy.wants_selection); otherwise the attempt ends."""
-    if state.get("tested"):
-        return "selector" if state.get("probes") else candidate_sends(state)
-    feedback = state.get("feedback")
+    if state.tested:
+        return "selector" if state.probes else candidate_sends(state)
+    feedback = state.feedback
     if feedback and feedback["passed"] and policy.wants_selection(state, resolve_context(runtime.context if runtime else None)):
         return "selector"
     return "__end__"
@@ -51,7 +51,7 @@ def route_after_selector(state: AttemptState) -> Literal["evaluator"] | End | li
     """The candidates to choose from are tested on the generated inputs, unless the model
     wrote none that can run (or the budget stopped it): the attempt ends as it was recorded; a
     second round the budget could not pay for goes straight to the choice among those tested."""
-    if policy.after_model_step(state) == "finish" or not state.get("probes"):
+    if policy.after_model_step(state) == "finish" or not state.probes:
         return "__end__"
     return candidate_sends(state) or "evaluator"
 
@@ -69,8 +69,8 @@ def route_after_attempt(
     if policy.after_model_step(state) == "finish":
         return "finish"
     context = resolve_context(runtime.context if runtime else None)
-    decision = policy.after_evaluation(state, context, form_of(state).policy_for(context.policy),
-                                       screens=bool(state.get("screen")))
+    decision = policy.after_evaluation(state, context, form_of(state.form).policy_for(context.policy),
+                                       screens=bool(state.screen))
     return NEXT.get(decision, decision)  # type: ignore[return-value]
 
 
@@ -81,4 +81,4 @@ def route_after_reflector(state: State) -> Literal["attempt", "finish"]:
 
 def route_after_review(state: State) -> Literal["attempt", "finish"]:
     """A reviewer's retry is the next attempt; accept and abort finish the run."""
-    return "attempt" if state.get("status") == "running" else "finish"
+    return "attempt" if state.status == "running" else "finish"

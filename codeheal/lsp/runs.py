@@ -60,9 +60,9 @@ class TestRun:
 
 async def run_tests(project: Project) -> TestRun:
     """Run the project's test command in the sandbox, once, with no model call."""
-    state = await _final_state(project, project.context(AS_IS_ONLY), None)
-    feedback = state.get("feedback") or {}
-    passed = state.get("status") == "passed"
+    output = await _final_output(project, project.context(AS_IS_ONLY), None)
+    feedback = output.get("feedback") or {}
+    passed = output.get("status") == "passed"
     return TestRun(passed, [] if passed else list(feedback.get("failures") or []),
                    None if passed else feedback.get("error"))
 
@@ -81,17 +81,19 @@ class Healed:
 async def heal(project: Project, on_event: Callable[[ProgressEvent], None], target: str | None = None) -> Healed:
     """A fix run of the project (nothing written to it), of `target` (`FILE::FUNC`) alone when
     given; `on_event` sees its progress."""
-    state = await _final_state(project, project.context(), on_event, target)
-    history: list[Attempt] = list(state.get("history") or [])
-    passed = state.get("status") == "passed"
+    output = await _final_output(project, project.context(), on_event, target)
+    history: list[Attempt] = list(output.get("history") or [])
+    passed = output.get("status") == "passed"
     best = best_attempt(history) if history else None
     changes = dict((best or {}).get("changes") or {}) if passed else {}
-    return Healed(state.get("status") or "failed", changes, history[-1]["summary"] if history else "no attempt ran")
+    return Healed(output.get("status") or "failed", changes, history[-1]["summary"] if history else "no attempt ran")
 
 
-async def _final_state(
+async def _final_output(
     project: Project, context: Context, on_event: Callable[[ProgressEvent], None] | None, target: str | None = None,
 ) -> dict:
+    """The run's last streamed values: a plain dict of its channels, as every stream and
+    checkpoint gives them (not a State)."""
     graph = await asyncio.to_thread(lambda: build_graph().compile(name="codeheal"))  # the editor's loop never waits
     final: dict = {}
     async for mode, payload in graph.astream(project.request(target), context=context, stream_mode=["custom", "values"]):

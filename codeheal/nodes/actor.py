@@ -44,16 +44,16 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
 
     def actor(state: State) -> Steps[dict]:
         context = current_context()
-        form = form_of(state)
-        if state["screen"]:
-            return screening(state, context, state["screen"])
+        form = form_of(state.form)
+        if state.screen:
+            return screening(state, context, state.screen)
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
         now = turn(state, context, rules)
         writer = model_context(context, now.model)  # the Context of the model whose turn it is
         store = run_store()
         settle(state, store)
-        attempt = state["attempts"] + 1
+        attempt = state.attempts + 1
         shows, asked = chooser(store, now.model, attempt, SHOWN_KINDS)
         # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
         # of this run (plain resampling, or a run that was stuck). A model taking over is
@@ -73,14 +73,14 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         if retry and calls.usages and redraws(rules) and repeats_tried(state, prepared):
             # Every reply repeats code that failed earlier in the run: its test would end the
             # same way. Drawn once more, as the next retry would be; the repeats are not tested.
-            hotter = sampling_temperature({**state, "attempts": attempt}, rules, retry=True)
+            hotter = sampling_temperature(replace(state, attempts=attempt), rules, retry=True)
             candidates += yield from calls.draw([replace(d, temperature=max(d.temperature, hotter)) for d in draws])
         usages = calls.usages
         if not usages:
             return {"candidates": [], "stop_reason": "budget", "route": None}
         generation = total_usage(usages)
         emit(CandidatesWritten(
-            kind="candidates_written", attempt=state["attempts"] + 1, seconds=generation["seconds"],
+            kind="candidates_written", attempt=state.attempts + 1, seconds=generation["seconds"],
             prompt_tokens=generation["prompt_tokens"], completion_tokens=generation["completion_tokens"],
         ))
         return {
@@ -90,7 +90,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
             "fresh_start": fresh,
             "route": route,
             "model": now.model,
-            "written": state["written"] + 1,
+            "written": state.written + 1,
         }
 
     return actor
@@ -152,16 +152,16 @@ def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
 
 def repeats_tried(state: State, prepared: dict[Candidate, Prepared]) -> bool:
     """Whether every candidate was tested before in this run (by its Prepared.key)."""
-    tried = {t["key"] for t in state["tried"]}
+    tried = {t["key"] for t in state.tried}
     return bool(prepared) and all(p["key"] in tried for p in prepared.values())
 
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
     """The attempt that tests the candidates written without a model (`screen`, which the
     form's record of attempt 1 set)."""
-    attempt = state["attempts"] + 1
+    attempt = state.attempts + 1
     emit(AttemptStarted(kind="attempt_started", attempt=attempt,
-                        max_attempts=attempt_limit({**state, "screened": True}, context)))
+                        max_attempts=attempt_limit(replace(state, screened=True), context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
     return {"candidates": candidates, "prepared": to_test(state, candidates), "generation": NO_USAGE,

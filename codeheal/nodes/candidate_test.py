@@ -19,7 +19,7 @@ from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import Candidate, CandidateJob, Prepared, PreparedCandidate, State
+from codeheal.state import AttemptState, Candidate, CandidateJob, Prepared, PreparedCandidate, State
 from codeheal.steps import Steps
 
 TEST_CANDIDATE = "test_candidate"
@@ -27,16 +27,18 @@ TEST_CANDIDATE = "test_candidate"
 
 def prepared_of(state: State, candidates: list[Candidate]) -> dict[Candidate, Prepared]:
     """Each distinct text among `candidates` prepared once by the run's form (Form.prepare)."""
-    form = form_of(state)
+    form = form_of(state.form)
     return {code: form.prepare(state, code) for code in dict.fromkeys(candidates)}
 
 
-def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate, Prepared] | None = None
-            ) -> list[PreparedCandidate]:
+def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate, Prepared] | None = None,
+            *, choosing: bool = False) -> list[PreparedCandidate]:
     """The attempt's candidates to test (`prepared` in state), from the `candidates` a node
     wrote: one per key (Prepared.key), in the order drawn, each with how many drawn share it.
     One tried earlier in this run is left out when there is anything new: it would end the
-    same way. `prepared`: what the node already prepared of them (the rest is prepared here)."""
+    same way, unless `choosing` among them by generated checks (the selector: the attempt that
+    passed before runs too). `prepared`: what the node already prepared of them (the rest is
+    prepared here)."""
     drawn = list(candidates) or [""]
     known = {**(prepared or {})}
     known |= prepared_of(state, [code for code in drawn if code not in known])
@@ -45,8 +47,8 @@ def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate,
     for code in drawn:
         distinct.setdefault(known[code]["key"], (code, known[code]))
     found = list(distinct.values())
-    if not state.get("probes"):  # choosing among them, the attempt that passed before runs too
-        tried = {t["key"] for t in state.get("tried") or []}
+    if not choosing:
+        tried = {t["key"] for t in state.tried}
         found = [(code, p) for code, p in found if p["key"] not in tried] or found[:1]
     return [PreparedCandidate(**p, index=index, code=code, copies=copies[p["key"]])
             for index, (code, p) in enumerate(found)]
@@ -58,42 +60,42 @@ FIRST_BATCH = 4
 takes a few steps, not one per candidate."""
 
 
-def candidate_sends(state: State) -> list[Send]:
+def candidate_sends(state: AttemptState) -> list[Send]:
     """One `test_candidate` task per prepared candidate of the next batch (all of them when
     choosing by generated checks), run in the same step."""
-    fields = ("form", *form_of(state).run_fields)
-    shared = {name: state[name] for name in fields if state.get(name) is not None}  # type: ignore[literal-required]
-    if state.get("task_checks"):
+    fields = ("form", *form_of(state.form).run_fields)
+    shared = {name: getattr(state, name) for name in fields if getattr(state, name) is not None}
+    if state.task_checks:
         shared["tests"] = user_checks(state)
-    if state.get("probes"):
-        shared["tests"] = checks_after(shared["tests"], state["probes"])
-    done = {t["index"] for t in state.get("tested") or []}
-    pending = [p for p in state.get("prepared") or [] if p["index"] not in done]
-    if not state.get("probes"):
+    if state.probes:
+        shared["tests"] = checks_after(shared["tests"], state.probes)
+    done = {t["index"] for t in state.tested}
+    pending = [p for p in state.prepared if p["index"] not in done]
+    if not state.probes:
         pending = pending[:max(FIRST_BATCH, len(done))]
-    if state.get("screened") and not state.get("written"):  # the screen's attempt: no model wrote these
+    if state.screened and not state.written:  # the screen's attempt: no model wrote these
         shared["screened"] = True
     return [
         Send(TEST_CANDIDATE, CandidateJob(
             **shared, **({"change": p["change"]} if "change" in p else {}), candidate=p["code"], key=p["key"],
-            index=p["index"], session=state.get("sandbox_session")))
+            index=p["index"], session=state.sandbox_session))
         for p in pending
     ]
 
 
-def more_to_test(state: State) -> bool:
+def more_to_test(state: AttemptState) -> bool:
     """Whether the attempt's testing goes on: candidates are left untested and none of those
     tested passed, or one left could still win by a smaller change (its Prepared.size against
     the smallest passing one's; among equals the earlier wins, so an equal one left cannot).
     Choosing by generated checks tests every candidate in one step."""
-    if state.get("probes"):
+    if state.probes:
         return False
-    prepared = state.get("prepared") or []
-    done = {t["index"] for t in state.get("tested") or []}
+    prepared = state.prepared
+    done = {t["index"] for t in state.tested}
     pending = [p["size"] for p in prepared if p["index"] not in done]
     if not pending:
         return False
-    passed = [prepared[t["index"]]["size"] for t in state.get("tested") or [] if t["feedback"]["passed"]]
+    passed = [prepared[t["index"]]["size"] for t in state.tested if t["feedback"]["passed"]]
     return not passed or min(pending) < min(passed)
 
 
@@ -103,7 +105,7 @@ def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJo
 
     def test_candidate(job: CandidateJob) -> Steps[dict]:
         context = current_context()
-        tested = yield from form_of(job).test_steps(sandbox or sandbox_for(context), job, context)
+        tested = yield from form_of(job["form"]).test_steps(sandbox or sandbox_for(context), job, context)
         return {"tested": [{**tested, "key": job["key"]}]}
 
     return test_candidate

@@ -38,16 +38,16 @@ def evaluator(state: AttemptState) -> dict:
     for the next attempt."""
     if more_to_test(state):
         return {}  # `tested` kept: the router sends the next batch
-    tested = sorted(state["tested"], key=lambda t: t["index"])
-    if state["probes"]:
+    tested = sorted(state.tested, key=lambda t: t["index"])
+    if state.probes:
         if wants_more_samples(state, current_context()):
             return {}  # `tested` kept: the router asks the selector for the second round
         return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
-    prepared = state["prepared"]
+    prepared = state.prepared
     choice = Choice(size=lambda tested: prepared[tested["index"]]["size"])
     for candidate in tested:
         choice.add(candidate)
-    tried = state["tried"]
+    tried = state.tried
     before = {t["key"] for t in tried}
     update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested))
     tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
@@ -57,10 +57,10 @@ def evaluator(state: AttemptState) -> dict:
 def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
-    tests, probes = user_checks(state), state["probes"] or ""
+    tests, probes = user_checks(state), state.probes or ""
     agreement = choose_by_agreement(tested, tests, probes, drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
-    feedback = state["feedback"] if agreement.index == 0 else visible_feedback(chosen["feedback"], tests, probes)
+    feedback = state.feedback if agreement.index == 0 else visible_feedback(chosen["feedback"], tests, probes)
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))
@@ -102,14 +102,14 @@ def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], 
     feedback = choice.attempt_feedback()
     best = choice.best
     assert best is not None
-    form_fields, run_fields = form_of(state).record(state, best, tested, current_context())
-    attempts = state["attempts"] + 1
-    generation = state["generation"]
+    form_fields, run_fields = form_of(state.form).record(state, best, tested, current_context())
+    attempts = state.attempts + 1
+    generation = state.generation
     record = Attempt(
         attempt=attempts,
         code=best["code"] or "",  # "" also for the project as it is: no code was written
         candidates_tested=choice.tested,
-        fresh_start=state["fresh_start"],
+        fresh_start=state.fresh_start,
         summary=summarize(feedback),
         passed=feedback["passed"],
         passed_count=feedback["passed_count"],
@@ -121,8 +121,8 @@ def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], 
         **form_fields,
     )
     record["repeat"] = repeat
-    if state["model"]:
-        record["model"] = state["model"]
+    if state.model:
+        record["model"] = state.model
     if selection is not None:
         record["selection"] = selection
         record["summary"] += (
@@ -144,7 +144,7 @@ def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], 
         **run_fields,
         "attempts": attempts,
         "feedback": feedback,
-        "history": [*state["history"], record],
+        "history": [*state.history, record],
         "candidates": [],
         "prepared": [],
     }

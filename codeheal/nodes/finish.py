@@ -22,15 +22,15 @@ def make_finish(sandbox: Sandbox | None = None) -> Callable[[State], Steps[dict]
 
     def finish(state: State) -> Steps[dict]:
         context = current_context()
-        session = state["sandbox_session"]
+        session = state.sandbox_session
         chosen = sandbox or sandbox_for(context)
         if session and isinstance(chosen, SessionSandbox):
             yield CloseSession(chosen, session)
         settle(state, run_store())  # the last routed retry's outcome
-        form = form_of(state)
+        form = form_of(state.form)
         status = final_status(state, form.policy_for(context.policy))
-        attempts = state["attempts"]
-        history = state["history"]
+        attempts = state.attempts
+        history = state.history
         best = best_attempt(history) if history else None
         update = {
             "status": status,

@@ -3,6 +3,7 @@ reset the per-run fields."""
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Callable
 
@@ -32,7 +33,7 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
     project form reads the project once and tests it as it is before any model call). Raises
     InputError; then, before any model call, what the sandbox raises when it cannot start at all
     (sandboxes.check_available: E2B without a key, exit 2 in the CLI; bubblewrap missing, exit 3)."""
-    form = choose_form(state)
+    form = choose_form(state.project)
     reset = {
         "form": form.name,
         "attempts": 0,
@@ -57,7 +58,7 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
     fields, started = form.start(state, context)
     update = {**reset, **fields}
     if update.get("candidates"):
-        update["prepared"] = to_test({**state, **update}, update["candidates"])
+        update["prepared"] = to_test(dataclasses.replace(state, **update), update["candidates"])
     check_available(sandbox or sandbox_for(context))
     emit(started)
     return update

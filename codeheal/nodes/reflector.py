@@ -31,11 +31,11 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 
     def reflector(state: State) -> Steps[dict]:
         context = current_context()
-        form = form_of(state)
+        form = form_of(state.form)
         # The lesson is the next attempt's model's: on a handover, the model taking over writes it.
         writer = model_context(context, turn(state, context, form.policy_for(context.policy)).model)
         model = llm or chat_model(writer, context.policy.temperature, LESSON_MAX_TOKENS)
-        *earlier, last = state["history"]
+        *earlier, last = state.history
         counter = token_counter(model)
         messages = form.reflector_prompt(state, writer, LESSON_MAX_TOKENS, counter)
         allowance = completion_allowance(

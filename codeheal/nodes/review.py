@@ -55,21 +55,21 @@ RESUME_HELP = (
 def review(state: State) -> dict:
     """Pause for a human decision on the best attempt: retry (back to the actor), or
     accept / abort (the run finishes)."""
-    history = state["history"]
+    history = state.history
     best = best_attempt(history)
     decision = parse_decision(interrupt(ReviewRequest(
         kind="review",
-        task=state["task"],
+        task=state.task,
         code=best["code"],
         attempt=best["attempt"],
-        attempts=state["attempts"],
+        attempts=state.attempts,
         passed_count=best["passed_count"],
         total=best["total"],
         summary=best["summary"],
-        reflections=state.get("reflections") or [],
+        reflections=state.reflections,
         resume_with=RESUME_HELP,
     )))
-    attempts = state["attempts"]
+    attempts = state.attempts
     if decision["action"] == "retry":
         lesson = HINT_PREFIX + decision["hint"]
         *earlier, last = history

@@ -55,27 +55,27 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
 
     def selector(state: State) -> Steps[dict]:
         # The model that wrote the passing attempt draws the candidates to choose from.
-        context = model_context(current_context(), state["model"])
-        entry_point = state["probe_function"]
+        context = model_context(current_context(), state.model)
+        entry_point = state.probe_function
         assert entry_point, "policy.wants_selection checks it"
         prefill = uses_prefill(context, llm)
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
-        first_prompt, stop = form_of(state).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
-        second_round = bool(state["probes"])
+        first_prompt, stop = form_of(state.form).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
+        second_round = bool(state.probes)
         # The second round reuses the first's inputs: it writes no probe prompt.
         probe_prompt = [] if second_round else probe_messages(
-            task=state["task"], entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
+            task=state.task, entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
-        drawn = len(state["candidates"]) - 1 if second_round else 0
+        drawn = len(state.candidates) - 1 if second_round else 0
         samples, allowance = affordable_samples(
             state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt) if probe_prompt else 0,
             per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
-            already=state["generation"]["tokens"] if second_round else 0,
+            already=state.generation["tokens"] if second_round else 0,
         )
         if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
             return {"select_round": 2} if second_round else {"probes": None}
         usages = []
-        attempt = state["attempts"] + 1  # the choice is an attempt of its own
+        attempt = state.attempts + 1  # the choice is an attempt of its own
         if not second_round:
             emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                                 max_attempts=attempt_limit(state, context)))
@@ -89,7 +89,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
                 return {"probes": None}
             probes = parse_probes(probe_reply, entry_point)
             if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
-                *earlier, last = state["history"]
+                *earlier, last = state.history
                 return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
             usages.append(probe_usage)
         try:
@@ -103,14 +103,14 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]
         if second_round:
-            candidates = [*state["candidates"], *drawn_code]
-            return {"candidates": candidates, "prepared": to_test(state, candidates),
-                    "generation": total_usage([state["generation"], *usages]), "select_round": 2}
-        candidates = [state["history"][-1]["code"], *drawn_code]
+            candidates = [*state.candidates, *drawn_code]
+            return {"candidates": candidates, "prepared": to_test(state, candidates, choosing=True),
+                    "generation": total_usage([state.generation, *usages]), "select_round": 2}
+        candidates = [state.history[-1]["code"], *drawn_code]
         probes_text = "\n".join(probes) + "\n"
         return {
             "candidates": candidates,
-            "prepared": to_test({**state, "probes": probes_text}, candidates),
+            "prepared": to_test(state, candidates, choosing=True),
             "probes": probes_text,
             "generation": total_usage(usages),
             "select_round": 1,
@@ -225,19 +225,19 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
 
 def drawn_copies(state: State) -> dict[str, int]:
     """How many of the candidates drawn for the choice share each key (Prepared.copies)."""
-    return {p["key"]: p["copies"] for p in state["prepared"]}
+    return {p["key"]: p["copies"] for p in state.prepared}
 
 
 def wants_more_samples(state: State, context: Context) -> bool:
     """Choosing by generated inputs (`probes` set), every candidate of the first round is tested,
     they do not all agree, and ModuleSettings.select_samples leaves samples to draw."""
-    tested = state["tested"]
-    if not (state["probes"] and tested and state["select_round"] == 1):
+    tested = state.tested
+    if not (state.probes and tested and state.select_round == 1):
         return False
     copies = drawn_copies(state)
-    if len(tested) < len(copies) or len(state["candidates"]) - 1 >= context.module.select_samples:
+    if len(tested) < len(copies) or len(state.candidates) - 1 >= context.module.select_samples:
         return False
-    return not choose_by_agreement(tested, user_checks(state), state["probes"] or "", copies).unanimous
+    return not choose_by_agreement(tested, user_checks(state), state.probes or "", copies).unanimous
 
 
 def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:

@@ -16,6 +16,7 @@ from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings
 from codeheal.evaluation.examples import called_functions, task_checks, user_checks
 from codeheal.runner import _Narrator, run_with_progress
+from codeheal.state import State
 from codeheal_bench.humaneval import task_text
 from codeheal_bench.problems import load_problems
 
@@ -137,9 +138,9 @@ def test_the_function_is_the_one_the_tests_call_not_a_builtin_import_or_their_ow
 
 
 def test_the_checks_run_after_the_users_tests_so_their_line_numbers_are_kept() -> None:
-    state = {"tests": TESTS, "task_checks": ["assert clamp(5, 0, 3) == 3"]}
-    assert user_checks(state) == TESTS + "assert clamp(5, 0, 3) == 3\n"  # type: ignore[arg-type]
-    assert user_checks({"tests": TESTS, "task_checks": []}) == TESTS  # type: ignore[arg-type]
+    state = State(tests=TESTS, task_checks=["assert clamp(5, 0, 3) == 3"])
+    assert user_checks(state) == TESTS + "assert clamp(5, 0, 3) == 3\n"
+    assert user_checks(State(tests=TESTS, task_checks=[])) == TESTS
 
 
 def test_the_humaneval_harness_runs_what_it_ran_before_its_visible_tests_are_these_checks() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from codeheal import Context, build_graph, graph
 from codeheal.context import resolve
 from codeheal.forms.module.form import ModuleForm
@@ -12,6 +14,7 @@ from codeheal.loop.routers import (
     route_start,
 )
 from codeheal.policy import after_evaluation, attempt_limit, best_attempt, final_status
+from codeheal.state import AttemptState, State
 
 
 def edges(drawn) -> dict[tuple[str, str], bool]:
@@ -53,50 +56,50 @@ def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
 
 
 def test_route_start():
-    state = {"form": "module", "candidates": ["def f(): pass"], "tests": "assert f() is None", "sandbox_session": "s"}
-    (send,) = route_start({**state, "prepared": to_test(state, state["candidates"])})
+    state = AttemptState(form="module", candidates=["def f(): pass"], tests="assert f() is None", sandbox_session="s")
+    (send,) = route_start(dataclasses.replace(state, prepared=to_test(state, state.candidates)))
     assert send.node == "test_candidate"
     key = ModuleForm().prepare(state, "def f(): pass")["key"]
     assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": key, "index": 0, "session": "s", "tests": "assert f() is None"}
-    assert route_start({"candidates": [], "prepared": []}) == "actor"
-    assert route_start({}) == "actor"
+    assert route_start(AttemptState(candidates=[], prepared=[])) == "actor"
+    assert route_start(AttemptState()) == "actor"
 
 
 def feedback(passed: bool) -> dict:
     return {"passed": passed}
 
 
-def after(state: dict, **settings: object) -> str:
+def after(state: State, **settings: object) -> str:
     """policy.after_evaluation for a module run with these settings (by flat name)."""
     context = resolve(settings).context
     return after_evaluation(state, context, ModuleForm().policy_for(context.policy))
 
 
 def test_after_evaluation_follows_the_outcome_the_cap_and_the_context():
-    running = {"feedback": feedback(False), "attempts": 1}
+    running = State(feedback=feedback(False), attempts=1)
     assert after(running) == "reflector"
     assert after(running, reflect=False) == "actor"
-    assert after({"feedback": feedback(True), "attempts": 1}) == "finish"
-    exhausted = {"feedback": feedback(False), "attempts": 3}
+    assert after(State(feedback=feedback(True), attempts=1)) == "finish"
+    exhausted = State(feedback=feedback(False), attempts=3)
     assert after(exhausted, max_attempts=3) == "finish"
     assert after(exhausted, max_attempts=3, review_on_exhaustion=True) == "review"
-    assert after({**exhausted, "attempt_limit": 4}, max_attempts=3) == "reflector"
+    assert after(dataclasses.replace(exhausted, attempt_limit=4), max_attempts=3) == "reflector"
 
 
 def test_router_without_runtime_uses_the_default_context():
-    assert route_after_attempt({"form": "module", "feedback": feedback(False), "attempts": 1}) == "reflector"
-    assert route_after_review({"status": "running"}) == "attempt"
-    assert route_after_review({"status": "accepted"}) == "finish"
+    assert route_after_attempt(State(form="module", feedback=feedback(False), attempts=1)) == "reflector"
+    assert route_after_review(State(status="running")) == "attempt"
+    assert route_after_review(State(status="accepted")) == "finish"
 
 
 def test_final_status_and_attempt_limit():
     rules = Context().policy
-    assert final_status({"feedback": feedback(True)}, rules) == "passed"
-    assert final_status({"feedback": feedback(False), "status": "accepted"}, rules) == "accepted"
-    assert final_status({"feedback": feedback(False), "status": "running"}, rules) == "failed"
-    assert final_status({"feedback": feedback(False), "stop_reason": "budget"}, rules) == "budget"
-    assert attempt_limit({}, Context(max_attempts=5)) == 5
-    assert attempt_limit({"attempt_limit": 7}, Context(max_attempts=5)) == 7
+    assert final_status(State(feedback=feedback(True)), rules) == "passed"
+    assert final_status(State(feedback=feedback(False), status="accepted"), rules) == "accepted"
+    assert final_status(State(feedback=feedback(False), status="running"), rules) == "failed"
+    assert final_status(State(feedback=feedback(False), stop_reason="budget"), rules) == "budget"
+    assert attempt_limit(State(), Context(max_attempts=5)) == 5
+    assert attempt_limit(State(attempt_limit=7), Context(max_attempts=5)) == 7
 
 
 def test_best_attempt_prefers_most_checks_then_the_latest():

@@ -18,6 +18,7 @@ from codeheal.config_file import load_config
 from codeheal.context import resolve
 from codeheal.errors import ConfigError
 from codeheal.policy import model_context, shares, turn
+from codeheal.state import State
 
 SHOWN = "Your previous attempt failed these checks"
 BIG_LESSON = "add subtracts: return a + b."
@@ -109,9 +110,9 @@ def test_the_turn_follows_the_history_and_a_ladder_model_keeps_its_endpoint() ->
                 "tokens": 0, "seconds": 0.0, **({"model": model} if model else {})}
 
     given = [attempt(1, None)]  # the given code: no model wrote it, no model's share
-    assert turn({"history": given}, context, rules).model == "a"
-    assert turn({"history": [*given, attempt(2, "a")]}, context, rules).handover is None
-    switch = turn({"history": [*given, attempt(2, "a"), attempt(3, "a")]}, context, rules)
+    assert turn(State(history=given), context, rules).model == "a"
+    assert turn(State(history=[*given, attempt(2, "a")]), context, rules).handover is None
+    switch = turn(State(history=[*given, attempt(2, "a"), attempt(3, "a")]), context, rules)
     assert (switch.model, switch.handover, switch.previous) == ("b", "turn used", "a")
     assert model_context(context, "b").base_url == "http://two/v1" and model_context(context, "b").model == "b"
     assert model_context(context, "c").base_url == "http://one/v1"

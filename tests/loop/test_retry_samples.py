@@ -13,6 +13,7 @@ from codeheal.context import Policy
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
 from codeheal.nodes.candidate_test import to_test
+from codeheal.state import State
 
 TWO_OF_THREE = "def add(a, b):\n    return a + b if a >= 0 else 99\n"
 
@@ -61,8 +62,8 @@ def test_async_runs_choose_the_same_way():
 
 def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
     old, a, b = "x = 0\n", "x = 1\n", "x = 2\n"
-    key = {code: ModuleForm().prepare({}, code)["key"] for code in (old, a, b, "")}
-    run = {"form": "module", "tried": [{"key": key[old], "summary": "failed"}]}
+    key = {code: ModuleForm().prepare(State(), code)["key"] for code in (old, a, b, "")}
+    run = State(form="module", tried=[{"key": key[old], "summary": "failed"}])
 
     def prepared(code: str, index: int, copies: int = 1) -> dict:
         return {"key": key[code], "size": 0, "index": index, "code": code, "copies": copies}
@@ -70,8 +71,8 @@ def test_candidates_to_test_drops_repeats_and_code_that_already_failed():
     assert to_test(run, [old, a, "x=1  # again\n", b]) == [
         prepared(a, 0, copies=2), prepared(b, 1)]  # the same syntax tree is one candidate: the first drawn
     assert to_test(run, [old, old]) == [prepared(old, 0, copies=2)]
-    assert to_test({"form": "module"}, []) == [prepared("", 0)]
-    assert ModuleForm().prepare({}, "def broken(:\n") == {"key": "def broken(:\n", "size": 0}  # no tree: by its text
+    assert to_test(State(form="module"), []) == [prepared("", 0)]
+    assert ModuleForm().prepare(State(), "def broken(:\n") == {"key": "def broken(:\n", "size": 0}  # no tree: by its text
 
 
 def test_retry_samples_must_be_a_positive_integer():

@@ -11,6 +11,7 @@ from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings, resolve
 from codeheal.evaluation.hollow import STATIC_CHECK
 from codeheal.nodes.selection import choose_by_agreement, parse_probes, visible_feedback
+from codeheal.state import State
 
 TASK = "Return the absolute value of x.\n\n```python\ndef absolute(x):\n    \"\"\"|x|\"\"\"\n```"
 WEAK_TESTS = "assert absolute(-2) == 2\n"
@@ -134,7 +135,7 @@ def test_parse_probes_keeps_calls_with_literal_inputs_of_the_function_once_each(
 def test_the_budget_scales_the_extra_samples_down_and_skips_a_choice_it_cannot_pay_for():
     from codeheal.nodes.selection import affordable_samples
 
-    spent = {"history": [{"tokens": 500}]}
+    spent = State(history=[{"tokens": 500}])  # type: ignore[typeddict-item]
     assert affordable_samples(spent, Context(module=ModuleSettings(select_samples=4)), 100, 100, 1)[0] == 4  # no budget
     samples, allowance = affordable_samples(spent, Context(module=ModuleSettings(select_samples=4), max_tokens=2000), 300, 200, 1)
     assert samples == 2 and allowance >= 200

@@ -18,6 +18,7 @@ from codeheal.forms.module.form import ModuleForm
 from codeheal.forms.project.form import ProjectForm
 from codeheal.policy import SHOWN_KINDS, after_evaluation, failure_kind, informative, sampling_temperature
 from codeheal.settings.presets import PRESETS, SWITCHES
+from codeheal.state import State
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 FAILED_BEFORE = "Your previous attempt failed these checks"
@@ -120,8 +121,8 @@ def test_a_failure_is_sorted_into_what_it_tells():
 
 
 def test_a_form_without_fresh_samples_reflects_under_resample_and_self_heal_but_not_raw_error():
-    failed = {"feedback": feedback(wrong_value()), "attempts": 1, "history": [
-        {"attempt": 1, "summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}]}
+    failed = State(feedback=feedback(wrong_value()), attempts=1, history=[
+        {"attempt": 1, "summary": "failed", "code": BAD_ADD, "passed_count": 0, "tokens": 10}])
     for policy, project, module in (("resample", "reflector", "actor"), ("self_heal", "reflector", "reflector"),
                                     ("adaptive", "reflector", "actor"),
                                     ("raw_error", "actor", "actor"), ("sample_first", "actor", "actor")):
@@ -196,9 +197,9 @@ def test_a_failure_is_informative_when_it_shows_a_wrong_value_or_a_crash_in_the_
 
 def test_retry_temperatures_rise_by_the_step_up_to_the_ceiling():
     rules = Context(policy=Policy.preset("self_heal", retry_temperature=0.7, temperature_step=0.15)).policy
-    assert sampling_temperature({"attempts": 0}, rules, retry=False) == 0.0
-    assert [sampling_temperature({"attempts": n}, rules, retry=True) for n in (1, 2, 3, 4)] == [0.7, 0.85, 1.0, 1.0]
-    assert sampling_temperature({"attempts": 3}, Policy.preset("self_heal", retry_temperature=1.5), retry=True) == 1.5
+    assert sampling_temperature(State(attempts=0), rules, retry=False) == 0.0
+    assert [sampling_temperature(State(attempts=n), rules, retry=True) for n in (1, 2, 3, 4)] == [0.7, 0.85, 1.0, 1.0]
+    assert sampling_temperature(State(attempts=3), Policy.preset("self_heal", retry_temperature=1.5), retry=True) == 1.5
 
 
 def test_sample_first_draws_fresh_samples_first_then_shows_an_informative_failure():
@@ -283,11 +284,11 @@ def test_adaptive_never_repairs_a_repair_whatever_the_counts_say():
     rules = Policy.preset("adaptive")
     crash = feedback({**wrong_value(), "exception": "ZeroDivisionError", "expected": None, "actual": None, "line": 2})
 
-    def after(*fresh_starts: bool) -> dict:
+    def after(*fresh_starts: bool) -> State:
         history = [{"attempt": n, "code": "", "summary": f"failed {n}", "passed_count": 0, "total": 3,
                     "reflection": None, "tokens": 0, "seconds": 0.0, "fresh_start": fresh}
                    for n, fresh in enumerate(fresh_starts, start=1)]
-        return {"attempts": len(history), "history": history, "feedback": crash}
+        return State(attempts=len(history), history=history, feedback=crash)
 
     def always(kind: str) -> bool:
         return True

@@ -57,8 +57,8 @@ ONE_ASSERT_NOTE = (
 
 def validate_input(state: State) -> ast.Module:
     """Raise InputError for module-form input no model call could fix; the parsed tests."""
-    module = check_request(state.get("task"), state.get("tests"), state.get("entry_point"))
-    code = state.get("starting_code")
+    module = check_request(state.task, state.tests, state.entry_point)
+    code = state.starting_code
     if code is not None and not isinstance(code, str):
         raise InputError(f"starting_code must be a string, got {type(code).__name__}")
     return module
@@ -89,13 +89,13 @@ class ModuleForm(Form):
 
     def start(self, state: State, context: Context) -> tuple[dict, RunStarted]:
         tests = validate_input(state)
-        python = tests_python(state.get("python"), active_virtualenv())
+        python = tests_python(state.python, active_virtualenv())
         if context.sandbox == "local":
             refuse_missing_imports(tests, python)
-        starting_code = state.get("starting_code") or ""
+        starting_code = state.starting_code or ""
         function = tested_function(state)
         candidates = [starting_code] if starting_code.strip() else []
-        checks = (task_checks(state["task"], tests, [function] if function else candidate_functions(tests))
+        checks = (task_checks(state.task, tests, [function] if function else candidate_functions(tests))
                   if context.module.task_examples else [])
         started = RunStarted(kind="run_started", first="starting_code" if candidates else "model", files=0)
         if checks:
@@ -121,12 +121,12 @@ class ModuleForm(Form):
 
     def is_retry(self, state: State) -> bool:
         # Starting code may come from a model (HumanEval's shared attempt 1): it counts.
-        return bool(state.get("attempts"))
+        return bool(state.attempts)
 
     def actor_prompt(
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> tuple[list[BaseMessage], tuple[str, ...]]:
-        history = state.get("history") or []
+        history = state.history
         last_code = None  # None: no failure shown; "": one failed, its code is not shown
         if history and not fresh:
             last_code = history[-1]["code"] if context.policy.show_failed_code else ""
@@ -134,13 +134,13 @@ class ModuleForm(Form):
             window=fitted_window(context, history),
             reply_tokens=MAX_TOKENS,
             counter=counter,
-            task=state["task"],
+            task=state.task,
             tests=user_checks(state),
-            entry_point=state.get("entry_point"),
-            reflections=[] if fresh else state.get("reflections") or [],
+            entry_point=state.entry_point,
+            reflections=[] if fresh else state.reflections,
             memory=context.policy.memory,
             last_code=last_code,
-            last_feedback=None if fresh else state.get("feedback"),
+            last_feedback=None if fresh else state.feedback,
             prefill=prefill,
         )
         return messages, (CLOSING_FENCE,) if prefill else ()
@@ -171,9 +171,9 @@ class ModuleForm(Form):
         self, state: State, context: Context, reply_tokens: int, counter: TokenCounter
     ) -> list[BaseMessage]:
         return fitted_reflector_messages(
-            window=fitted_window(context, state["history"]), reply_tokens=reply_tokens, counter=counter,
-            task=state["task"], tests=user_checks(state), entry_point=state.get("entry_point"),
-            code=state["history"][-1]["code"], feedback=state["feedback"])
+            window=fitted_window(context, state.history), reply_tokens=reply_tokens, counter=counter,
+            task=state.task, tests=user_checks(state), entry_point=state.entry_point,
+            code=state.history[-1]["code"], feedback=state.feedback)
 
     def test_steps(self, sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
         code = job["candidate"]

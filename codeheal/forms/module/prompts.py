@@ -202,8 +202,8 @@ def numbered_excerpt(code: str, lines: list[int], context: int = EXCERPT_CONTEXT
 
 def tested_function(state: State) -> str | None:
     """The function the tests exercise: the input's entry_point, else the task's stub's."""
-    if state.get("entry_point"):
-        return state["entry_point"]
-    stub = function_stub(state.get("task") or "")
+    if state.entry_point:
+        return state.entry_point
+    stub = function_stub(state.task or "")
     functions = [n for n in parse_code(stub).body if isinstance(n, ast.FunctionDef)] if stub else []
     return functions[-1].name if functions else None

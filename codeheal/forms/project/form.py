@@ -81,17 +81,17 @@ class ProjectForm(Form):
         )
 
     def start(self, state: State, context: Context) -> tuple[dict, RunStarted]:
-        task = state.get("task")
+        task = state.task
         if task is not None and not isinstance(task, str):
             raise InputError(f"task must be a string, got {type(task).__name__}")
-        test_command = state.get("test_command") or ""
-        project = load_project(state["project"], test_command, target=state.get("target"), python=state.get("python"))
+        test_command = state.test_command or ""
+        project = load_project(state.project, test_command, target=state.target, python=state.python)
         if context.sandbox == "local":
             check_executable(project.command, project.interpreter)
-        if state.get("apply") and not state.get("force"):
+        if state.apply and not state.force:
             tests = project_tests(project.snapshot.files)
             refuse_uncommitted(project.snapshot.root, [p for p in project.snapshot.files if p.endswith(".py") and p not in tests])
-        run = started(state["project"], test_command, project)
+        run = started(state.project, test_command, project)
         left_out = [f"{s.path} ({s.reason})" for s in sorted(
             project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))]
         return {
@@ -106,7 +106,7 @@ class ProjectForm(Form):
 
     def is_retry(self, state: State) -> bool:
         # Attempt 1 only tests the project as it is: the first written repair is greedy.
-        return bool(state.get("written"))
+        return bool(state.written)
 
     def actor_prompt(
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
@@ -187,7 +187,7 @@ class ProjectForm(Form):
                     **checked} if "changes" in best else {"diff": ""})
         found = [t["form_run"] for t in tested if "form_run" in t]
         if not found:
-            return attempt, ({"form_run": after_rewrites(state, context)} if state.get("model") else {})
+            return attempt, ({"form_run": after_rewrites(state, context)} if state.model else {})
         run = scoped(cast(ProjectRun, found[0]))
         return attempt, {"form_run": run, "screen": screen(run, context)}
 
@@ -200,10 +200,10 @@ class ProjectForm(Form):
         written = []
         # Paths from the repository's top, not the DIR given: `git apply` and CI annotations
         # in a monorepo land on the right file.
-        diff = rooted((best or {}).get("diff") or "", git_prefix(Path(state["project"])))
-        if state.get("apply") and status == "passed" and changes:
+        diff = rooted((best or {}).get("diff") or "", git_prefix(Path(state.project)))
+        if state.apply and status == "passed" and changes:
             emit(ChangeToWrite(kind="change_to_write", diff=diff))
-            paths = write_changes(state["project"], changes, originals=files_of(run_of(state)), force=bool(state.get("force")))
+            paths = write_changes(state.project, changes, originals=files_of(run_of(state)), force=bool(state.force))
             written = [str(path) for path in paths]
         return {
             "diff": diff,
@@ -269,10 +269,10 @@ def after_rewrites(state: State, context: Context) -> ProjectRun:
     trail = run.get("rewrites") or NO_TRAIL
     if ended(trail):
         return run
-    drawn = {**state, "written": (state.get("written") or 1) - 1}  # the attempt's plan, as it was drawn
+    drawn = dataclasses.replace(state, written=(state.written or 1) - 1)  # the attempt's plan, as it was drawn
     plan = repair_plan(drawn, ProjectForm().policy_for(context.policy))
-    prepared = {p["code"]: p for p in state.get("prepared") or []}
-    rewrites = (state.get("candidates") or [])[:rewrites_to_draw(trail, plan.rewrites, lines_left=False)]
+    prepared = {p["code"]: p for p in state.prepared}
+    rewrites = state.candidates[:rewrites_to_draw(trail, plan.rewrites, lines_left=False)]
     changes = [prepared[code]["change"] if "change" in prepared.get(code, {}) else applied(run, code)
                for code in rewrites if code is not AS_IS]
     return {**run, "rewrites": followed(trail, changes)}

@@ -65,15 +65,15 @@ def project_actor_messages(
     `retry`: a change was tried before; `strict`: see fix_actor_messages."""
     run = run_of(state)
     as_is = _as_is(state)
-    history = state.get("history") or []
+    history = state.history
     return fix_actor_messages(
-        task=state["task"],
+        task=state.task,
         test_command=run["test_command"],
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
-        reflections=(state.get("reflections") or [])[-context.policy.memory:] if context.policy.memory else [],
-        last_feedback=state.get("feedback") if retry and not is_refused(history[-1]["code"]) else None,
+        reflections=state.reflections[-context.policy.memory:] if context.policy.memory else [],
+        last_feedback=state.feedback if retry and not is_refused(history[-1]["code"]) else None,
         refused=tried_outcomes(state) if retry else [],
         window=fitted_window(context, history),
         reply_tokens=reply_tokens,
@@ -108,7 +108,7 @@ TRIED_CHARS = 200
 def tried_outcomes(state: State) -> list[str]:
     """How the changes tried so far ended, each outcome once, the latest last (the project as
     it is, key "", is not a change; nor is a refused prompt's candidate)."""
-    outcomes = dict.fromkeys(t["summary"] for t in state.get("tried") or [] if t["key"] and REFUSED not in t["summary"])
+    outcomes = dict.fromkeys(t["summary"] for t in state.tried if t["key"] and REFUSED not in t["summary"])
     return [_cut_chars(summary, TRIED_CHARS) for summary in list(outcomes)[-TRIED_SHOWN:]]
 
 
@@ -134,14 +134,14 @@ def project_reflector_messages(
     run = run_of(state)
     as_is = _as_is(state)
     return fix_reflector_messages(
-        task=state["task"],
+        task=state.task,
         test_command=run["test_command"],
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
-        code=state["history"][-1]["code"],
-        feedback=state["feedback"],
-        window=fitted_window(context, state["history"]),
+        code=state.history[-1]["code"],
+        feedback=state.feedback,
+        window=fitted_window(context, state.history),
         reply_tokens=reply_tokens,
         counter=counter,
         suspicious=as_is["suspicious"],

@@ -24,7 +24,7 @@ from codeheal.forms.project.repair_context import (
 from codeheal.forms.project.rewrites import RewriteTrail
 from codeheal.forms.project.task import ProjectTask, TestCommand
 from codeheal.forms.project.workspace_store import keep, workspace_files
-from codeheal.state import ChangedDefinition, CheckFailure, FormRun, SuspiciousLine
+from codeheal.state import ChangedDefinition, CheckFailure, FormRun, State, SuspiciousLine
 
 
 class CommandWords(TypedDict):
@@ -123,9 +123,9 @@ def started(project: str, test_command: str, task: ProjectTask) -> ProjectRun:
     )
 
 
-def run_of(state: Mapping) -> ProjectRun:
-    """The project-form run's record in `state` (or in a candidate's test job)."""
-    return state["form_run"]
+def run_of(state: State) -> ProjectRun:
+    """The project-form run's record in `state` (a candidate's test job has it as `form_run`)."""
+    return state.form_run  # type: ignore[return-value]
 
 
 def files_of(run: ProjectRun) -> Mapping[str, str]:
