@@ -412,7 +412,8 @@ class State:
     """Candidates written before the next attempt (the starting code; the project as it is),
     which it tests before any model call; in an attempt, the ones it tests next."""
     prepared: list[PreparedCandidate] = field(default_factory=list)
-    """`candidates`, each prepared once by the node that wrote them (nodes/candidate_test.py:
+    """`candidates`, each prepared once (nodes/prepare_candidates.py, by `prepare_candidates`
+    after the actor, by `prepare` and the selector for the candidates they write:
     de-duplicated, those tried before left out, in the order drawn): the routers and the
     evaluator read them, never prepare them again. Empty once an attempt is recorded."""
     route: Route | None = None
@@ -471,10 +472,19 @@ class AttemptState(State):
     the attempt keeps while it draws, tests and chooses, and drops when it ends (its fields
     start at their defaults: nothing written, tested or chosen yet)."""
 
+    usages: list[Usage] = field(default_factory=list)
+    """What each reply the actor drew for the attempt cost, in order (a draw once more
+    continues their seeds and their budget)."""
     generation: Usage = field(default_factory=no_usage)
     """What writing the latest candidates cost, all samples together."""
     fresh_start: bool = False
     """The latest candidates were written from the first attempt's prompt."""
+    hedged: bool = False
+    """The actor's draw was hedged: its first sample shown the failure (policy.hedges)."""
+    repeats: list[Prepared] = field(default_factory=list)
+    """The actor's first draw, prepared (each distinct text, in the order drawn), when every
+    reply repeated code tried before in the run: the actor draws once more, and they are not
+    prepared again (nodes/prepare_candidates.py)."""
     model: str | None = None
     """The model that wrote the latest candidates (None: no model did)."""
     tested: Annotated[list[TestedCandidate], add_or_clear] = field(default_factory=list)

@@ -1,8 +1,10 @@
-"""One attempt, drawn as a subgraph of its own: the actor draws the candidates (and prepares
-them once: `prepared`), `test_candidate` tests them, one `Send` per candidate, batch after
-batch, the evaluator chooses and records the attempt, and, when a passing attempt chooses by
-execution, the selector's rounds test more. It runs on AttemptState and hands the run its
-AttemptOutcome; the parent graph (builder.py) keeps the run around it.
+"""One attempt, drawn as a subgraph of its own: the actor draws the candidates,
+`prepare_candidates` prepares them once (`prepared`; a retry every reply of which repeats
+code tried before goes back to the actor, to be drawn once more, hotter), `test_candidate`
+tests them, one `Send` per candidate, batch after batch, the evaluator chooses and records the
+attempt, and, when a passing attempt chooses by execution, the selector's rounds test more. It
+runs on AttemptState and hands the run its AttemptOutcome; the parent graph (builder.py) keeps
+the run around it.
 
 The parent runs it from a node of its own (`make_attempt`), not as a node added directly: the
 attempt's scratch fields stay its own, and its progress events reach the caller's stream as
@@ -25,12 +27,14 @@ from codeheal.errors import is_transient
 from codeheal.loop.routers import (
     route_after_actor,
     route_after_evaluation,
+    route_after_preparing,
     route_after_selector,
     route_start,
 )
 from codeheal.nodes.actor import make_actor
 from codeheal.nodes.candidate_test import TEST_CANDIDATE, make_candidate_test
 from codeheal.nodes.evaluator import evaluator
+from codeheal.nodes.prepare_candidates import PREPARE_CANDIDATES, prepare_candidates
 from codeheal.nodes.selection import make_selector
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AttemptOutcome, AttemptState, State, fields_of
@@ -49,11 +53,13 @@ def build_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = No
     """The attempt's compiled subgraph (no checkpointer of its own: it uses its parent's)."""
     builder = StateGraph(AttemptState, context_schema=Context, output_schema=AttemptOutcome)
     builder.add_node("actor", node(make_actor(llm), "actor"), retry_policy=TRANSPORT_RETRY)
+    builder.add_node(PREPARE_CANDIDATES, prepare_candidates)
     builder.add_node(TEST_CANDIDATE, node(make_candidate_test(sandbox), TEST_CANDIDATE), retry_policy=TRANSPORT_RETRY)
     builder.add_node("evaluator", evaluator)
     builder.add_node("selector", node(make_selector(llm), "selector"), retry_policy=TRANSPORT_RETRY)
     builder.add_conditional_edges(START, route_start, ["actor", TEST_CANDIDATE])
-    builder.add_conditional_edges("actor", route_after_actor, [TEST_CANDIDATE, END])
+    builder.add_conditional_edges("actor", route_after_actor, [PREPARE_CANDIDATES, END])
+    builder.add_conditional_edges(PREPARE_CANDIDATES, route_after_preparing, [TEST_CANDIDATE, "actor"])
     builder.add_edge(TEST_CANDIDATE, "evaluator")
     builder.add_conditional_edges("evaluator", route_after_evaluation, ["selector", TEST_CANDIDATE, END])
     builder.add_conditional_edges("selector", route_after_selector, [TEST_CANDIDATE, "evaluator", END])

@@ -1,5 +1,6 @@
 """Where the loop goes next: pure functions of state, typed so Studio draws every edge.
-Within an attempt (loop/attempt.py): from its start, the actor, the evaluator and the selector;
+Within an attempt (loop/attempt.py): from its start, the actor, prepare_candidates, the
+evaluator and the selector;
 in the run around it (loop/builder.py): after an attempt, the reflector and the review. The
 rules themselves live in `policy`."""
 
@@ -26,10 +27,16 @@ def route_start(state: AttemptState) -> Literal["actor"] | list[Send]:
     return candidate_sends(state) if state.prepared else "actor"
 
 
-def route_after_actor(state: AttemptState) -> End | list[Send]:
-    """The actor's candidates are tested, each in its own parallel task, unless the budget
-    stopped it from writing any (the attempt ends; the run finishes)."""
-    return "__end__" if policy.after_model_step(state) == "finish" else candidate_sends(state)
+def route_after_actor(state: AttemptState) -> Literal["prepare_candidates"] | End:
+    """The actor's candidates are prepared to test, unless the budget stopped it from writing
+    any (the attempt ends; the run finishes)."""
+    return "__end__" if policy.after_model_step(state) == "finish" else "prepare_candidates"
+
+
+def route_after_preparing(state: AttemptState) -> Literal["actor"] | list[Send]:
+    """The prepared candidates are tested, each in its own parallel task; none prepared to
+    test: every reply repeated code tried before, and the actor draws once more."""
+    return candidate_sends(state) if state.prepared else "actor"
 
 
 def route_after_evaluation(

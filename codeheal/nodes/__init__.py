@@ -1,1 +1,1 @@
-"""The graph's nodes: prepare, actor, test_candidate, evaluator, reflector, selector, review, finish."""
+"""The graph's nodes: prepare, actor, prepare_candidates, test_candidate, evaluator, reflector, selector, review, finish."""

@@ -1,4 +1,6 @@
-"""The actor: writes the next candidates from the task, the lessons and the last failure."""
+"""The actor: draws the next candidates from the task, the lessons and the last failure (the
+next node, prepare_candidates, prepares them to test); or takes the screen's, written without
+a model."""
 
 from __future__ import annotations
 
@@ -19,7 +21,6 @@ from codeheal.llm.factory import (
     is_local,
     token_counter,
 )
-from codeheal.nodes.candidate_test import prepared_of, to_test
 from codeheal.policy import (
     SHOWN_KINDS,
     Turn,
@@ -27,26 +28,27 @@ from codeheal.policy import (
     completion_allowance,
     hedges,
     model_context,
-    redraws,
     sampling_temperature,
     turn,
     writes_fresh,
 )
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
 from codeheal.prompting.model_call import NO_USAGE, refused_candidate, sample_seed, total_usage
-from codeheal.state import Candidate, Prepared, Route, State
+from codeheal.state import AttemptState, Route, State, Usage
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
 
 
-def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict]]:
+def make_actor(llm: BaseChatModel | None = None) -> Callable[[AttemptState], Steps[dict]]:
     """The actor node's body; `llm` overrides the model named in the run's Context."""
 
-    def actor(state: State) -> Steps[dict]:
+    def actor(state: AttemptState) -> Steps[dict]:
         context = current_context()
         form = form_of(state.form)
         if state.screen:
             return screening(state, context, state.screen)
+        if state.repeats:
+            return (yield from redraw(state, context, llm))
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
         now = turn(state, context, rules)
@@ -61,39 +63,29 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         fresh = retry and now.handover is None and writes_fresh(state, rules, shows)
         route = (Route(attempt=attempt, kind=asked["kind"], action="fresh" if fresh else "shown", model=now.model)
                  if asked else None)
-        counter = token_counter(llm or chat_model(writer, context.policy.temperature))
-        prefill = uses_prefill(writer, llm)
-        draws = form.draws(state, writer, fresh=fresh, prefill=prefill, counter=counter)
-        if fresh and hedges(state, rules, shows):
-            draws = hedged(form.draws(state, writer, fresh=False, prefill=prefill, counter=counter), draws)
-        per_call = 1 if llm else completions_per_request(writer)
-        calls = Calls(state, context, attempt, now, llm, writer, counter, per_call)
-        candidates = yield from calls.draw(draws)
-        prepared = prepared_of(state, candidates)
-        if retry and calls.usages and redraws(rules) and repeats_tried(state, prepared):
-            # Every reply repeats code that failed earlier in the run: its test would end the
-            # same way. Drawn once more, as the next retry would be; the repeats are not tested.
-            hotter = sampling_temperature(replace(state, attempts=attempt), rules, retry=True)
-            candidates += yield from calls.draw([replace(d, temperature=max(d.temperature, hotter)) for d in draws])
-        usages = calls.usages
-        if not usages:
+        hedge = fresh and hedges(state, rules, shows)
+        calls = Calls.of(state, context, now, llm)
+        candidates = yield from calls.draw(calls.draws(state, fresh=fresh, hedge=hedge))
+        if not calls.usages:
             return {"candidates": [], "stop_reason": "budget", "route": None}
-        generation = total_usage(usages)
-        emit(CandidatesWritten(
-            kind="candidates_written", attempt=state.attempts + 1, seconds=generation["seconds"],
-            prompt_tokens=generation["prompt_tokens"], completion_tokens=generation["completion_tokens"],
-        ))
-        return {
-            "candidates": candidates,
-            "prepared": to_test(state, candidates, prepared),
-            "generation": generation,
-            "fresh_start": fresh,
-            "route": route,
-            "model": now.model,
-            "written": state.written + 1,
-        }
+        return {"candidates": candidates, "usages": calls.usages, "fresh_start": fresh, "hedged": hedge,
+                "route": route, "model": now.model}
 
     return actor
+
+
+def redraw(state: AttemptState, context: Context, llm: BaseChatModel | None) -> Steps[dict]:
+    """The actor's draw once more, when every reply of the retry repeated code that failed
+    earlier in the run (prepare_candidates kept them as `repeats`): the same calls as the first
+    draw, at least at the next retry's temperature, within the same budget; the repeats stay
+    among the candidates, and are not tested again unless nothing new comes."""
+    form = form_of(state.form)
+    rules = form.policy_for(context.policy)
+    calls = Calls.of(state, context, turn(state, context, rules), llm, usages=list(state.usages))
+    hotter = sampling_temperature(replace(state, attempts=calls.attempt), rules, retry=True)
+    draws = calls.draws(state, fresh=state.fresh_start, hedge=state.hedged)
+    candidates = yield from calls.draw([replace(d, temperature=max(d.temperature, hotter)) for d in draws])
+    return {"candidates": [*state.candidates, *candidates], "usages": calls.usages}
 
 
 @dataclass
@@ -109,7 +101,27 @@ class Calls:
     writer: Context
     counter: TokenCounter
     per_call: int
-    usages: list = field(default_factory=list)
+    usages: list[Usage] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, state: State, context: Context, now: Turn, llm: BaseChatModel | None,
+           usages: list[Usage] | None = None) -> Calls:
+        """The calls of the attempt after `state`, written by the model whose turn it is
+        (`now`), after the calls that used `usages`."""
+        writer = model_context(context, now.model)  # the Context of the model whose turn it is
+        counter = token_counter(llm or chat_model(writer, context.policy.temperature))
+        per_call = 1 if llm else completions_per_request(writer)
+        return cls(state, context, state.attempts + 1, now, llm, writer, counter, per_call, usages or [])
+
+    def draws(self, state: State, *, fresh: bool, hedge: bool) -> list[Draw]:
+        """The form's model calls for the attempt: from the first attempt's prompt when
+        `fresh`, `hedge`d when its first sample is shown the failure (policy.hedges)."""
+        form = form_of(state.form)
+        prefill = uses_prefill(self.writer, self.llm)
+        draws = form.draws(state, self.writer, fresh=fresh, prefill=prefill, counter=self.counter)
+        if hedge:
+            draws = hedged(form.draws(state, self.writer, fresh=False, prefill=prefill, counter=self.counter), draws)
+        return draws
 
     def draw(self, draws: list[Draw]) -> Steps[list[str]]:
         """The candidates of `draws`, made in order until one does not fit the budget."""
@@ -150,12 +162,6 @@ def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
     return [replace(shown[0], samples=1), *(draw for draw in rest if draw.samples)]
 
 
-def repeats_tried(state: State, prepared: dict[Candidate, Prepared]) -> bool:
-    """Whether every candidate was tested before in this run (by its Prepared.key)."""
-    tried = {t["key"] for t in state.tried}
-    return bool(prepared) and all(p["key"] in tried for p in prepared.values())
-
-
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
     """The attempt that tests the candidates written without a model (`screen`, which the
     form's record of attempt 1 set)."""
@@ -164,7 +170,7 @@ def screening(state: State, context: Context, candidates: list[str]) -> dict:
                         max_attempts=attempt_limit(replace(state, screened=True), context)))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
-    return {"candidates": candidates, "prepared": to_test(state, candidates), "generation": NO_USAGE,
+    return {"candidates": candidates, "generation": NO_USAGE,
             "fresh_start": False, "route": None, "model": None, "screened": True, "screen": []}
 
 

@@ -1,14 +1,13 @@
 """The candidates of an attempt fanned out in ordered batches: one `test_candidate` task per
 distinct candidate, sent with LangGraph's `Send`, each in its own sandbox job, a batch in
-parallel. The node that writes candidates prepares them once (`to_test`: Form.prepare,
-de-duplicated, ordered, sized) and keeps them in state; the routers only read them.
+parallel. The candidates come prepared once (nodes/prepare_candidates.py: Form.prepare,
+de-duplicated, ordered, sized) and kept in state; the routers only read them.
 Candidates come in the order they are likeliest to pass (the screen's ranked mutants, the
 greedy reply before sampled ones); after each batch the evaluator either sends the
 next (`more_to_test`) or chooses among the results and records the attempt."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from langgraph.types import Send
@@ -19,39 +18,10 @@ from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
-from codeheal.state import AttemptState, Candidate, CandidateJob, Prepared, PreparedCandidate, State
+from codeheal.state import AttemptState, CandidateJob
 from codeheal.steps import Steps
 
 TEST_CANDIDATE = "test_candidate"
-
-
-def prepared_of(state: State, candidates: list[Candidate]) -> dict[Candidate, Prepared]:
-    """Each distinct text among `candidates` prepared once by the run's form (Form.prepare)."""
-    form = form_of(state.form)
-    return {code: form.prepare(state, code) for code in dict.fromkeys(candidates)}
-
-
-def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate, Prepared] | None = None,
-            *, choosing: bool = False) -> list[PreparedCandidate]:
-    """The attempt's candidates to test (`prepared` in state), from the `candidates` a node
-    wrote: one per key (Prepared.key), in the order drawn, each with how many drawn share it.
-    One tried earlier in this run is left out when there is anything new: it would end the
-    same way, unless `choosing` among them by generated checks (the selector: the attempt that
-    passed before runs too). `prepared`: what the node already prepared of them (the rest is
-    prepared here)."""
-    drawn = list(candidates) or [""]
-    known = {**(prepared or {})}
-    known |= prepared_of(state, [code for code in drawn if code not in known])
-    copies = Counter(known[code]["key"] for code in drawn)
-    distinct: dict[str, tuple[Candidate, Prepared]] = {}
-    for code in drawn:
-        distinct.setdefault(known[code]["key"], (code, known[code]))
-    found = list(distinct.values())
-    if not choosing:
-        tried = {t["key"] for t in state.tried}
-        found = [(code, p) for code, p in found if p["key"] not in tried] or found[:1]
-    return [PreparedCandidate(**p, index=index, code=code, copies=copies[p["key"]])
-            for index, (code, p) in enumerate(found)]
 
 
 FIRST_BATCH = 4

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from codeheal.context import current_context
 from codeheal.forms.choice import choose_form
-from codeheal.nodes.candidate_test import to_test
+from codeheal.nodes.prepare_candidates import to_test
 from codeheal.progress import emit
 from codeheal.sandboxes import check_available, sandbox_for
 from codeheal.sandboxes.base import Sandbox

@@ -25,7 +25,7 @@ from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
-from codeheal.nodes.candidate_test import to_test
+from codeheal.nodes.prepare_candidates import to_test
 from codeheal.policy import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code

@@ -60,8 +60,8 @@ def test_a_retry_s_candidates_are_tested_at_the_same_time_in_their_own_jobs():
             sandbox.barrier = threading.Barrier(3, timeout=30)
         if node == "evaluator" and values["attempts"] == 2:
             record = values["history"][-1]
-    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "reflector", "actor",
-                     "test_candidate", "test_candidate", "test_candidate", "evaluator", "finish"]
+    assert steps == ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "reflector", "actor",
+                     "prepare_candidates", "test_candidate", "test_candidate", "test_candidate", "evaluator", "finish"]
     assert len(sandbox.jobs) == 4 and len({job.session for job in sandbox.jobs}) == 1
     # all three ran; the earlier of the two that passed is kept
     assert record["candidates_tested"] == 3 and record["code"].strip() == GOOD_ADD.strip()

@@ -7,12 +7,13 @@ import dataclasses
 from codeheal import Context, build_graph, graph
 from codeheal.context import resolve
 from codeheal.forms.module.form import ModuleForm
-from codeheal.nodes.candidate_test import to_test
 from codeheal.loop.routers import (
     route_after_attempt,
+    route_after_preparing,
     route_after_review,
     route_start,
 )
+from codeheal.nodes.prepare_candidates import to_test
 from codeheal.policy import after_evaluation, attempt_limit, best_attempt, final_status
 from codeheal.state import AttemptState, State
 
@@ -29,8 +30,9 @@ def test_drawn_graph_has_every_route_of_the_run_and_of_an_attempt():
     drawn = edges(graph.get_graph(xray=True))
     for target in ("reflector", START, "review", "finish"):  # after an attempt
         assert drawn[(END, target)] is True, target
-    for conditional in [("reflector", START), ("reflector", "finish"), ("attempt:actor", "attempt:test_candidate"),
-                        ("attempt:actor", END), ("attempt:evaluator", "attempt:test_candidate"),
+    for conditional in [("reflector", START), ("reflector", "finish"), ("attempt:actor", "attempt:prepare_candidates"),
+                        ("attempt:actor", END), ("attempt:prepare_candidates", "attempt:test_candidate"),
+                        ("attempt:prepare_candidates", "attempt:actor"), ("attempt:evaluator", "attempt:test_candidate"),
                         ("attempt:evaluator", "attempt:selector"), ("attempt:evaluator", END),
                         ("attempt:selector", "attempt:test_candidate"), ("attempt:selector", "attempt:evaluator"),
                         ("attempt:selector", END)]:
@@ -47,7 +49,7 @@ def test_drawn_graph_has_every_route_of_the_run_and_of_an_attempt():
 
 def test_every_loop_node_is_drawn_and_mermaid_shows_dotted_conditional_edges():
     nodes = set(build_graph().compile().get_graph(xray=True).nodes)
-    assert {"__start__", "prepare", "attempt:actor", "attempt:test_candidate", "attempt:evaluator", "attempt:selector",
+    assert {"__start__", "prepare", "attempt:actor", "attempt:prepare_candidates", "attempt:test_candidate", "attempt:evaluator", "attempt:selector",
             "reflector", "review", "finish", "__end__"} <= nodes
     mermaid = graph.get_graph(xray=True).draw_mermaid()
     assert "attempt\\3a__end__ -.-> reflector;" in mermaid and "attempt\\3a__end__ -.-> attempt\\3a__start__;" in mermaid
@@ -63,6 +65,14 @@ def test_route_start():
     assert send.arg == {"form": "module", "candidate": "def f(): pass", "key": key, "index": 0, "session": "s", "tests": "assert f() is None"}
     assert route_start(AttemptState(candidates=[], prepared=[])) == "actor"
     assert route_start(AttemptState()) == "actor"
+
+
+def test_route_after_preparing():
+    state = AttemptState(form="module", candidates=["def f(): pass"], tests="assert f() is None", sandbox_session="s")
+    (send,) = route_after_preparing(dataclasses.replace(state, prepared=to_test(state, state.candidates)))
+    assert send.node == "test_candidate" and send.arg["candidate"] == "def f(): pass"
+    repeats = [ModuleForm().prepare(state, "def f(): pass")]
+    assert route_after_preparing(dataclasses.replace(state, repeats=repeats)) == "actor"  # drawn once more
 
 
 def feedback(passed: bool) -> dict:
@@ -118,4 +128,4 @@ def test_with_reflect_off_the_run_goes_from_evaluator_to_actor():
     steps = [node for node, _ in node_updates(app.stream(
         {"task": "Add two numbers.", "tests": ADD_TESTS}, context=resolve({"reflect": False}).context,
         stream_mode="updates", subgraphs=True))]
-    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "actor", "test_candidate", "evaluator", "finish"]
+    assert steps == ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "actor", "prepare_candidates", "test_candidate", "evaluator", "finish"]

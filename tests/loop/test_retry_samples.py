@@ -12,7 +12,7 @@ from codeheal import Context, build_graph
 from codeheal.context import Policy
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
-from codeheal.nodes.candidate_test import to_test
+from codeheal.nodes.prepare_candidates import to_test
 from codeheal.state import State
 
 TWO_OF_THREE = "def add(a, b):\n    return a + b if a >= 0 else 99\n"

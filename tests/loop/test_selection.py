@@ -41,7 +41,7 @@ def test_a_pass_chooses_the_candidate_whose_outputs_most_candidates_share():
     # drawn twice, and its group (RIGHT, RIGHT_TOO, RIGHT again) outvotes NEGATE's.
     model = scripted(fenced(NEGATE), fenced(PROBES), fenced(NEGATE_TOO), fenced(RIGHT), fenced(RIGHT_TOO), fenced(RIGHT))
     result, steps, sandbox, model = run(model, select_samples=4)
-    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector",
+    assert steps == ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "selector",
                      "test_candidate", "test_candidate", "test_candidate", "evaluator", "selector",
                      "test_candidate", "evaluator", "finish"]
     assert result["status"] == "passed" and result["attempts"] == 2
@@ -60,7 +60,7 @@ def test_a_first_round_that_agrees_stops_the_choice_and_selection_off_finishes_a
     strong = WEAK_TESTS + "assert absolute(5) == 5\n"
     model = scripted(fenced(RIGHT), fenced(PROBES), fenced(RIGHT_TOO), fenced(RIGHT))
     result, steps, _, model = run(model, tests=strong, select_samples=4)
-    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector", "test_candidate",
+    assert steps == ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "selector", "test_candidate",
                      "test_candidate", "evaluator", "finish"]
     assert len(model.calls) == 4 and result["code"].strip() == RIGHT.strip()
     assert result["history"][-1]["selection"]["agreeing"] == 3
@@ -80,7 +80,7 @@ def test_a_second_round_with_nothing_new_to_test_goes_straight_to_the_choice():
 
 def test_no_runnable_generated_input_keeps_the_passing_attempt_and_counts_the_tokens():
     result, steps, _, model = run(scripted(fenced(NEGATE), "I cannot think of any."), select_samples=3)
-    assert steps == ["prepare", "actor", "test_candidate", "evaluator", "selector", "finish"]
+    assert steps == ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "selector", "finish"]
     assert result["status"] == "passed" and result["code"].strip() == NEGATE.strip() and len(model.calls) == 2
 
 

@@ -69,7 +69,7 @@ def test_parent_streams_inner_nodes_and_keeps_the_memory_on_its_thread(pattern):
     inner = [(namespace[0].split(":")[0], next(iter(update))) for namespace, update in events
              if namespace and next(iter(update)) != "attempt"]  # the attempt's own steps stream below it
     assert outer == ["plan", node, "summarise"]
-    assert inner == [(node, step) for step in ["prepare", "actor", "test_candidate", "evaluator", "reflector", "actor", "test_candidate", "evaluator", "finish"]]
+    assert inner == [(node, step) for step in ["prepare", "actor", "prepare_candidates", "test_candidate", "evaluator", "reflector", "actor", "prepare_candidates", "test_candidate", "evaluator", "finish"]]
 
     first = parent.get_state(config).values
     assert first[memory_key] == [FIRST_LESSON]

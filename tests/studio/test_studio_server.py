@@ -96,15 +96,16 @@ def assistant_id(client: SyncLangGraphClient) -> str:
 def test_served_graph_has_the_loop_and_its_conditional_edges(client, assistant_id):
     drawing = client.assistants.get_graph(assistant_id, xray=True)  # the attempt's steps drawn inside the run
     nodes = {node["id"] for node in drawing["nodes"]}
-    assert {"prepare", "attempt:actor", "attempt:test_candidate", "attempt:evaluator", "attempt:selector",
+    assert {"prepare", "attempt:actor", "attempt:prepare_candidates", "attempt:test_candidate", "attempt:evaluator", "attempt:selector",
             "reflector", "review", "finish"} <= nodes
     edges = {(e["source"], e["target"]): e.get("conditional", False) for e in drawing["edges"]}
     assert edges[("finish", "__end__")] is False
     start, end = "attempt:__start__", "attempt:__end__"
     for conditional in [(end, "reflector"), (end, start), (end, "finish"),
                         (end, "review"), (start, "attempt:actor"), (start, "attempt:test_candidate"),
-                        ("review", start), ("review", "finish"), ("attempt:actor", "attempt:test_candidate"),
-                        ("attempt:actor", end), ("reflector", start), ("reflector", "finish")]:
+                        ("review", start), ("review", "finish"), ("attempt:actor", "attempt:prepare_candidates"),
+                        ("attempt:prepare_candidates", "attempt:test_candidate"),
+                        ("attempt:prepare_candidates", "attempt:actor"), ("attempt:actor", end), ("reflector", start), ("reflector", "finish")]:
         assert edges[conditional] is True, conditional
     assert edges[("attempt:test_candidate", "attempt:evaluator")] is False
 
