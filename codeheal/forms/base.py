@@ -6,7 +6,7 @@ A form answers ten questions, each asked by one step of the loop::
     form = form_of(state.form)                              # forms/choice.py, by its name
     fields, started = form.start(state, context)            # prepare: input checked, first candidates
     draws = form.draws(state, context, fresh=False, prefill=True, counter=counter)  # actor: model calls
-    prepared = form.prepare(state, candidate)               # the writing node: key, size, change
+    prepared = form.prepare(state, candidate)               # prepare_candidates: key, size, change
     tested = yield from form.test_steps(sandbox, job, context)  # test_candidate: one candidate judged
     attempt_fields, run_fields = form.record(state, best, tested, context)  # evaluator
     fields, note = form.outcome(state, best_attempt, status)  # finish

@@ -33,7 +33,12 @@ from codeheal.policy import (
     writes_fresh,
 )
 from codeheal.progress import AttemptStarted, CandidatesWritten, ModelSwitched, emit
-from codeheal.prompting.model_call import NO_USAGE, refused_candidate, sample_seed, total_usage
+from codeheal.prompting.model_call import (
+    NO_USAGE,
+    refused_candidate,
+    sample_seed,
+    total_usage,
+)
 from codeheal.state import AttemptState, Route, State, Usage
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
@@ -52,7 +57,6 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[AttemptState], Ste
         retry = form.is_retry(state)
         rules = form.policy_for(context.policy)
         now = turn(state, context, rules)
-        writer = model_context(context, now.model)  # the Context of the model whose turn it is
         store = run_store()
         settle(state, store)
         attempt = state.attempts + 1

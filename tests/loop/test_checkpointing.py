@@ -11,7 +11,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from codeheal import Context, build_graph
-from codeheal.context import resolve
+from codeheal.context import Policy, resolve
+from codeheal.forms.module.form import ModuleForm
 
 ADD_TASK = {"task": "Add two numbers.", "tests": "assert add(2, 3) == 5\n", "entry_point": "add"}
 MUL_TASK = {"task": "Multiply two numbers.", "tests": "assert mul(2, 3) == 6\n"}
@@ -95,3 +96,31 @@ def test_a_run_cut_short_mid_attempt_resumes_inside_the_attempt():
     assert [job.files["solution.py"].strip() for job in sandbox.jobs[before:]] == [other_good.strip()]  # only the one cut short
     assert result["status"] == "passed" and result["attempts"] == 2 and result["reflections"] == [LESSON]
     assert result["history"][-1]["candidates_tested"] == 3 and len(model.calls) == calls  # nothing drawn again
+
+
+def test_a_run_cut_short_between_the_draw_and_its_preparing_resumes_without_drawing_again(monkeypatch):
+    """The checkpoint after the actor's draw (here its draw once more, every reply of the first
+    having repeated failed code) holds the candidates and the repeats already prepared: the
+    resumed run prepares and tests them, and calls the model no more."""
+    prepare, crashed = ModuleForm.prepare, []
+
+    def crash_once(self, state, candidate):
+        if "a + b" in (candidate or "") and not crashed:
+            crashed.append(candidate)
+            raise RuntimeError("killed while preparing")
+        return prepare(self, state, candidate)
+
+    monkeypatch.setattr(ModuleForm, "prepare", crash_once)
+    model = scripted(fenced(BAD_ADD), LESSON, fenced(BAD_ADD), fenced(GOOD_ADD))
+    sandbox = CountingSandbox()
+    app = build_graph(llm=model, sandbox=sandbox).compile(checkpointer=InMemorySaver())
+    context = Context(max_attempts=3, policy=Policy.preset("self_heal", fresh_start=False))
+    with pytest.raises(RuntimeError, match="killed while preparing"):
+        app.invoke({"task": "Add two numbers.", "tests": ADD_TESTS}, THREAD, context=context, durability="sync")
+    (attempt,) = app.get_state(THREAD, subgraphs=True).tasks
+    assert attempt.state.next == ("prepare_candidates",) and attempt.state.values["repeats"]
+    assert len(model.calls) == 4 and len(sandbox.jobs) == 1
+    result = app.invoke(None, THREAD, context=context, durability="sync")
+    assert (result["status"], result["attempts"]) == ("passed", 2)
+    assert len(model.calls) == 4 and len(sandbox.jobs) == 2  # nothing drawn again, the repeat not tested
+    assert result["history"][1]["candidates_tested"] == 1
