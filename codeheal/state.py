@@ -161,7 +161,7 @@ Action = Literal["shown", "fresh"]
 
 
 class Route(TypedDict):
-    """How a retry was written, and after what kind of failure (policy.failure_kind): its
+    """How a retry was written, and after what kind of failure (rules.failure_kind): its
     outcome is counted (codeheal.learning) once the attempt is evaluated."""
 
     attempt: int
@@ -528,4 +528,4 @@ class CandidateJob(TypedDict, total=False):
     again."""
     screened: bool
     """The candidate was written without a model (`screen`): its test runs under
-    policy.screen_time_limit."""
+    rules.screen_time_limit."""

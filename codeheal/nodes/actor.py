@@ -20,7 +20,7 @@ from codeheal.llm.factory import (
     token_counter,
 )
 from codeheal.nodes.candidate_test import prepared_of, to_test
-from codeheal.policy import (
+from codeheal.rules import (
     SHOWN_KINDS,
     Turn,
     attempt_limit,
@@ -144,7 +144,7 @@ class Calls:
 
 
 def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
-    """A hedged retry's calls (policy.hedges): one sample of the first call shown the failure,
+    """A hedged retry's calls (rules.hedges): one sample of the first call shown the failure,
     tested first, then the fresh calls with one sample fewer."""
     rest = [replace(fresh[0], samples=fresh[0].samples - 1), *fresh[1:]]
     return [replace(shown[0], samples=1), *(draw for draw in rest if draw.samples)]

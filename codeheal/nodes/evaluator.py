@@ -1,6 +1,6 @@
 """The evaluator node, after each batch of parallel `test_candidate` tasks: chooses among an attempt's
 tested candidates and records the attempt with its Feedback (the judging of one candidate is
-`codeheal.evaluation`'s). What happens next is the loop policy's decision (policy.py)."""
+`codeheal.evaluation`'s). What happens next is the rules' decision (rules.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from codeheal.nodes.selection import (
     visible_feedback,
     wants_more_samples,
 )
-from codeheal.policy import replaces_best
+from codeheal.rules import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import usage_fields
 from codeheal.state import (
@@ -69,7 +69,7 @@ def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dic
 
 @dataclass
 class Choice:
-    """The best of an attempt's tested candidates (by `policy.replaces_best`, their changes
+    """The best of an attempt's tested candidates (by `rules.replaces_best`, their changes
     measured by `size`: their Prepared.size), and the sandbox time all of them took."""
 
     best: TestedCandidate | None = None

@@ -13,7 +13,7 @@ from codeheal.fences import FENCE
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
-from codeheal.policy import completion_allowance, model_context, turn
+from codeheal.rules import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged, sample_seed
 from codeheal.prompting.parts import unfounded

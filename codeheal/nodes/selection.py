@@ -26,7 +26,7 @@ from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
 from codeheal.nodes.candidate_test import to_test
-from codeheal.policy import attempt_limit, completion_allowance, model_context
+from codeheal.rules import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, sample_seed, total_usage
@@ -57,7 +57,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         # The model that wrote the passing attempt draws the candidates to choose from.
         context = model_context(current_context(), state.model)
         entry_point = state.probe_function
-        assert entry_point, "policy.wants_selection checks it"
+        assert entry_point, "rules.wants_selection checks it"
         prefill = uses_prefill(context, llm)
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state.form).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)

@@ -82,7 +82,7 @@ class Policy:
     temperature_step: float = setting(
         0.0,
         "Added to retry_temperature for each retry after the first (up to 1.0, "
-        "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
+        "rules.MAX_RETRY_TEMPERATURE): later samples vary more.",
     )
     seed: int | None = setting(
         None,

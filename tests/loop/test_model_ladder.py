@@ -17,7 +17,7 @@ from codeheal.cli import _parser, _typed_settings, main
 from codeheal.config_file import load_config
 from codeheal.context import resolve
 from codeheal.errors import ConfigError
-from codeheal.policy import model_context, shares, turn
+from codeheal.rules import model_context, shares, turn
 from codeheal.state import State
 
 SHOWN = "Your previous attempt failed these checks"

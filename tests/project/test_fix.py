@@ -132,7 +132,7 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
 
 
 def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None:
-    # a later repair draws policy.REWRITE_SAMPLES rewrites
+    # a later repair draws rules.REWRITE_SAMPLES rewrites
     model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", SHOP_FIXED, SHOP_FIXED)
     result = fix(model, shop)
     assert result["status"] == "passed" and result["attempts"] == 3

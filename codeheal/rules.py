@@ -1,4 +1,4 @@
-"""Loop policy: which attempt is best, how many attempts and tokens a run may use, when a
+"""The loop's rules: which attempt is best, how many attempts and tokens a run may use, when a
 run is stuck, where the loop goes after each step, and how a run ends. Nodes do their one
 job; these rules decide the run."""
 
