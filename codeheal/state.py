@@ -321,8 +321,8 @@ class RunInput(TypedDict):
 
 class InputState(RunInput):
     reflections: NotRequired[list[str]]
-    """Lessons to start from, e.g. a parent agent's memory; the output returns them with
-    this run's lessons appended."""
+    """Reflections to start from, e.g. a parent agent's memory; the output returns them with
+    this run's reflections appended."""
 
 
 class OutputState(TypedDict):

@@ -75,7 +75,7 @@ def route_after_attempt(
 
 
 def route_after_reflector(state: State) -> Literal["attempt", "finish"]:
-    """The next attempt follows the lesson, unless the budget stopped the reflector."""
+    """The next attempt follows the reflection, unless the budget stopped the reflector."""
     return "finish" if rules.after_model_step(state) == "finish" else "attempt"
 
 

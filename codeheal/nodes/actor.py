@@ -1,4 +1,4 @@
-"""The actor: writes the next candidates from the task, the lessons and the last failure."""
+"""The actor: writes the next candidates from the task, the reflections and the last failure."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[State], Steps[dict
         settle(state, store)
         attempt = state.attempts + 1
         shows, asked = chooser(store, now.model, attempt, SHOWN_KINDS)
-        # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
+        # A fresh attempt is written from the first attempt's prompt: no failure, no reflections
         # of this run (plain resampling, or a run that was stuck). A model taking over is
         # shown them: it continues with the run's memory.
         fresh = retry and now.handover is None and writes_fresh(state, rules, shows)

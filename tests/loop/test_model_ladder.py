@@ -25,7 +25,7 @@ BIG_LESSON = "add subtracts: return a + b."
 
 
 def repeats_a_wrong_answer(body: dict) -> str:
-    """The first model: the same wrong code whatever it is shown; a vague lesson."""
+    """The first model: the same wrong code whatever it is shown; a vague reflection."""
     return fenced(BAD_ADD) if is_actor(body["messages"]) else "Check the code."
 
 

@@ -49,7 +49,7 @@ def test_a_pass_chooses_the_candidate_whose_outputs_most_candidates_share():
     selected = result["history"][-1]
     assert selected["selection"] == {"candidates": 5, "eligible": 5, "generated_inputs": 3, "agreeing": 3}
     assert selected["summary"].startswith("passed 1/1 (chosen by execution: 3 of 5 candidates")
-    # the extra samples come from the first prompt: no failure, no lesson
+    # the extra samples come from the first prompt: no failure, no reflection
     assert model.prompt(2) == model.prompt(0) and model.prompt(5) == model.prompt(0)
     # every candidate ran the user's check and the three runnable generated inputs
     assert all(job.files["test_solution.py"].count("def test_line_") == 4 for job in sandbox.jobs[1:])

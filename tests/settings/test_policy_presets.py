@@ -80,7 +80,7 @@ def test_adaptive_a_format_difference_is_shown_raw_to_the_first_retry():
     model = ScriptedModel(messages=iter([fenced(FIZZ_BAD), fenced(FIZZ_GOOD)]))
     result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS}, context=Context(policy="adaptive"))
     assert (result["status"], result["attempts"]) == ("passed", 2)
-    assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no lesson
+    assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no reflection
     assert FAILED_BEFORE in model.prompt(1) and "FizzBuzz" in model.prompt(1) and "'Fizz'" in model.prompt(1)
 
 

@@ -72,7 +72,7 @@ class ProjectForm(Form):
 
     def policy_for(self, policy: Policy) -> Policy:
         """A project has one starting point: every retry repairs from the failing tests and is
-        shown the failure (always; with a lesson when the policy reflects), no retry is a fresh
+        shown the failure (always; with a reflection when the policy reflects), no retry is a fresh
         sample, a retry that finds nothing new ends the run, and each retry draws at least
         REWRITE_SAMPLES rewrites. The switches settings/project.SET_BY_FORM names."""
         return dataclasses.replace(
