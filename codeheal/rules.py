@@ -374,7 +374,7 @@ def _repeats_previous(history: list[Attempt]) -> bool:
 
 
 def after_evaluation(state: State, context: Context, rules: Policy, *, screens: bool = False) -> AfterEvaluation:
-    """Passed: finish, or first choose by generated checks when the tests are weak. Attempts
+    """Passed: finish, or first choose by generated inputs when the tests are weak. Attempts
     used up: finish (or human review when the Context asks for it). Stuck: the next model of
     the ladder takes over (`turn`: it is shown the failure), else finish. Two equal failures
     in a row: a fresh start. Otherwise try again, through the reflector when the

@@ -206,7 +206,7 @@ class Attempt(TypedDict):
     sandbox_seconds: NotRequired[float]
     """Sandbox time of all its tested candidates."""
     selection: NotRequired[Selection]
-    """Set when this attempt chose among candidates by generated checks; its verdict is still
+    """Set when this attempt chose among candidates by generated inputs; its verdict is still
     the user's tests' alone."""
     changes: NotRequired[dict[str, str]]
     """Project form: the files this attempt changed (path -> full new text); `code` is then

@@ -36,7 +36,7 @@ def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate,
     """The attempt's candidates to test (`prepared` in state), from the `candidates` a node
     wrote: one per key (Prepared.key), in the order drawn, each with how many drawn share it.
     One tried earlier in this run is left out when there is anything new: it would end the
-    same way, unless `choosing` among them by generated checks (the selector: the attempt that
+    same way, unless `choosing` among them by generated inputs (the selector: the attempt that
     passed before runs too). `prepared`: what the node already prepared of them (the rest is
     prepared here)."""
     drawn = list(candidates) or [""]
@@ -62,7 +62,7 @@ takes a few steps, not one per candidate."""
 
 def candidate_sends(state: AttemptState) -> list[Send]:
     """One `test_candidate` task per prepared candidate of the next batch (all of them when
-    choosing by generated checks), run in the same step."""
+    choosing by generated inputs), run in the same step."""
     fields = ("form", *form_of(state.form).run_fields)
     shared = {name: getattr(state, name) for name in fields if getattr(state, name) is not None}
     if state.task_checks:
@@ -87,7 +87,7 @@ def more_to_test(state: AttemptState) -> bool:
     """Whether the attempt's testing goes on: candidates are left untested and none of those
     tested passed, or one left could still win by a smaller change (its Prepared.size against
     the smallest passing one's; among equals the earlier wins, so an equal one left cannot).
-    Choosing by generated checks tests every candidate in one step."""
+    Choosing by generated inputs tests every candidate in one step."""
     if state.probes:
         return False
     prepared = state.prepared

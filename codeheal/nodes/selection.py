@@ -62,7 +62,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state.form).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
         second_round = bool(state.probes)
-        # The second round reuses the first's inputs: it writes no probe prompt.
+        # The second round reuses the first's inputs: it writes no prompt for generated inputs.
         probe_prompt = [] if second_round else probe_messages(
             task=state.task, entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
@@ -241,7 +241,7 @@ def wants_more_samples(state: State, context: Context) -> bool:
 
 
 def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:
-    """A candidate's feedback on the user's tests alone: the generated checks' failures are cut
+    """A candidate's feedback on the user's tests alone: the generated inputs' failures are cut
     out, every other one stays (a hollow pass's findings among them: evaluation/hollow.py)."""
     visible, probe_names = _names(tests, probes)
     failures = [f for f in feedback["failures"] if f["test"] not in probe_names]

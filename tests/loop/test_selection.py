@@ -96,11 +96,11 @@ PROBE_TEXT = "assert absolute(3) == ...\nassert absolute(0) == ...\nassert absol
 
 
 def test_generated_inputs_never_make_a_candidate_that_fails_the_user_s_tests_eligible():
-    # candidates 1 and 2 pass every generated check and agree, but fail the user's check
+    # candidates 1 and 2 pass on every generated input and agree, but fail the user's check
     candidates = [candidate(0, probes_failed=3), candidate(1, visible_failed=True), candidate(2, visible_failed=True)]
     agreement = choose_by_agreement(candidates, WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
-    # a run that crashed on the generated checks is not eligible either (candidate 0 always is)
+    # a run that crashed on the generated inputs is not eligible either (candidate 0 always is)
     agreement = choose_by_agreement([candidate(0, probes_failed=1), candidate(1, error="timed out")], WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
 
