@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from codeheal.judge import CallResults, acall_results, aevaluate, evaluate
     from codeheal.llm.weights import lasting_name
     from codeheal.loop.builder import build_graph
-    from codeheal.policy import best_attempt
+    from codeheal.rules import best_attempt
     from codeheal.prompting.model_call import breakdown
     from codeheal.state import Breakdown, Feedback
 
@@ -42,7 +42,7 @@ _EXPORTS = {
     "Feedback": "codeheal.state",
     "Breakdown": "codeheal.state",
     "breakdown": "codeheal.prompting.model_call",
-    "best_attempt": "codeheal.policy",
+    "best_attempt": "codeheal.rules",
     "lasting_name": "codeheal.llm.weights",
     "build_graph": "codeheal.loop.builder",
 }

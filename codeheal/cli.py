@@ -499,7 +499,7 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_PASSED
     if args.diff:
         return _print_diff(detail)
-    out = Console(highlight=False, markup=False)  # tasks and lessons are text, not markup
+    out = Console(highlight=False, markup=False)  # tasks and reflections are text, not markup
     out.print(f"thread {detail.thread_id}: {detail.status}, {detail.attempts} attempt(s), "
               f"last update {detail.updated[:19]}")
     if detail.project:
@@ -514,8 +514,8 @@ def _show(args: argparse.Namespace) -> int:
         if record["reflection"]:
             out.print(f"  reflection: {record['reflection']}", soft_wrap=True)
     out.print(f"reflection memory ({len(detail.memory)}):")
-    for number, lesson in enumerate(detail.memory, 1):
-        out.print(f"  {number}. {lesson}", soft_wrap=True)
+    for number, reflection in enumerate(detail.memory, 1):
+        out.print(f"  {number}. {reflection}", soft_wrap=True)
     return EXIT_PASSED
 
 

@@ -85,7 +85,7 @@ class Context:
         "out: each model writes an equal share (the earlier ones one more while a remainder is "
         "left; the last one every attempt left) and hands over sooner when it is stuck. The next "
         "model continues with the run's memory: its first attempt is shown the last failure and "
-        "the lessons, whatever the policy. Each attempt records the model that wrote it.",
+        "the reflections, whatever the policy. Each attempt records the model that wrote it.",
         unset=True,
     )
     prefill: Literal["auto", "on", "off"] = setting(
@@ -100,7 +100,7 @@ class Context:
     policy: PolicyName | Policy = setting(
         DEFAULT_POLICY,
         "The loop's strategy, a named preset of its switches. "
-        'The presets: "adaptive" (a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a lesson), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
+        'The presets: "adaptive" (a failure shown when its kind says what the prompt lacked, a fresh sample at rising temperature after a wrong value, no repair of a repair, what pays learned per model; in the project form, which cannot sample fresh, the failure and a reflection), "one_shot" (one attempt), "resample" (independent samples, no failure shown), '
         '"raw_error" (the failure shown, no reflection), "self_heal" (failure, reflection, '
         'fresh start when stuck), "sample_first" (fresh samples first, two per retry at rising '
         "temperature, a failure shown only when it names a wrong value or a crash in the code, "

@@ -16,7 +16,7 @@ from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import make_job
 from codeheal.evaluation.verdict import parse_report, reported_results
 from codeheal.forms.module.candidate import aevaluate_candidate, evaluate_candidate
-from codeheal.policy import time_limit
+from codeheal.rules import time_limit
 from codeheal.sandboxes import sandbox_for
 from codeheal.state import Feedback
 

@@ -1,7 +1,7 @@
-"""What pays, per model: for each kind of failure (policy.failure_kind), how often each retry
+"""What pays, per model: for each kind of failure (rules.failure_kind), how often each retry
 action (the failure shown, a fresh sample) led to progress, kept in LangGraph's store beside
 the checkpoints, seeded with priors measured on the embedded models, and a Thompson-sampling
-choice between the two actions by it (policy.writes_fresh under feedback_when "by_kind")."""
+choice between the two actions by it (rules.writes_fresh under feedback_when "by_kind")."""
 
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def settle(state: State, store: BaseStore | None) -> None:
 
 def chooser(store: BaseStore | None, model: str, attempt: int,
             shown_kinds: frozenset[str]) -> tuple[Callable[[str], bool], dict[str, str]]:
-    """The choice policy.writes_fresh asks for a kind of failure (show it?), by Thompson
+    """The choice rules.writes_fresh asks for a kind of failure (show it?), by Thompson
     sampling over what the store holds for `model`, the one that writes the retry, seeded by model, kind, attempt and counts; and
     the record it fills with the kind it was asked about (empty when it was not asked)."""
     asked: dict[str, str] = {}

@@ -22,7 +22,7 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
   sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
   project form also ``time_limit_s``, the limit each of its test runs had.
-- ``reflection_written``: the lesson drawn from ``attempt`` (from the reflector, or a
+- ``reflection_written``: the reflection drawn from ``attempt`` (from the reflector, or a
   human reviewer's hint).
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
   the project (``apply``).

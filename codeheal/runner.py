@@ -25,7 +25,7 @@ from codeheal.interrupts import WRITING
 from codeheal.llm.discovery import arrival
 from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
-from codeheal.policy import ladder, reflects
+from codeheal.rules import ladder, reflects
 from codeheal.printable import markup_escaped as escape
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown

@@ -161,7 +161,7 @@ Action = Literal["shown", "fresh"]
 
 
 class Route(TypedDict):
-    """How a retry was written, and after what kind of failure (policy.failure_kind): its
+    """How a retry was written, and after what kind of failure (rules.failure_kind): its
     outcome is counted (codeheal.learning) once the attempt is evaluated."""
 
     attempt: int
@@ -206,7 +206,7 @@ class Attempt(TypedDict):
     sandbox_seconds: NotRequired[float]
     """Sandbox time of all its tested candidates."""
     selection: NotRequired[Selection]
-    """Set when this attempt chose among candidates by generated checks; its verdict is still
+    """Set when this attempt chose among candidates by generated inputs; its verdict is still
     the user's tests' alone."""
     changes: NotRequired[dict[str, str]]
     """Project form: the files this attempt changed (path -> full new text); `code` is then
@@ -321,8 +321,8 @@ class RunInput(TypedDict):
 
 class InputState(RunInput):
     reflections: NotRequired[list[str]]
-    """Lessons to start from, e.g. a parent agent's memory; the output returns them with
-    this run's lessons appended."""
+    """Reflections to start from, e.g. a parent agent's memory; the output returns them with
+    this run's reflections appended."""
 
 
 class OutputState(TypedDict):
@@ -489,7 +489,7 @@ class AttemptState(State):
     """The model that wrote the latest candidates (None: no model did)."""
     tested: Annotated[list[TestedCandidate], add_or_clear] = field(default_factory=list)
     """The latest candidates' test results, gathered from their parallel tasks."""
-    probes: str | None = None
+    generated_inputs: str | None = None
     """Generated inputs, as checks that report the output, the latest candidates run on after
     the user's tests (selection)."""
     select_round: int | None = None
@@ -538,4 +538,4 @@ class CandidateJob(TypedDict, total=False):
     again."""
     screened: bool
     """The candidate was written without a model (`screen`): its test runs under
-    policy.screen_time_limit."""
+    rules.screen_time_limit."""

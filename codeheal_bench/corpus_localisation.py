@@ -30,7 +30,7 @@ from codeheal_bench.seeded_run import pristine_files, write_project
 
 TOPS = (1, 5, 10)
 SCREENED = 10
-"""The screen mutates the lines of the first 10 places (policy.MUTATED_LINES)."""
+"""The screen mutates the lines of the first 10 places (rules.MUTATED_LINES)."""
 
 
 def ranking(files: dict[str, str], test_command: str, timeout_s: float) -> dict:

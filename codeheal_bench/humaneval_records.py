@@ -35,7 +35,7 @@ class AttemptRecord(TypedDict):
     candidates_tested: int
     """Distinct new candidates tested for this attempt (1 for attempt 1)."""
     selection: NotRequired[dict | None]
-    """How the attempt chose by generated checks, when it did."""
+    """How the attempt chose by generated inputs, when it did."""
     replies: NotRequired[list[str]]
     """The model's replies this attempt's candidates were extracted from, as the model wrote
     them (a prefill included); [] for code the condition did not write (shared attempt 1)."""

@@ -180,7 +180,7 @@ def seeded_report(records: list[dict], context: Context) -> Report:
 
 
 def _table(summary: dict) -> str:
-    limit = "derived (policy.time_limit)" if summary["timeout_s"] is None else f"{summary['timeout_s']:g} s"
+    limit = "derived (rules.time_limit)" if summary["timeout_s"] is None else f"{summary['timeout_s']:g} s"
     lines = [
         f"# Seeded bugs: `codeheal fix` with model {summary['model']}",
         "",

@@ -48,7 +48,7 @@ class SharedKeysState(TypedDict):
     code: NotRequired[str]
     status: NotRequired[str]
     reflections: NotRequired[list[str]]
-    """No reducer: codeheal takes the memory in and returns all of it, old lessons first."""
+    """No reducer: codeheal takes the memory in and returns all of it, old reflections first."""
     summary: NotRequired[str]
 
 
@@ -69,7 +69,7 @@ class AgentContext:
     """The parent's own per-run settings; codeheal's travel inside them."""
 
     codeheal: Context = field(
-        # self_heal: the default policy (adaptive) writes a lesson only after some kinds of failure.
+        # self_heal: the default policy (adaptive) writes a reflection only after some kinds of failure.
         default_factory=lambda: Context(policy="self_heal"),
         metadata={"description": "Settings of the embedded codeheal run."},
     )

@@ -1,5 +1,5 @@
 """The layers point one way: no import cycle among codeheal's modules (function-level imports
-counted too) nor among its packages, the policy rests on state and context alone, and nothing below the graph's
+counted too) nor among its packages, the rules rest on state and context alone, and nothing below the graph's
 assembly (`codeheal/loop/`) imports it; outside codeheal/forms/ only the named exceptions
 import a form's internals, and no form imports another form's package."""
 
@@ -12,7 +12,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "codeheal"
 BELOW_LOOP = (
-    "state", "context", "environment", "errors", "fences", "tokens", "policy", "steps", "progress", "interrupts",
+    "state", "context", "environment", "errors", "fences", "tokens", "rules", "steps", "progress", "interrupts",
     "forms", "nodes", "prompting", "evaluation", "sandboxes", "llm",
 )
 
@@ -99,8 +99,8 @@ def test_a_cycle_is_found_and_named() -> None:
     assert first_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_the_policy_rests_on_state_and_context_only() -> None:
-    assert GRAPH["codeheal.policy"] == {"codeheal.state", "codeheal.context"}
+def test_the_rules_rest_on_state_and_context_only() -> None:
+    assert GRAPH["codeheal.rules"] == {"codeheal.state", "codeheal.context"}
 
 
 @pytest.mark.parametrize("layer", BELOW_LOOP)

@@ -21,8 +21,8 @@ from codeheal.state import CheckFailure, Feedback
 from codeheal.syntax import parse_code
 
 STATIC_CHECK = "<static check>"
-"""The test name of a hollow pass's failures: no generated check's, so a choice among
-candidates by generated checks keeps them (nodes/selection.py)."""
+"""The test name of a hollow pass's failures: no generated input's, so a choice among
+candidates by generated inputs keeps them (nodes/selection.py)."""
 
 
 def hollow_failures(candidate: str, tests: str, entry_point: str | None = None) -> list[CheckFailure]:

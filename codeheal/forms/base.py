@@ -64,7 +64,7 @@ class Form(ABC):
 
     def policy_for(self, policy: Policy) -> Policy:
         """The run's policy as this form can carry it out: the retry rules the policy
-        functions are given (policy.after_evaluation and the rest). By default the policy as named."""
+        functions are given (rules.after_evaluation and the rest). By default the policy as named."""
         return policy
 
     @abstractmethod

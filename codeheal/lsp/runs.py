@@ -17,7 +17,7 @@ from codeheal.config_file import load_config
 from codeheal.context import Context, resolve
 from codeheal.loop.builder import build_graph
 from codeheal.lsp.options import ServerOptions
-from codeheal.policy import best_attempt
+from codeheal.rules import best_attempt
 from codeheal.progress import ProgressEvent
 from codeheal.state import Attempt, CheckFailure
 

@@ -1,4 +1,4 @@
-"""The actor: draws the next candidates from the task, the lessons and the last failure (the
+"""The actor: draws the next candidates from the task, the reflections and the last failure (the
 next node, prepare_candidates, prepares them to test); or takes the screen's, written without
 a model."""
 
@@ -21,7 +21,7 @@ from codeheal.llm.factory import (
     is_local,
     token_counter,
 )
-from codeheal.policy import (
+from codeheal.rules import (
     SHOWN_KINDS,
     Turn,
     attempt_limit,
@@ -61,7 +61,7 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[AttemptState], Ste
         settle(state, store)
         attempt = state.attempts + 1
         shows, asked = chooser(store, now.model, attempt, SHOWN_KINDS)
-        # A fresh attempt is written from the first attempt's prompt: no failure, no lessons
+        # A fresh attempt is written from the first attempt's prompt: no failure, no reflections
         # of this run (plain resampling, or a run that was stuck). A model taking over is
         # shown them: it continues with the run's memory.
         fresh = retry and now.handover is None and writes_fresh(state, rules, shows)
@@ -160,7 +160,7 @@ class Calls:
 
 
 def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
-    """A hedged retry's calls (policy.hedges): one sample of the first call shown the failure,
+    """A hedged retry's calls (rules.hedges): one sample of the first call shown the failure,
     tested first, then the fresh calls with one sample fewer."""
     rest = [replace(fresh[0], samples=fresh[0].samples - 1), *fresh[1:]]
     return [replace(shown[0], samples=1), *(draw for draw in rest if draw.samples)]

@@ -32,16 +32,16 @@ takes a few steps, not one per candidate."""
 
 def candidate_sends(state: AttemptState) -> list[Send]:
     """One `test_candidate` task per prepared candidate of the next batch (all of them when
-    choosing by generated checks), run in the same step."""
+    choosing by generated inputs), run in the same step."""
     fields = ("form", *form_of(state.form).run_fields)
     shared = {name: getattr(state, name) for name in fields if getattr(state, name) is not None}
     if state.task_checks:
         shared["tests"] = user_checks(state)
-    if state.probes:
-        shared["tests"] = checks_after(shared["tests"], state.probes)
+    if state.generated_inputs:
+        shared["tests"] = checks_after(shared["tests"], state.generated_inputs)
     done = {t["index"] for t in state.tested}
     pending = [p for p in state.prepared if p["index"] not in done]
-    if not state.probes:
+    if not state.generated_inputs:
         pending = pending[:max(FIRST_BATCH, len(done))]
     if state.screened and not state.written:  # the screen's attempt: no model wrote these
         shared["screened"] = True
@@ -57,8 +57,8 @@ def more_to_test(state: AttemptState) -> bool:
     """Whether the attempt's testing goes on: candidates are left untested and none of those
     tested passed, or one left could still win by a smaller change (its Prepared.size against
     the smallest passing one's; among equals the earlier wins, so an equal one left cannot).
-    Choosing by generated checks tests every candidate in one step."""
-    if state.probes:
+    Choosing by generated inputs tests every candidate in one step."""
+    if state.generated_inputs:
         return False
     prepared = state.prepared
     done = {t["index"] for t in state.tested}

@@ -1,6 +1,6 @@
 """The evaluator node, after each batch of parallel `test_candidate` tasks: chooses among an attempt's
 tested candidates and records the attempt with its Feedback (the judging of one candidate is
-`codeheal.evaluation`'s). What happens next is the loop policy's decision (policy.py)."""
+`codeheal.evaluation`'s). What happens next is the rules' decision (rules.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from codeheal.nodes.selection import (
     visible_feedback,
     wants_more_samples,
 )
-from codeheal.policy import replaces_best
+from codeheal.rules import replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import usage_fields
 from codeheal.state import (
@@ -39,10 +39,10 @@ def evaluator(state: AttemptState) -> dict:
     if more_to_test(state):
         return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.tested, key=lambda t: t["index"])
-    if state.probes:
+    if state.generated_inputs:
         if wants_more_samples(state, current_context()):
             return {}  # `tested` kept: the router asks the selector for the second round
-        return {**_record_selection(state, tested), "tested": None, "probes": None, "select_round": None}
+        return {**_record_selection(state, tested), "tested": None, "generated_inputs": None, "select_round": None}
     prepared = state.prepared
     choice = Choice(size=lambda tested: prepared[tested["index"]]["size"])
     for candidate in tested:
@@ -57,10 +57,10 @@ def evaluator(state: AttemptState) -> dict:
 def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dict:
     """The attempt that chose by execution on generated inputs. Its verdict is the user's tests' alone:
     the chosen candidate's results on them (candidate 0 passed them in the attempt before)."""
-    tests, probes = user_checks(state), state.probes or ""
-    agreement = choose_by_agreement(tested, tests, probes, drawn_copies(state))
+    tests, generated_inputs = user_checks(state), state.generated_inputs or ""
+    agreement = choose_by_agreement(tested, tests, generated_inputs, drawn_copies(state))
     chosen = next(t for t in tested if t["index"] == agreement.index)
-    feedback = state.feedback if agreement.index == 0 else visible_feedback(chosen["feedback"], tests, probes)
+    feedback = state.feedback if agreement.index == 0 else visible_feedback(chosen["feedback"], tests, generated_inputs)
     assert feedback is not None and feedback["passed"], "only candidates that pass the user's tests are chosen"
     choice = Choice(best={**chosen, "feedback": feedback}, tested=len(tested),
                     sandbox_seconds=sum(t["feedback"]["seconds"] for t in tested))
@@ -69,7 +69,7 @@ def _record_selection(state: AttemptState, tested: list[TestedCandidate]) -> dic
 
 @dataclass
 class Choice:
-    """The best of an attempt's tested candidates (by `policy.replaces_best`, their changes
+    """The best of an attempt's tested candidates (by `rules.replaces_best`, their changes
     measured by `size`: their Prepared.size), and the sandbox time all of them took."""
 
     best: TestedCandidate | None = None

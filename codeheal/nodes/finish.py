@@ -9,7 +9,7 @@ from collections.abc import Callable
 from codeheal.context import current_context
 from codeheal.forms.choice import form_of
 from codeheal.learning import run_store, settle
-from codeheal.policy import best_attempt, final_status
+from codeheal.rules import best_attempt, final_status
 from codeheal.progress import RunStatus, emit
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox, SessionSandbox

@@ -28,7 +28,7 @@ def make_prepare(sandbox: Sandbox | None = None) -> Callable[[State], dict]:
 def _prepare(state: State, sandbox: Sandbox | None) -> dict:
     """The first node, the one entry of every run (graph.invoke, the CLI, Studio): choose the
     run's form, validate the input and start a fresh run, announced as `run_started`. Every
-    per-run field is reset; the reflection memory is kept: on a thread it carries the lessons
+    per-run field is reset; the reflection memory is kept: on a thread it carries the reflections
     of earlier runs. The form adds its own fields, the first candidates among them (the
     project form reads the project once and tests it as it is before any model call). Raises
     InputError; then, before any model call, what the sandbox raises when it cannot start at all

@@ -2,7 +2,7 @@
 by the run's form (Form.prepare: its key, its size, in the project form its change as applied),
 de-duplicated by key, those tried before left out, in the order drawn, and kept in state
 (`prepared`), so that the routers and the evaluator only read them. A retry whose every reply
-repeats code tried before goes back to the actor to be drawn once more, hotter (policy.redraws);
+repeats code tried before goes back to the actor to be drawn once more, hotter (rules.redraws);
 the model's draw is announced (`candidates_written`) once it is final."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections import Counter
 
 from codeheal.context import current_context
 from codeheal.forms.choice import form_of
-from codeheal.policy import redraws
+from codeheal.rules import redraws
 from codeheal.progress import CandidatesWritten, emit
 from codeheal.prompting.model_call import total_usage
 from codeheal.state import AttemptState, Candidate, Prepared, PreparedCandidate, State
@@ -58,7 +58,7 @@ def to_test(state: State, candidates: list[Candidate], prepared: dict[Candidate,
     """The attempt's candidates to test (`prepared` in state), from the `candidates` a node
     wrote: one per key (Prepared.key), in the order drawn, each with how many drawn share it.
     One tried earlier in this run is left out when there is anything new: it would end the
-    same way, unless `choosing` among them by generated checks (the selector: the attempt that
+    same way, unless `choosing` among them by generated inputs (the selector: the attempt that
     passed before runs too). `prepared`: what is already prepared of them (the rest is
     prepared here)."""
     drawn = list(candidates) or [""]

@@ -1,4 +1,4 @@
-"""The reflector: turns the latest failure into a short written lesson."""
+"""The reflector: turns the latest failure into a short written reflection."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from codeheal.fences import FENCE
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
-from codeheal.policy import completion_allowance, model_context, turn
+from codeheal.rules import completion_allowance, model_context, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged, sample_seed
 from codeheal.prompting.parts import unfounded
@@ -32,7 +32,7 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
     def reflector(state: State) -> Steps[dict]:
         context = current_context()
         form = form_of(state.form)
-        # The lesson is the next attempt's model's: on a handover, the model taking over writes it.
+        # The reflection is the next attempt's model's: on a handover, the model taking over writes it.
         writer = model_context(context, turn(state, context, form.policy_for(context.policy)).model)
         model = llm or chat_model(writer, context.policy.temperature, LESSON_MAX_TOKENS)
         *earlier, last = state.history
@@ -44,11 +44,11 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         )
         if not allowance:
             return {"stop_reason": "budget"}
-        # In a seeded run the lesson is seeded as the attempt it is written for (one reply, its own prompt).
+        # In a seeded run the reflection is seeded as the attempt it is written for (one reply, its own prompt).
         seed = sample_seed(context.policy.seed, last["attempt"] + 1, 0)
         try:
             ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
-        except PromptTooLargeError:  # the prompt was over the model's context: no lesson, the run goes on
+        except PromptTooLargeError:  # the prompt was over the model's context: no reflection, the run goes on
             return {"history": [*earlier, last]}
         lesson = condense_lesson(reply)
         if unfounded(lesson, messages):  # it names an exception the failure does not show: dropped
@@ -63,8 +63,8 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
 
 
 def condense_lesson(reply: str) -> str:
-    """The lesson as the memory keeps it: prose only, a few sentences ("" when the reply has no
-    prose). Small models often ignore "no code" and ramble, and every lesson is repeated in
+    """The reflection as the memory keeps it: prose only, a few sentences ("" when the reply has no
+    prose). Small models often ignore "no code" and ramble, and every reflection is repeated in
     later actor prompts."""
     prose = " ".join(FENCE.sub(" ", reply).split())
     sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]

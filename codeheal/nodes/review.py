@@ -18,7 +18,7 @@ from typing import Literal, NotRequired, TypedDict
 from langgraph.types import interrupt
 
 from codeheal.errors import InputError
-from codeheal.policy import best_attempt
+from codeheal.rules import best_attempt
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.state import State
 

@@ -26,16 +26,16 @@ from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
 from codeheal.nodes.actor import uses_prefill
 from codeheal.nodes.prepare_candidates import to_test
-from codeheal.policy import attempt_limit, completion_allowance, model_context
+from codeheal.rules import attempt_limit, completion_allowance, model_context
 from codeheal.progress import AttemptStarted, emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, sample_seed, total_usage
-from codeheal.prompting.probes import probe_messages
+from codeheal.prompting.generated_inputs import inputs_messages
 from codeheal.state import Feedback, Selection, State, TestedCandidate
 from codeheal.steps import ModelCall, Steps
 from codeheal.syntax import parse_code
 
-PROBES_WANTED = 6
+INPUTS_WANTED = 6
 PROBE_MAX_TOKENS = 300
 SAMPLE_TOKENS_WANTED = 200
 """A candidate allowed fewer completion tokens than this would be cut short (HumanEval's
@@ -57,41 +57,41 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
         # The model that wrote the passing attempt draws the candidates to choose from.
         context = model_context(current_context(), state.model)
         entry_point = state.probe_function
-        assert entry_point, "policy.wants_selection checks it"
+        assert entry_point, "rules.wants_selection checks it"
         prefill = uses_prefill(context, llm)
         counter = token_counter(llm or chat_model(context, context.policy.temperature))
         first_prompt, stop = form_of(state.form).actor_prompt(state, context, fresh=True, prefill=prefill, counter=counter)
-        second_round = bool(state.probes)
-        # The second round reuses the first's inputs: it writes no probe prompt.
-        probe_prompt = [] if second_round else probe_messages(
-            task=state.task, entry_point=entry_point, count=PROBES_WANTED, prefill=prefill)
+        second_round = bool(state.generated_inputs)
+        # The second round reuses the first's inputs: it writes no prompt for generated inputs.
+        inputs_prompt = [] if second_round else inputs_messages(
+            task=state.task, entry_point=entry_point, count=INPUTS_WANTED, prefill=prefill)
         per_call = 1 if llm else completions_per_request(context)
         drawn = len(state.candidates) - 1 if second_round else 0
         samples, allowance = affordable_samples(
-            state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(probe_prompt) if probe_prompt else 0,
+            state, context, counter.prompt_tokens(first_prompt), counter.prompt_tokens(inputs_prompt) if inputs_prompt else 0,
             per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
             already=state.generation["tokens"] if second_round else 0,
         )
         if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
-            return {"select_round": 2} if second_round else {"probes": None}
+            return {"select_round": 2} if second_round else {"generated_inputs": None}
         usages = []
         attempt = state.attempts + 1  # the choice is an attempt of its own
         if not second_round:
             emit(AttemptStarted(kind="attempt_started", attempt=attempt,
                                 max_attempts=attempt_limit(state, context)))
             try:
-                ((probe_reply, probe_usage),) = yield ModelCall(
-                    llm or chat_model(context, context.policy.temperature), probe_prompt, stop=stop,
+                ((inputs_reply, inputs_usage),) = yield ModelCall(
+                    llm or chat_model(context, context.policy.temperature), inputs_prompt, stop=stop,
                     max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
                     seed=sample_seed(context.policy.seed, attempt, 0),
                 )
             except PromptTooLargeError:  # over the model's context: the passing attempt stands
-                return {"probes": None}
-            probes = parse_probes(probe_reply, entry_point)
-            if not probes:  # nothing to choose by: the passing attempt stands, and pays for the try
+                return {"generated_inputs": None}
+            generated_inputs = parse_generated_inputs(inputs_reply, entry_point)
+            if not generated_inputs:  # nothing to choose by: the passing attempt stands, and pays for the try
                 *earlier, last = state.history
-                return {"history": [*earlier, charged(last, probe_usage)], "probes": None}
-            usages.append(probe_usage)
+                return {"history": [*earlier, charged(last, inputs_usage)], "generated_inputs": None}
+            usages.append(inputs_usage)
         try:
             replies = yield ModelCall(
                 llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
@@ -99,7 +99,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
                 seed=sample_seed(context.policy.seed, attempt, drawn),
             )
         except PromptTooLargeError:  # over the model's context: what is drawn stands
-            return {"select_round": 2} if second_round else {"probes": None}
+            return {"select_round": 2} if second_round else {"generated_inputs": None}
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]
         if second_round:
@@ -107,11 +107,11 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
             return {"candidates": candidates, "prepared": to_test(state, candidates, choosing=True),
                     "generation": total_usage([state.generation, *usages]), "select_round": 2}
         candidates = [state.history[-1]["code"], *drawn_code]
-        probes_text = "\n".join(probes) + "\n"
+        inputs_text = "\n".join(generated_inputs) + "\n"
         return {
             "candidates": candidates,
             "prepared": to_test(state, candidates, choosing=True),
-            "probes": probes_text,
+            "generated_inputs": inputs_text,
             "generation": total_usage(usages),
             "select_round": 1,
         }
@@ -141,7 +141,7 @@ def affordable_samples(
     return 0, 0
 
 
-def parse_probes(reply: str, entry_point: str, limit: int = PROBES_WANTED + 2) -> list[str]:
+def parse_generated_inputs(reply: str, entry_point: str, limit: int = INPUTS_WANTED + 2) -> list[str]:
     """The reply's generated inputs that can be run as they are, each once, as checks whose
     failure reports the output (OUTPUT_PROBE): a line that is a call of `entry_point` with
     literal arguments (an `assert call == ...` or `print(call)` line gives its call)."""
@@ -190,27 +190,27 @@ class Agreement:
     unanimous: bool
 
 
-def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
+def choose_by_agreement(tested: list[TestedCandidate], tests: str, generated_inputs: str,
                         copies: Mapping[str, int] | None = None) -> Agreement:
     """Among the candidates that pass the user's tests, the one in the largest group of
     candidates with the same outputs (or the same exceptions) on the generated inputs, each
     counted as often as it was drawn (`copies`, by its key; once when not given); the earliest
     among equals. Candidate 0, the attempt that passed the user's tests before, is always
     eligible."""
-    _, probe_names = _names(tests, probes)
+    _, input_names = _names(tests, generated_inputs)
     weight = {t["index"]: (copies or {}).get(t.get("key") or "", 1) for t in tested}
     signatures: dict[int, tuple[str, ...]] = {}
     for candidate in sorted(tested, key=lambda t: t["index"]):
         feedback = candidate["feedback"]
         failed = {f["test"]: f for f in feedback["failures"]}
-        if candidate["index"] and (feedback["error"] or failed.keys() - probe_names):
+        if candidate["index"] and (feedback["error"] or failed.keys() - input_names):
             continue
         if feedback["error"]:
             signatures[candidate["index"]] = ("error",)
             continue
         signatures[candidate["index"]] = tuple(
             "..." if name not in failed else f"{failed[name]['exception']}:{failed[name]['actual']}"
-            for name in sorted(probe_names)
+            for name in sorted(input_names)
         )
     groups: dict[tuple[str, ...], list[int]] = {}
     for index, signature in signatures.items():
@@ -219,7 +219,7 @@ def choose_by_agreement(tested: list[TestedCandidate], tests: str, probes: str,
     signature = max(groups, key=lambda s: (votes[s], -groups[s][0]))
     return Agreement(groups[signature][0], Selection(
         candidates=sum(weight.values()), eligible=sum(weight[i] for i in signatures),
-        generated_inputs=len(probe_names), agreeing=votes[signature],
+        generated_inputs=len(input_names), agreeing=votes[signature],
     ), unanimous=votes[signature] == sum(weight.values()))
 
 
@@ -229,27 +229,28 @@ def drawn_copies(state: State) -> dict[str, int]:
 
 
 def wants_more_samples(state: State, context: Context) -> bool:
-    """Choosing by generated inputs (`probes` set), every candidate of the first round is tested,
-    they do not all agree, and ModuleSettings.select_samples leaves samples to draw."""
+    """Choosing by generated inputs (`generated_inputs` set), every candidate of the first round
+    is tested, they do not all agree, and ModuleSettings.select_samples leaves samples to draw."""
     tested = state.tested
-    if not (state.probes and tested and state.select_round == 1):
+    if not (state.generated_inputs and tested and state.select_round == 1):
         return False
     copies = drawn_copies(state)
     if len(tested) < len(copies) or len(state.candidates) - 1 >= context.module.select_samples:
         return False
-    return not choose_by_agreement(tested, user_checks(state), state.probes or "", copies).unanimous
+    return not choose_by_agreement(tested, user_checks(state), state.generated_inputs or "", copies).unanimous
 
 
-def visible_feedback(feedback: Feedback, tests: str, probes: str) -> Feedback:
-    """A candidate's feedback on the user's tests alone: the generated checks' failures are cut
+def visible_feedback(feedback: Feedback, tests: str, generated_inputs: str) -> Feedback:
+    """A candidate's feedback on the user's tests alone: the generated inputs' failures are cut
     out, every other one stays (a hollow pass's findings among them: evaluation/hollow.py)."""
-    visible, probe_names = _names(tests, probes)
-    failures = [f for f in feedback["failures"] if f["test"] not in probe_names]
+    visible, input_names = _names(tests, generated_inputs)
+    failures = [f for f in feedback["failures"] if f["test"] not in input_names]
     total = len(visible)
     return {**feedback, "failures": failures, "total": total,
             "passed_count": total - sum(f["test"] in visible for f in failures),
             "passed": not failures and not feedback["error"]}
 
 
-def _names(tests: str, probes: str) -> tuple[frozenset[str], frozenset[str]]:
-    return check_names(parse_tests(tests)), added_check_names(tests, probes) if probes else frozenset()
+def _names(tests: str, generated_inputs: str) -> tuple[frozenset[str], frozenset[str]]:
+    added = added_check_names(tests, generated_inputs) if generated_inputs else frozenset()
+    return check_names(parse_tests(tests)), added

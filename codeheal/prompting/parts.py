@@ -1,5 +1,5 @@
 """What every form's prompts share: the code fence a reply is written in, a test outcome as
-the model reads it, and a lesson checked against the failure it explains."""
+the model reads it, and a reflection checked against the failure it explains."""
 
 from __future__ import annotations
 
@@ -43,12 +43,12 @@ def format_feedback(feedback: Feedback, max_failures: int = 5) -> str:
 
 
 EXCEPTION_NAME = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit|Interrupt)\b")
-"""How an exception type is named: ValueError, KeyError, SystemExit (a lesson is judged by these)."""
+"""How an exception type is named: ValueError, KeyError, SystemExit (a reflection is judged by these)."""
 
 
-def unfounded(lesson: str, shown: Sequence[BaseMessage]) -> list[str]:
-    """The exception types `lesson` names that appear nowhere in the prompt it was written
-    from (`shown`: the failure it explains, the code and tests): a lesson that contradicts the
+def unfounded(reflection: str, shown: Sequence[BaseMessage]) -> list[str]:
+    """The exception types `reflection` names that appear nowhere in the prompt it was written
+    from (`shown`: the failure it explains, the code and tests): a reflection that contradicts the
     failure, dropped rather than shown to the next attempt."""
     prompt = "\n".join(message_text(message) for message in shown)
-    return [name for name in dict.fromkeys(EXCEPTION_NAME.findall(lesson)) if name not in prompt]
+    return [name for name in dict.fromkeys(EXCEPTION_NAME.findall(reflection)) if name not in prompt]

@@ -107,7 +107,7 @@ def contradictions(values: Mapping[str, object], sources: Mapping[str, str]) -> 
     """Raise ConfigError for resolved settings that contradict each other, naming both."""
     if values["memory"] == 0 and values["reflect"]:
         raise ConfigError(
-            f"{where('memory', values, sources)} contradicts {where('reflect', values, sources)}: the lessons "
+            f"{where('memory', values, sources)} contradicts {where('reflect', values, sources)}: the reflections "
             "written would reach no attempt; turn reflect off (--no-reflect) or keep memory >= 1"
         )
     if values["policy"] == "one_shot" and values["max_attempts"] != 1:

@@ -28,7 +28,7 @@ class Policy:
     )
     feedback: bool = setting(
         True,
-        "Show a failed attempt's failure (and the lessons) to the next attempt. Off: every "
+        "Show a failed attempt's failure (and the reflections) to the next attempt. Off: every "
         "attempt is written from the first attempt's prompt, an independent sample "
         "(plain resampling, the baseline healing must beat). The project form always shows it.",
     )
@@ -82,7 +82,7 @@ class Policy:
     temperature_step: float = setting(
         0.0,
         "Added to retry_temperature for each retry after the first (up to 1.0, "
-        "policy.MAX_RETRY_TEMPERATURE): later samples vary more.",
+        "rules.MAX_RETRY_TEMPERATURE): later samples vary more.",
     )
     seed: int | None = setting(
         None,
@@ -98,7 +98,7 @@ class Policy:
         "Show the failed attempt's code in the retry prompt (module form). Off by default: "
         "the embedded 0.5B model mostly copies code it is shown, and healed 1 of 16 "
         "HumanEval failures with it against 6 of 16 without (codeheal_bench/scripts/retry_prompt.py; "
-        "the retry still sees the failed checks and the lessons). Worth turning on for "
+        "the retry still sees the failed checks and the reflections). Worth turning on for "
         "stronger models.",
     )
     stop_on_repeat: bool = setting(
@@ -111,7 +111,7 @@ class Policy:
     )
     memory: int = setting(
         5,
-        "How many of the latest lessons the actor sees (0: none; then reflect must be off). "
+        "How many of the latest reflections the actor sees (0: none; then reflect must be off). "
         "The thread keeps them all.",
     )
 
@@ -149,7 +149,7 @@ PRESET_LIMITS: dict[str, dict[str, object]] = {"one_shot": {"max_attempts": 1}}
 DEFAULT_POLICY: PolicyName = "adaptive"
 """The default policy where no measurement chose another (default_policy): each retry routed
 by what the failure tells, learned per model. A project (`codeheal fix`) has one starting
-point and no fresh samples: its retries see the failure and a lesson, each later one at a
+point and no fresh samples: its retries see the failure and a reflection, each later one at a
 higher temperature (QuixBugs and the seeded bugs were measured so: docs/benchmarks.md)."""
 MODULE_POLICIES: dict[str, PolicyName] = {"local": "hedged", "local-1.5b": "hedged", "local-0.5b": "hedged"}
 """The module form's default per model where it was measured. Each embedded model's is

@@ -233,7 +233,7 @@ def server_settings_table() -> str:
 
 
 def selection_table() -> str:
-    """Selection by generated checks on the weak-test problems, per slice and K."""
+    """Selection by generated inputs on the weak-test problems, per slice and K."""
     run = _load("selection")
     rows = [
         "| slice, K | problems | hidden pass before | after | visible pass, hidden fail before | after "

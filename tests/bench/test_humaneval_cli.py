@@ -76,7 +76,7 @@ def test_humaneval_limit_5_writes_results_and_resumes(tmp_path, capsys, monkeypa
         assert resampled["reflections"] == [] and resampled["status"] == "passed"
         # Attempt 1 is made once: 5 one_shot calls, then for HumanEval/2 one retry sample each
         # (the library's default) in resample and raw_error, a reflection and a retry in
-        # self_heal, two fresh samples in sample_first, one retry in adaptive (no lesson), and in
+        # self_heal, two fresh samples in sample_first, one retry in adaptive (no reflection), and in
         # hedged one sample shown the failure and one fresh (two calls).
         assert calls_first_run == 5 + 1 + 1 + (1 + 1) + 2 + 1 + 2
         assert healed["attempt_log"][1]["candidates_tested"] == 1

@@ -10,7 +10,7 @@ import pytest
 from doubles import ScriptedModel, fenced
 
 from codeheal import Context, build_graph, evaluate
-from codeheal.policy import failure_kind
+from codeheal.rules import failure_kind
 from codeheal_bench.hidden import hidden_verdict
 from codeheal_bench.problems import load_problems
 

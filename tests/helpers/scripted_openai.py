@@ -3,7 +3,7 @@
 Processes we do not control (a `codeheal` subprocess, `langgraph dev`) and ChatOpenAI's own
 clients talk to it over real HTTP (`--model NAME --base-url server.url`), so tests need no
 model. A script maps the request body to the reply text; the default heals `add`: the first
-attempt subtracts, the reflector names the bug, any attempt that sees a lesson adds.
+attempt subtracts, the reflector names the bug, any attempt that sees a reflection adds.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def is_fix_actor(messages: list[dict]) -> bool:
 
 
 def heal_add(body: dict) -> str:
-    """The default script: a wrong first attempt, a lesson, then the right code."""
+    """The default script: a wrong first attempt, a reflection, then the right code."""
     messages = body["messages"]
     if not is_actor(messages):
         return LESSON

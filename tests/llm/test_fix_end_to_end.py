@@ -18,6 +18,10 @@ import pytest
 RANGES = Path(__file__).resolve().parent.parent / "project" / "fixtures" / "ranges"
 
 
+# The run itself is given 900 s (up to 5 attempts of 3 samples); pytest's 300 s default cut it
+# short on a loaded machine before it could say why it failed.
+pytestmark = pytest.mark.timeout(900)
+
 @pytest.mark.model
 def test_the_embedded_model_fixes_an_off_by_one_in_a_project(tmp_path: Path) -> None:
     project = tmp_path / "ranges"

@@ -30,6 +30,10 @@ def fix(project: Path, test: str, tmp_path: Path) -> tuple[subprocess.CompletedP
     return done, json.loads(done.stdout or "{}")
 
 
+# The run itself is given 900 s (up to 5 attempts of 3 samples); pytest's 300 s default cut it
+# short on a loaded machine before it could say why it failed.
+pytestmark = pytest.mark.timeout(900)
+
 @pytest.mark.model
 def test_the_embedded_model_heals_a_src_layout_installed_editable(tmp_path: Path) -> None:
     root = write(tmp_path / "wc", {"pyproject.toml": SETUPTOOLS_PYPROJECT, "src/wc/__init__.py": "from .core import count_words\n",

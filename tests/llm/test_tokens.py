@@ -20,6 +20,7 @@ from codeheal.forms.project.prompts import project_actor_messages
 from codeheal.llm import server as embedded
 from codeheal.llm.factory import MAX_TOKENS, token_counter
 from codeheal.forms.project.run import files_of, run_of
+from codeheal.state import State
 from codeheal.tokens import ESTIMATE, MESSAGE_TOKENS, TokenCounter, estimate_tokens
 
 
@@ -89,7 +90,7 @@ def test_the_project_forms_prompt_is_fitted_by_the_servers_count(monkeypatch: py
     app = build_graph(llm=model).compile(interrupt_after=["attempt"], checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
     app.invoke({"project": str(tmp_path / "shop"), "test_command": "python -m pytest -q"}, config, context=context)
-    state = app.get_state(config).values
+    state = State(**app.get_state(config).values)  # a checkpoint's values are a dict; the prompt reads State
     assert files_of(run_of(state)) and run_of(state)["as_is"]  # the project was read and tested as it is
 
     def per_byte(text: str) -> list[int]:

@@ -21,7 +21,7 @@ THREAD = {"configurable": {"thread_id": "thread-1"}}
 
 
 def first_run_model():
-    """Two failed attempts and one lesson in between: the run ends "failed"."""
+    """Two failed attempts and one reflection in between: the run ends "failed"."""
     return scripted(fenced("def add(a, b):\n    return a - b\n"), LESSON,
                     fenced("def add(a, b):\n    return a * b\n"))
 

@@ -1,4 +1,4 @@
-"""The drawn graph, the pure routers, and the loop policy they apply."""
+"""The drawn graph, the pure routers, and the rules they apply."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from codeheal.loop.routers import (
     route_start,
 )
 from codeheal.nodes.prepare_candidates import to_test
-from codeheal.policy import after_evaluation, attempt_limit, best_attempt, final_status
+from codeheal.rules import after_evaluation, attempt_limit, best_attempt, final_status
 from codeheal.state import AttemptState, State
 
 
@@ -80,7 +80,7 @@ def feedback(passed: bool) -> dict:
 
 
 def after(state: State, **settings: object) -> str:
-    """policy.after_evaluation for a module run with these settings (by flat name)."""
+    """rules.after_evaluation for a module run with these settings (by flat name)."""
     context = resolve(settings).context
     return after_evaluation(state, context, ModuleForm().policy_for(context.policy))
 

@@ -14,7 +14,7 @@ from langgraph.store.memory import InMemoryStore
 from codeheal import Context, build_graph
 from codeheal.checkpointers import open_checkpointer, open_store
 from codeheal.learning import NAMESPACE, choose, counts, forget, prior, record
-from codeheal.policy import SHOWN_KINDS
+from codeheal.rules import SHOWN_KINDS
 
 FAILED_BEFORE = "Your previous attempt failed these checks"
 MULTIPLY = "def add(a, b):\n    return a * b\n"

@@ -28,7 +28,7 @@ def test_heals_on_the_second_attempt():
 
 
 def test_a_reflection_with_no_lesson_is_not_kept_nor_shown_as_one():
-    """A reflector reply with no prose (code only) is no lesson: the memory stays empty, the
+    """A reflector reply with no prose (code only) is no reflection: the memory stays empty, the
     attempt records none, and the next prompt shows no "Lessons" section."""
     model = scripted(fenced(BAD_ADD), f"```python\n{GOOD_ADD}```", fenced(GOOD_ADD))
     result = run(model, {"task": "Add two numbers.", "tests": ADD_TESTS})
@@ -102,7 +102,7 @@ def test_candidate_exception_text_reaches_the_reflector():
     assert "ValueError: negative operand not supported: -1" in prompt
     assert ">>   3 |         raise ValueError" in prompt  # the failing line, marked and numbered
     assert "solution.py line 3 in add" in prompt
-    # the lesson and the failure reach the next actor prompt
+    # the reflection and the failure reach the next actor prompt
     actor_prompt = model.prompt(2)
     assert "Negative numbers must be added too." in actor_prompt
     assert "negative operand not supported" in actor_prompt

@@ -17,7 +17,7 @@ from codeheal.cli import _parser, _typed_settings, main
 from codeheal.config_file import load_config
 from codeheal.context import resolve
 from codeheal.errors import ConfigError
-from codeheal.policy import model_context, shares, turn
+from codeheal.rules import model_context, shares, turn
 from codeheal.state import State
 
 SHOWN = "Your previous attempt failed these checks"
@@ -25,7 +25,7 @@ BIG_LESSON = "add subtracts: return a + b."
 
 
 def repeats_a_wrong_answer(body: dict) -> str:
-    """The first model: the same wrong code whatever it is shown; a vague lesson."""
+    """The first model: the same wrong code whatever it is shown; a vague reflection."""
     return fenced(BAD_ADD) if is_actor(body["messages"]) else "Check the code."
 
 

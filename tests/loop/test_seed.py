@@ -14,7 +14,7 @@ from codeheal import Context, build_graph
 from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
 from codeheal.prompting.model_call import ModelCall, invoke_model
-from codeheal.prompting.probes import PROBE_SYSTEM
+from codeheal.prompting.generated_inputs import INPUTS_SYSTEM
 
 TASK = {"task": "Add two numbers.", "tests": ADD_TESTS}
 MULTIPLY = "def add(a, b):\n    return a * b\n"
@@ -58,10 +58,10 @@ def test_two_policies_draw_the_same_fresh_sample_in_the_same_place():
 
 
 def by_role(body: dict) -> str:
-    """Attempt 1 subtracts, every later attempt adds; a lesson, and inputs for the choice by
+    """Attempt 1 subtracts, every later attempt adds; a reflection, and inputs for the choice by
     execution, where asked (the reply does not depend on the seed)."""
     messages = body["messages"]
-    if messages[0]["content"] == PROBE_SYSTEM:
+    if messages[0]["content"] == INPUTS_SYSTEM:
         return fenced("add(1, 2)\nadd(0, 5)\n")
     if not is_actor(messages):
         return "add subtracts: return a + b."
@@ -79,7 +79,7 @@ def test_every_model_call_of_a_seeded_run_is_seeded_at_any_temperature(settings:
         # one assert and a named function: a pass is followed by the choice by execution where asked
         weak = {**TASK, "tests": "assert add(2, 3) == 5\n", "entry_point": "add"}
         result = build_graph().compile().invoke(weak, context=resolve(given).context)
-    other = [r for r in server.requests if not is_actor(r["messages"])]  # the lesson, or the inputs
+    other = [r for r in server.requests if not is_actor(r["messages"])]  # the reflection, or the inputs
     assert result["status"] == "passed" and other, asks
     assert all(isinstance(r.get("seed"), int) for r in server.requests), [r.get("seed") for r in server.requests]
 

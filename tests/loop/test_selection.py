@@ -10,7 +10,7 @@ from doubles import CountingSandbox, fenced, node_updates, scripted
 from codeheal import Context, build_graph
 from codeheal.context import ModuleSettings, resolve
 from codeheal.evaluation.hollow import STATIC_CHECK
-from codeheal.nodes.selection import choose_by_agreement, parse_probes, visible_feedback
+from codeheal.nodes.selection import choose_by_agreement, parse_generated_inputs, visible_feedback
 from codeheal.state import State
 
 TASK = "Return the absolute value of x.\n\n```python\ndef absolute(x):\n    \"\"\"|x|\"\"\"\n```"
@@ -49,7 +49,7 @@ def test_a_pass_chooses_the_candidate_whose_outputs_most_candidates_share():
     selected = result["history"][-1]
     assert selected["selection"] == {"candidates": 5, "eligible": 5, "generated_inputs": 3, "agreeing": 3}
     assert selected["summary"].startswith("passed 1/1 (chosen by execution: 3 of 5 candidates")
-    # the extra samples come from the first prompt: no failure, no lesson
+    # the extra samples come from the first prompt: no failure, no reflection
     assert model.prompt(2) == model.prompt(0) and model.prompt(5) == model.prompt(0)
     # every candidate ran the user's check and the three runnable generated inputs
     assert all(job.files["test_solution.py"].count("def test_line_") == 4 for job in sandbox.jobs[1:])
@@ -96,11 +96,11 @@ PROBE_TEXT = "assert absolute(3) == ...\nassert absolute(0) == ...\nassert absol
 
 
 def test_generated_inputs_never_make_a_candidate_that_fails_the_user_s_tests_eligible():
-    # candidates 1 and 2 pass every generated check and agree, but fail the user's check
+    # candidates 1 and 2 pass on every generated input and agree, but fail the user's check
     candidates = [candidate(0, probes_failed=3), candidate(1, visible_failed=True), candidate(2, visible_failed=True)]
     agreement = choose_by_agreement(candidates, WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
-    # a run that crashed on the generated checks is not eligible either (candidate 0 always is)
+    # a run that crashed on the generated inputs is not eligible either (candidate 0 always is)
     agreement = choose_by_agreement([candidate(0, probes_failed=1), candidate(1, error="timed out")], WEAK_TESTS, PROBE_TEXT)
     assert agreement.index == 0 and agreement.selection["eligible"] == 1
 
@@ -126,7 +126,7 @@ def test_parse_probes_keeps_calls_with_literal_inputs_of_the_function_once_each(
         "absolute(3)\nassert absolute(3) == 4\nassert absolute(x) == 1\nassert other(1) == 1\nabsolute(-1)  # edge\n"
         "print(absolute(2))\ny = absolute(x=[1, (2, 'a')])\nabsolute((\nabsolute(__import__('os'))\nimport os; absolute(1)\n"
     )
-    assert parse_probes(reply, "absolute") == [
+    assert parse_generated_inputs(reply, "absolute") == [
         "assert absolute(3) == ...", "assert absolute(-1) == ...", "assert absolute(2) == ...",
         "assert absolute(x=[1, (2, 'a')]) == ...",
     ]

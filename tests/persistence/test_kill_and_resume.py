@@ -53,7 +53,7 @@ def test_a_killed_run_continues_where_it_stopped(tmp_path: Path, how: str) -> No
     first, second = result["history"]
     assert (first["code"], first["reflection"]) == (BAD_ADD.strip(), LESSON)
     assert second["code"] == GOOD_ADD.strip() and second["summary"] == "passed 3/3"
-    # The reflection was not redone; attempt 2 was asked for again, with the lesson in view.
+    # The reflection was not redone; attempt 2 was asked for again, with the reflection in view.
     assert len(server.calls) - len(server.actor_calls()) == 1
     assert len(server.actor_calls()) == 3 and LESSON in server.actor_calls()[2][-1]["content"]
     assert set(result) == {*OUTPUT_KEYS, "task_checks", "totals", "thread"}

@@ -2,7 +2,7 @@
 a rewrite that is not valid Python is retried once, shown its parse error, as one sample of the
 one function the repair most likely changes, and not again when the retry does not parse
 either; rewrites that change nothing twice are not drawn again; line candidates go on. A
-lesson that names an exception the failure does not show is dropped."""
+reflection that names an exception the failure does not show is dropped."""
 
 from __future__ import annotations
 
@@ -97,13 +97,13 @@ def test_the_trail_of_rewrites() -> None:
     assert rewrites_to_draw(followed(NO_TRAIL, [change(nothing)]), 2, lines_left=True) == 2
 
 
-@pytest.mark.parametrize(("lesson", "kept"), [
+@pytest.mark.parametrize(("reflection", "kept"), [
     ("add subtracts: the assert fails with an AssertionError; return a + b.", True),
     ("add raises a ValueError on negative numbers: check the sign first.", False),
 ])
-def test_a_lesson_naming_an_exception_the_failure_does_not_show_is_dropped(lesson: str, kept: bool) -> None:
-    with ScriptedServer(replies_in_order([f"```python\n{BAD_ADD}```", f"```python\n{GOOD_ADD}```"], lesson)) as server:
+def test_a_reflection_naming_an_exception_the_failure_does_not_show_is_dropped(reflection: str, kept: bool) -> None:
+    with ScriptedServer(replies_in_order([f"```python\n{BAD_ADD}```", f"```python\n{GOOD_ADD}```"], reflection)) as server:
         result = build_graph().compile().invoke(
             {"task": ADD_TASK, "tests": ADD_TESTS}, context=Context(model="scripted", base_url=server.url, max_attempts=3))
     assert result["status"] == "passed"
-    assert result["reflections"] == ([lesson] if kept else [])
+    assert result["reflections"] == ([reflection] if kept else [])

@@ -121,8 +121,8 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
     prompt = model.prompt(1)
     assert model.calls[1][0].content == FIX_SYSTEM
     assert FIX_LESSON_ASK in model.prompt(0) and FIX_LESSON_ASK not in prompt
-    lesson_context = model.prompt(0).split("No change has been tried yet")[0]
-    assert prompt.startswith(lesson_context), "the lesson's prompt and the repair's share their prefix"
+    reflection_context = model.prompt(0).split("No change has been tried yet")[0]
+    assert prompt.startswith(reflection_context), "the reflection's prompt and the repair's share their prefix"
     assert "- test_total (tests/test_cart.py) failed for 4 inputs, e.g.:" in prompt
     assert "inputs quantity=10, expected=450" in prompt and "expected 450, got 500" in prompt
     assert ">>  10 |         if quantity > threshold:" not in prompt  # a failed assert stops in the test ...
@@ -132,7 +132,7 @@ def test_the_repair_prompt_summarises_the_parametrised_failures_and_fits_the_win
 
 
 def test_a_reply_that_edits_an_unrelated_function_is_refused(shop: Path) -> None:
-    # a later repair draws policy.REWRITE_SAMPLES rewrites
+    # a later repair draws rules.REWRITE_SAMPLES rewrites
     model = scripted(LESSON, UNRELATED, "Change bulk_discount, not the receipt.", SHOP_FIXED, SHOP_FIXED)
     result = fix(model, shop)
     assert result["status"] == "passed" and result["attempts"] == 3

@@ -16,7 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from codeheal import build_graph
 from codeheal.context import resolve
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import LINE_SAMPLES, LINE_SLOTS
+from codeheal.rules import LINE_SAMPLES, LINE_SLOTS
 from codeheal.tokens import ESTIMATE
 
 SHOP = Path(__file__).with_name("fixtures") / "shop"

@@ -15,7 +15,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 from codeheal import build_graph
 from codeheal.cli import main
 from codeheal.context import Context, resolve
-from codeheal.policy import (
+from codeheal.rules import (
     AS_IS_FACTOR,
     AS_IS_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -162,7 +162,7 @@ HALVES = "```python\n# calc.py\ndef steps_to_one(n):\n    steps = 0\n    while n
 def test_a_project_that_hangs_gives_its_repairs_the_default_limit(tmp_path: Path, monkeypatch) -> None:
     # The hang is the defect: a multiple of the limit it ran into would let every candidate
     # that keeps it hang that much longer (360 s each under the 120 s default).
-    monkeypatch.setattr("codeheal.policy.AS_IS_TIMEOUT_S", 5.0)
+    monkeypatch.setattr("codeheal.rules.AS_IS_TIMEOUT_S", 5.0)
     (tmp_path / "calc.py").write_text(HANGS)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_steps.py").write_text(
@@ -180,7 +180,7 @@ def test_a_project_that_hangs_gives_its_repairs_the_default_limit(tmp_path: Path
 def test_screened_mutants_run_under_a_shorter_limit_than_the_models_repairs(tmp_path: Path, monkeypatch) -> None:
     # Mutants that loop are dropped at the screen's limit (3x the run of the project as it
     # is, at least SCREEN_MIN_S), while the model's repair gets the whole default limit.
-    monkeypatch.setattr("codeheal.policy.SCREEN_MIN_S", 2.0)
+    monkeypatch.setattr("codeheal.rules.SCREEN_MIN_S", 2.0)
     (tmp_path / "calc.py").write_text(TWO_OFF)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_steps.py").write_text(

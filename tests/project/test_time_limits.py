@@ -16,7 +16,7 @@ from codeheal import build_graph
 from codeheal.cli import main
 from codeheal.context import resolve
 from codeheal.forms.project.time_limits import LIMITS_FILE, learned_limits
-from codeheal.policy import DEFAULT_TIMEOUT_S, TEST_FACTOR, TEST_FLOOR_S, per_test_limit
+from codeheal.rules import DEFAULT_TIMEOUT_S, TEST_FACTOR, TEST_FLOOR_S, per_test_limit
 
 CLAMP = "def clamp(x, lo, hi):\n    if x < lo:\n        return hi\n    if x > hi:\n        return hi\n    return x\n"
 TESTS = ("from calc import clamp\n\n\ndef test_low():\n    assert clamp(-1, 0, 10) == 0\n\n\n"
@@ -76,7 +76,7 @@ def test_a_candidate_that_hangs_in_a_fast_test_is_stopped_in_about_its_own_limit
 
 def test_a_project_whose_tests_hang_as_they_are_is_said_to_in_progress_and_prompt(tmp_path: Path, monkeypatch,
                                                                                     capsys) -> None:
-    monkeypatch.setattr("codeheal.policy.AS_IS_TIMEOUT_S", 4.0)
+    monkeypatch.setattr("codeheal.rules.AS_IS_TIMEOUT_S", 4.0)
     (tmp_path / "calc.py").write_text(CLAMP.replace("    return x\n", "    while x == 5:\n        pass\n    return x\n"))
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_clamp.py").write_text(TESTS)

@@ -14,7 +14,7 @@ import pytest
 
 from codeheal.forms.project import diff
 from codeheal.forms.project.diff import DirtyTreeError, write_changes
-from codeheal.policy import best_attempt
+from codeheal.rules import best_attempt
 
 ORIGINALS = {"a.py": "A = 1\n", "pkg/b.py": "B = 1\n"}
 CHANGED = {"a.py": "A = 2\n", "pkg/b.py": "B = 2\n"}

@@ -16,7 +16,7 @@ from codeheal.context import Policy, resolve
 from codeheal.errors import ConfigError
 from codeheal.forms.module.form import ModuleForm
 from codeheal.forms.project.form import ProjectForm
-from codeheal.policy import SHOWN_KINDS, after_evaluation, failure_kind, informative, sampling_temperature
+from codeheal.rules import SHOWN_KINDS, after_evaluation, failure_kind, informative, sampling_temperature
 from codeheal.settings.presets import PRESETS, SWITCHES
 from codeheal.state import State
 
@@ -80,7 +80,7 @@ def test_adaptive_a_format_difference_is_shown_raw_to_the_first_retry():
     model = ScriptedModel(messages=iter([fenced(FIZZ_BAD), fenced(FIZZ_GOOD)]))
     result = build_graph(llm=model).compile().invoke({"task": "Fizz.", "tests": FIZZ_TESTS}, context=Context(policy="adaptive"))
     assert (result["status"], result["attempts"]) == ("passed", 2)
-    assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no lesson
+    assert len(model.calls) == 2 and result["reflections"] == []  # shown raw: no reflection
     assert FAILED_BEFORE in model.prompt(1) and "FizzBuzz" in model.prompt(1) and "'Fizz'" in model.prompt(1)
 
 
@@ -279,7 +279,7 @@ def test_adaptive_never_repairs_a_repair_whatever_the_counts_say():
     """Debugging decays within 2-3 attempts: under adaptive a failed repair is followed by a
     fresh sample even when what pays (`shows`) says show every kind, a repair follows only a
     fresh sample or attempt 1, so no repair of a repair is ever made."""
-    from codeheal.policy import writes_fresh
+    from codeheal.rules import writes_fresh
 
     rules = Policy.preset("adaptive")
     crash = feedback({**wrong_value(), "exception": "ZeroDivisionError", "expected": None, "actual": None, "line": 2})

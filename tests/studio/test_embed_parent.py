@@ -77,7 +77,7 @@ def test_parent_streams_inner_nodes_and_keeps_the_memory_on_its_thread(pattern):
     assert FIRST_LESSON not in prompts.prompts[0] and FIRST_LESSON in prompts.prompts[1]
 
     second = parent.invoke(example.TICKET, config, context=context)
-    assert FIRST_LESSON in prompts.prompts[2]  # the new run starts from the stored lesson
+    assert FIRST_LESSON in prompts.prompts[2]  # the new run starts from the stored reflection
     assert second[memory_key] == [FIRST_LESSON, SECOND_LESSON]
     assert f"lesson: {SECOND_LESSON}" in second["summary"]
 

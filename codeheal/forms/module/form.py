@@ -28,7 +28,7 @@ from codeheal.forms.module.prompts import (
 )
 from codeheal.forms.module.request import check_request
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import sampling_temperature, time_limit
+from codeheal.rules import sampling_temperature, time_limit
 from codeheal.progress import RunStarted
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_window import fitted_window
@@ -149,7 +149,7 @@ class ModuleForm(Form):
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> list[Draw]:
         """One call: the actor's prompt, one reply on the first attempt, Policy.retry_samples on
-        a retry (policy.sampling_temperature)."""
+        a retry (rules.sampling_temperature)."""
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
         retry = self.is_retry(state)
         rules = self.policy_for(context.policy)

@@ -2,7 +2,7 @@
 reflector's, built by pure functions from the task, the tests and the last outcome.
 
 Each is fitted to the model's window (model_window.first_fitting): what a prompt can spare goes
-first (the actor's: the lessons, the failed attempt's code, then its failure; the reflector's:
+first (the actor's: the reflections, the failed attempt's code, then its failure; the reflector's:
 the code, then all failures but the first); the task and the tests are never cut, and a prompt
 whose least does not fit goes as it is, for the server to judge: a refusal is a failed attempt
 saying so, and the run's next prompt is fitted to half the window."""
@@ -38,8 +38,8 @@ REFLECT_ASK = (
 )
 """What closes the reflector's prompt. It shares the actor's system message, task and tests,
 so a local server that cached the first attempt's prompt reads only the failure and the code,
-and the retry after the lesson only what follows that opening (issue 34: read each prompt
-once). Of the presets, only self_heal writes this lesson in the module form."""
+and the retry after the reflection only what follows that opening (issue 34: read each prompt
+once). Of the presets, only self_heal writes this reflection in the module form."""
 
 
 def fitted_actor_messages(
@@ -57,16 +57,16 @@ def fitted_actor_messages(
     prefill: bool = False,
 ) -> list[BaseMessage]:
     """actor_messages in `window` tokens with room for a reply of `reply_tokens`: without the
-    lessons, then without the failed attempt's code, then without its failure, until it fits
+    reflections, then without the failed attempt's code, then without its failure, until it fits
     (first_fitting). A failed attempt whose prompt the server refused is no failure shown."""
     if is_refused(last_code):
         last_code, last_feedback = None, None
     shown = (last_code, last_feedback)
-    lessons = memory if reflections else 0
+    remembered = memory if reflections else 0
     prompts = (
         actor_messages(task=task, tests=tests, entry_point=entry_point, reflections=reflections, memory=kept,
                        last_code=code, last_feedback=feedback, prefill=prefill)
-        for kept, (code, feedback) in [(lessons, shown), (0, shown), (0, ("", last_feedback)), (0, (None, None))]
+        for kept, (code, feedback) in [(remembered, shown), (0, shown), (0, ("", last_feedback)), (0, (None, None))]
     )
     return first_fitting(prompts, window, reply_tokens, counter)
 
@@ -82,7 +82,7 @@ def actor_messages(
     memory: int = 5,
     prefill: bool = False,
 ) -> list[BaseMessage]:
-    """The actor's prompt: task, tests, the `memory` latest lessons, and the last attempt's
+    """The actor's prompt: task, tests, the `memory` latest reflections, and the last attempt's
     failure.
 
     With `prefill`, the reply is started for the model (a final assistant message a llama.cpp
@@ -90,8 +90,8 @@ def actor_messages(
     the model writes only the body instead of copying the signature and docstring back."""
     parts = _opening(task, tests, entry_point)
     if reflections and memory:
-        lessons = "\n".join(f"- {r.strip()}" for r in reflections[-memory:])
-        parts.append(f"Lessons from earlier failed attempts:\n{lessons}")
+        listed = "\n".join(f"- {r.strip()}" for r in reflections[-memory:])
+        parts.append(f"Lessons from earlier failed attempts:\n{listed}")
     if last_code is not None and last_feedback is not None:
         # Small models copy a previous attempt shown to them unless told plainly that it is
         # wrong and which results it got wrong, before they see it.

@@ -4,7 +4,7 @@ fan-out: edits.py, run.refusal), then in its test the tamper scan of what the mo
 wrote (evaluation/tamper_scan.py), the linter stage (lint.py), and the tests in the sandbox
 with their feedback (job.py): those that failed on the project as it is first, and, when they
 pass, the whole test command, under a time limit derived from the run of the project as it is
-(policy.time_limit; a screened mutant's is shorter: policy.screen_time_limit), and each test
+(rules.time_limit; a screened mutant's is shorter: rules.screen_time_limit), and each test
 under a limit of its own learned there (time_limits.py); when they pass, the regression check
 of the tests beyond the command that exercise the changed code (regression.py). The run of the
 project as it is also records each test's line coverage, which ranks the suspicious lines."""
@@ -38,7 +38,7 @@ from codeheal.forms.project.run import (
 from codeheal.forms.project.suspicious import rank_lines
 from codeheal.forms.project.time_limits import durations_of, hung_as_is, learned_limits
 from codeheal.forms.project.workspace_store import workspace
-from codeheal.policy import as_is_time_limit, screen_time_limit, time_limit
+from codeheal.rules import as_is_time_limit, screen_time_limit, time_limit
 from codeheal.prompting.model_call import is_refused
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (

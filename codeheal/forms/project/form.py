@@ -39,7 +39,7 @@ from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.job import project_tests
 from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.policy import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
+from codeheal.rules import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
@@ -72,7 +72,7 @@ class ProjectForm(Form):
 
     def policy_for(self, policy: Policy) -> Policy:
         """A project has one starting point: every retry repairs from the failing tests and is
-        shown the failure (always; with a lesson when the policy reflects), no retry is a fresh
+        shown the failure (always; with a reflection when the policy reflects), no retry is a fresh
         sample, a retry that finds nothing new ends the run, and each retry draws at least
         REWRITE_SAMPLES rewrites. The switches settings/project.SET_BY_FORM names."""
         return dataclasses.replace(
@@ -120,7 +120,7 @@ class ProjectForm(Form):
     def draws(
         self, state: State, context: Context, *, fresh: bool, prefill: bool, counter: TokenCounter
     ) -> list[Draw]:
-        """A repair attempt's model calls, as the policy divides them (policy.repair_plan):
+        """A repair attempt's model calls, as the policy divides them (rules.repair_plan):
         whole-function rewrites from the repair prompt (as many as the rewrites so far leave:
         rewrites.py), then, when replies can be prefilled,
         line-level candidates for the next suspicious lines: the same prompt, the reply started

@@ -4,7 +4,7 @@ constant or an index one off, a negated condition, swapped arguments or operands
 method, a dropped call or negation, another local variable), degenerate ones last.
 
 A defect on one line is most often one token off; these candidates cost no model call, only a
-test run each, so the project form screens them before it asks the model (policy.MUTANTS). A
+test run each, so the project form screens them before it asks the model (rules.MUTATED_LINES). A
 line that does not parse on its own (part of a statement that spans lines) has none."""
 
 from __future__ import annotations

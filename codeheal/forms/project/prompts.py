@@ -2,10 +2,10 @@
 
 The actor sees the failure of the project as it is (the failing tests with their inputs, the
 test source, the project functions on the failing path with line numbers, part of the test
-data: `repair_context`), the lessons so far and the last attempt's outcome, and answers with
+data: `repair_context`), the reflections so far and the last attempt's outcome, and answers with
 corrected definitions. Every prompt is budgeted: the window (fitted_window: halved for each
 prompt the server refused) minus the reply's tokens, minus the fixed parts; what is left goes to
-the repair context, which trims itself to fit. When even its least does not fit, the lessons,
+the repair context, which trims itself to fit. When even its least does not fit, the reflections,
 the changes tried and the last outcome go, and then the least prompt is sent as it is: a
 refusal by the server is a failed attempt (model_call.refused_candidate), never the run's end.
 A line candidate's prompt is fitted strictly: PromptTooLargeError, and the line is left out."""
@@ -36,7 +36,7 @@ FIX_SYSTEM = (
 )
 """The system message of both the actor's and the reflector's prompt: the two share their
 prefix (system, task, test command, repair context) up to the role's own tail, so a local
-server that cached the lesson's prompt reads only the repair's tail (issue 34: read each
+server that cached the reflection's prompt reads only the repair's tail (issue 34: read each
 prompt once). Each role's instructions close its prompt."""
 FIX_REPLY = (
     "Reply with one ```python block holding the corrected definition of each function you "
@@ -171,7 +171,7 @@ def fix_actor_messages(
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
     suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
     not parse is told (rewrites.retry_note). When even the least repair context does not fit,
-    the lessons, the changes tried and the last outcome are left out in that order; then
+    the reflections, the changes tried and the last outcome are left out in that order; then
     `strict` raises PromptTooLargeError, else the least prompt is returned over the window
     (the model's server judges it: a prompt it refuses is a failed attempt, and the next
     one is fitted to a smaller window: fitted_window)."""

@@ -54,7 +54,7 @@ def ended(trail: RewriteTrail) -> bool:
 
 
 def rewrites_to_draw(trail: RewriteTrail, planned: int, *, lines_left: bool) -> int:
-    """How many rewrites the next attempt draws of the `planned` (policy.repair_plan): none once
+    """How many rewrites the next attempt draws of the `planned` (rules.repair_plan): none once
     the rewrites ended (while line candidates are left to draw), one when it retries a reply
     that did not parse."""
     if ended(trail) and lines_left:

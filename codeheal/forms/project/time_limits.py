@@ -1,6 +1,6 @@
 """Per-test time limits learned from the run of the project as it is: each test's seconds there
 (the report plugin's "duration" evidence, evaluation/clock.py) become a limit of its own in every
-candidate's run (policy.per_test_limit), so a candidate that hangs in a test that took
+candidate's run (rules.per_test_limit), so a candidate that hangs in a test that took
 milliseconds is stopped in about a second, not at its run's limit; and a test the project as it
 is hung in is said to have hung, in the progress and in every repair prompt."""
 
@@ -10,7 +10,7 @@ import json
 from collections.abc import Collection, Mapping
 
 from codeheal.evaluation.verdict import parse_report
-from codeheal.policy import per_test_limit
+from codeheal.rules import per_test_limit
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback
 
@@ -28,7 +28,7 @@ def durations_of(result: RunResult) -> dict[str, float]:
 
 def learned_limits(durations: Mapping[str, float], passed: Collection[str], failed: Collection[str]) -> dict[str, float]:
     """The time limit of each test in a candidate's run, by node id, from its seconds on the
-    project as it is: a test that passed there gets policy.per_test_limit of its own time. A
+    project as it is: a test that passed there gets rules.per_test_limit of its own time. A
     test that failed there took a wrong path (an assert that failed early, an exception), so its
     time does not say how long it runs once repaired: it gets the limit of the slowest test of
     the same function that passed (another of its parameters), at least its own; none when no

@@ -1,4 +1,4 @@
-"""Loop policy: which attempt is best, how many attempts and tokens a run may use, when a
+"""The loop's rules: which attempt is best, how many attempts and tokens a run may use, when a
 run is stuck, where the loop goes after each step, and how a run ends. Nodes do their one
 job; these rules decide the run."""
 
@@ -220,7 +220,7 @@ def is_repair(attempt: Attempt) -> bool:
 
 def writes_fresh(state: State, rules: Policy, shows: Callable[[FailureKind], bool] | None = None) -> bool:
     """Whether the next retry is written from the first attempt's prompt (a fresh sample: no
-    failure, no lessons) rather than shown the last failure: feedback off, the first
+    failure, no reflections) rather than shown the last failure: feedback off, the first
     Policy.fresh_attempts retries, a failure that is not `informative` when the policy
     shows only those, a failure routed by kind to a fresh sample (shows_by_kind; `shows`
     chooses per kind), or a run stuck on the same failure (needs_fresh_start); never after
@@ -302,13 +302,13 @@ def _turn(history: list[Attempt]) -> list[Attempt]:
 @dataclass(frozen=True)
 class Turn:
     """Which model of the ladder (Context.model, then Context.then_models) writes the next
-    attempt, and the lesson before it."""
+    attempt, and the reflection before it."""
 
     model: str
     """Its name: the one its attempts record, and learning.py counts what pays for."""
     handover: Literal["stuck", "turn used"] | None
     """Set when the next attempt is its first, after the model before it was stuck or wrote its
-    share of the attempts: the handover is shown the last failure and the lessons."""
+    share of the attempts: the handover is shown the last failure and the reflections."""
     previous: str | None
     """With a handover: the model that handed over."""
 
@@ -374,13 +374,13 @@ def _repeats_previous(history: list[Attempt]) -> bool:
 
 
 def after_evaluation(state: State, context: Context, rules: Policy, *, screens: bool = False) -> AfterEvaluation:
-    """Passed: finish, or first choose by generated checks when the tests are weak. Attempts
+    """Passed: finish, or first choose by generated inputs when the tests are weak. Attempts
     used up: finish (or human review when the Context asks for it). Stuck: the next model of
     the ladder takes over (`turn`: it is shown the failure), else finish. Two equal failures
     in a row: a fresh start. Otherwise try again, through the reflector when the
     policy (`rules`, as the run's form adjusts it) reflects and the next attempt is shown the
     failure (see writes_fresh), unless it `screens` candidates written without a model
-    (`screen` in state): no lesson first."""
+    (`screen` in state): no reflection first."""
     feedback = state.feedback
     if feedback and feedback["passed"]:
         return "selector" if wants_selection(state, context) else "finish"
@@ -390,12 +390,12 @@ def after_evaluation(state: State, context: Context, rules: Policy, *, screens: 
     if is_stuck(state, rules) and not handover:
         return "finish"
     if screens or (not handover and writes_fresh(state, rules)):
-        return "actor"  # neither a screen nor a fresh sample reads a lesson
+        return "actor"  # neither a screen nor a fresh sample reads a reflection
     return "reflector" if reflects(rules) else "actor"
 
 
 def reflects(rules: Policy) -> bool:
-    """Whether a retry shown the failure is preceded by a lesson: Policy.reflect, with feedback
+    """Whether a retry shown the failure is preceded by a reflection: Policy.reflect, with feedback
     on (always in the project form: a project has one starting point, so every retry there
     sees the failure, Form.policy_for), unless the policy routes by kind: a failure shown for
     its kind is shown raw (HumanEval: raw_error healed more than self_heal, for fewer tokens)."""
