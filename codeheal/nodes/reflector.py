@@ -20,9 +20,9 @@ from codeheal.prompting.parts import unfounded
 from codeheal.state import State
 from codeheal.steps import ModelCall, Steps
 
-LESSON_MAX_TOKENS = 200
-LESSON_MAX_SENTENCES = 4
-LESSON_MAX_CHARS = 600
+REFLECTION_MAX_TOKENS = 200
+REFLECTION_MAX_SENTENCES = 4
+REFLECTION_MAX_CHARS = 600
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -34,13 +34,13 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         form = form_of(state.form)
         # The reflection is the next attempt's model's: on a handover, the model taking over writes it.
         writer = model_context(context, turn(state, context, form.policy_for(context.policy)).model)
-        model = llm or chat_model(writer, context.policy.temperature, LESSON_MAX_TOKENS)
+        model = llm or chat_model(writer, context.policy.temperature, REFLECTION_MAX_TOKENS)
         *earlier, last = state.history
         counter = token_counter(model)
-        messages = form.reflector_prompt(state, writer, LESSON_MAX_TOKENS, counter)
+        messages = form.reflector_prompt(state, writer, REFLECTION_MAX_TOKENS, counter)
         allowance = completion_allowance(
             state, context, prompt_tokens=counter.prompt_tokens(messages), requests=1, samples=1,
-            wanted=LESSON_MAX_TOKENS,
+            wanted=REFLECTION_MAX_TOKENS,
         )
         if not allowance:
             return {"stop_reason": "budget"}
@@ -50,25 +50,25 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
             ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
         except PromptTooLargeError:  # the prompt was over the model's context: no reflection, the run goes on
             return {"history": [*earlier, last]}
-        lesson = condense_lesson(reply)
-        if unfounded(lesson, messages):  # it names an exception the failure does not show: dropped
-            lesson = ""
+        reflection = condensed_reflection(reply)
+        if unfounded(reflection, messages):  # it names an exception the failure does not show: dropped
+            reflection = ""
         last = charged(last, usage)
-        if not lesson:  # no lesson is not a lesson: nothing goes into the memory or the next prompt
+        if not reflection:  # an empty reflection is none: nothing goes into the memory or the next prompt
             return {"history": [*earlier, last]}
-        emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))
-        return {"reflections": [lesson], "history": [*earlier, {**last, "reflection": lesson}]}
+        emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=reflection))
+        return {"reflections": [reflection], "history": [*earlier, {**last, "reflection": reflection}]}
 
     return reflector
 
 
-def condense_lesson(reply: str) -> str:
+def condensed_reflection(reply: str) -> str:
     """The reflection as the memory keeps it: prose only, a few sentences ("" when the reply has no
     prose). Small models often ignore "no code" and ramble, and every reflection is repeated in
     later actor prompts."""
     prose = " ".join(FENCE.sub(" ", reply).split())
-    sentences = SENTENCE_END.split(prose)[:LESSON_MAX_SENTENCES]
-    lesson = " ".join(sentences)
-    if len(lesson) > LESSON_MAX_CHARS:
-        lesson = lesson[:LESSON_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
-    return lesson
+    sentences = SENTENCE_END.split(prose)[:REFLECTION_MAX_SENTENCES]
+    reflection = " ".join(sentences)
+    if len(reflection) > REFLECTION_MAX_CHARS:
+        reflection = reflection[:REFLECTION_MAX_CHARS].rsplit(" ", 1)[0] + " ..."
+    return reflection

@@ -71,14 +71,14 @@ def review(state: State) -> dict:
     )))
     attempts = state.attempts
     if decision["action"] == "retry":
-        lesson = HINT_PREFIX + decision["hint"]
+        reflection = HINT_PREFIX + decision["hint"]
         *earlier, last = history
-        emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=lesson))
+        emit(ReflectionWritten(kind="reflection_written", attempt=last["attempt"], reflection=reflection))
         return {
             "status": "running",
             "attempt_limit": attempts + decision.get("more_attempts", 1),
-            "reflections": [lesson],
-            "history": [*earlier, {**last, "reflection": lesson}],
+            "reflections": [reflection],
+            "history": [*earlier, {**last, "reflection": reflection}],
         }
     return {"status": "accepted" if decision["action"] == "accept" else "failed"}
 

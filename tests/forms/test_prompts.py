@@ -9,7 +9,7 @@ from codeheal.forms.module.prompts import (
     numbered_excerpt,
     reflector_messages,
 )
-from codeheal.nodes.reflector import LESSON_MAX_CHARS, condense_lesson
+from codeheal.nodes.reflector import REFLECTION_MAX_CHARS, condensed_reflection
 from codeheal.prompting.parts import format_feedback
 from codeheal.state import CheckFailure, Frame
 
@@ -79,8 +79,8 @@ def test_a_lesson_keeps_prose_only_and_a_few_sentences():
         "The sort key is wrong.   It sorts by count ascending.\n\nUse -count first. Then the word.\n"
         "Here is the corrected code:\n```python\ndef f():\n    return 1\n```\nThis will work. Really."
     )
-    assert condense_lesson(reply) == (
+    assert condensed_reflection(reply) == (
         "The sort key is wrong. It sorts by count ascending. Use -count first. Then the word."
     )
-    assert condense_lesson("```python\nx = 1\n```") == ""
-    assert len(condense_lesson("word " * 400)) <= LESSON_MAX_CHARS + 4
+    assert condensed_reflection("```python\nx = 1\n```") == ""
+    assert len(condensed_reflection("word " * 400)) <= REFLECTION_MAX_CHARS + 4
