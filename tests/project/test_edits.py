@@ -250,6 +250,27 @@ def test_ambiguous_name_is_settled_by_the_target_or_the_traceback() -> None:
     assert list(apply_reply(AMBIGUOUS, reply, hints=hints).files) == ["a/util.py"]
 
 
+def test_definitions_in_the_tests_do_not_make_a_name_ambiguous() -> None:
+    """The tests are never edited: a name the code defines once is that one, however many test
+    files (tests/, test_*.py, *_test.py, conftest.py) define it too, as functions or methods."""
+    code = {"src/pkg/wrap.py": "class Wrapper:\n    def cache(self):\n        return self._c\n"}
+    for test_path in ("tests/test_wrap.py", "test_wrap.py", "pkg/wrap_test.py", "conftest.py", "testing/helpers.py"):
+        files = {**code, test_path: "class DictTest:\n    def cache(self):\n        return {}\n\n\n"
+                                    "def cache():\n    return None\n"}
+        reply = fence("class Wrapper:\n    def cache(self):\n        return self._cache\n")
+        result = apply_reply(files, reply)
+        assert list(result.files) == ["src/pkg/wrap.py"], test_path
+        assert [c["name"] for c in result.changed] == ["Wrapper.cache"]
+        bare = apply_reply(files, fence("def cache(self):\n    return self._cache\n"))
+        assert list(bare.files) == ["src/pkg/wrap.py"], test_path
+
+
+def test_a_name_only_the_tests_define_twice_is_still_ambiguous() -> None:
+    files = {"tests/test_a.py": "def make():\n    return 1\n", "tests/test_b.py": "def make():\n    return 2\n"}
+    with pytest.raises(EditRejected, match="several places"):
+        apply_reply(files, fence("def make():\n    return 3\n"))
+
+
 def test_a_method_several_classes_define_is_settled_by_the_traceback_s_line() -> None:
     """A traceback frame names a method by its bare name (`__call__`): its line says which class's."""
     files = {"m.py": "class A:\n    def __call__(self):\n        return 1\n\n\n"

@@ -25,7 +25,7 @@ from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import added_findings, lint_feedback
 from codeheal.forms.project.mutations import default_lines
 from codeheal.forms.project.regression import regression_steps
-from codeheal.forms.project.repair_context import is_test_file
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.run import (
     AsIs,
     ProjectRun,

@@ -51,6 +51,7 @@ from codeheal.fences import FENCE, PYTHON_TAGS
 from codeheal.forms.project.import_time import added, def_time, import_time
 from codeheal.forms.project.realign import realign
 from codeheal.forms.project.source_text import refuse_unreadable
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.state import ChangedDefinition
 from codeheal.syntax import parse_code
 
@@ -197,6 +198,10 @@ class _Found:
     qualname: str
 
 
+def _outside_tests(found: list[_Found]) -> list[_Found]:
+    return [f for f in found if not is_test_file(f.file)]
+
+
 class _Edit:
     """One reply's edits of a workspace: the files parsed so far, and the edits collected."""
 
@@ -337,8 +342,9 @@ class _Edit:
         name = prefix + node.name.value
         bare = node.name.value
         found = self._find(bare, path, lambda qualname: qualname == name)
-        if not found and not prefix:  # a method sent without its class
-            found = self._find(bare, path, lambda qualname: qualname.endswith("." + name))
+        if not prefix and not _outside_tests(found):  # a method sent without its class
+            methods = self._find(bare, path, lambda qualname: qualname.endswith("." + name))
+            found = methods if _outside_tests(methods) or not found else found
         if not found:
             raise EditRejected(
                 f"{where} defines {name}, which is not in {path or 'the project'}: replace existing "
@@ -400,6 +406,8 @@ class _Edit:
         return found
 
     def _choose(self, found: list[_Found], name: str, where: str) -> _Found:
+        # The tests are never edited, so their definitions of a name do not make it ambiguous.
+        found = _outside_tests(found) or found
         if len(found) == 1:
             return found[0]
         for hint in self.hints:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
-from codeheal.forms.project.repair_context import is_test_file
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.time_limits import limits_files

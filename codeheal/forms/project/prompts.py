@@ -20,7 +20,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, import_at
-from codeheal.forms.project.repair_context import is_test_file, repair_context
+from codeheal.forms.project.repair_context import repair_context
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.rewrites import NO_TRAIL, retry_note
 from codeheal.forms.project.run import AsIs, ProjectRun, files_of, run_of, targets_of
 from codeheal.prompting.model_call import REFUSED, is_refused

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from codeheal.forms.project.failing_first import VALUE_OPTIONS
 from codeheal.forms.project.job import judged_run
-from codeheal.forms.project.repair_context import is_test_file
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.settings.project import Regression
 from codeheal.forms.project.run import ProjectRun
 from codeheal.forms.project.task import TestCommand

@@ -31,6 +31,7 @@ from pathlib import PurePosixPath
 
 from codeheal.errors import PromptTooLargeError
 from codeheal.forms.project.edits import Target, paths_named
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.state import CheckFailure, Frame, SuspiciousLine
 from codeheal.syntax import parse_code
 from codeheal.tokens import estimate_tokens
@@ -41,7 +42,6 @@ EXCERPT_CONTEXT = 3
 LINE_CHARS = 300
 """A longer message, expected or actual value, or line of test data is cut to this."""
 DATA_SUFFIXES = frozenset({".json", ".jsonl", ".csv", ".txt", ".yaml", ".yml", ".toml"})
-TEST_DIRS = frozenset({"tests", "test", "testing"})
 CALL_DEPTH = 3
 CHAIN_DEPTH = 4
 """Calls from a failing test to a suspicious line's function that a chain may take."""
@@ -410,16 +410,6 @@ def _data_levels(path: str, text: str) -> list[str]:
         tail = f"\n... ({more} more lines)" if more > 0 else ""
         levels.append(f"Test data, {path}:\n" + "\n".join(map(_cut, lines[:keep])) + tail)
     return [*levels, ""]
-
-
-def is_test_file(path: str) -> bool:
-    """Whether a workspace path is part of the tests: test_*.py, *_test.py, conftest.py, or
-    anything under a tests/ (test/, testing/) folder."""
-    parts = PurePosixPath(path).parts
-    name = parts[-1] if parts else path
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or bool(
-        TEST_DIRS & set(parts[:-1])
-    )
 
 
 def _resolve(path: str, files: Mapping[str, str]) -> str | None:

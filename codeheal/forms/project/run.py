@@ -16,13 +16,10 @@ from typing_extensions import (
 
 from codeheal.forms.project.edits import Target
 from codeheal.forms.project.failing_first import failing_first
-from codeheal.forms.project.repair_context import (
-    is_test_file,
-    primary_function,
-    repair_scope,
-)
+from codeheal.forms.project.repair_context import primary_function, repair_scope
 from codeheal.forms.project.rewrites import RewriteTrail
 from codeheal.forms.project.task import ProjectTask, TestCommand
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.workspace_store import keep, workspace_files
 from codeheal.state import ChangedDefinition, CheckFailure, FormRun, State, SuspiciousLine
 

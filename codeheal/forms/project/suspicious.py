@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 
-from codeheal.forms.project.repair_context import is_test_file
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.state import CheckFailure, SuspiciousLine
 
 FRAME_BONUS = 0.5
