@@ -64,7 +64,7 @@ def run_corpus(config: SeededConfig, console: Console, half: str, *, limit: int 
     record_each(selected, records, name=lambda c: c.name, console=console,
                 outcome=lambda r: r["error"] or _outcome(r), heal=heal)
     rows = [records[c.name] for c in selected if c.name in records]
-    report = seeded_report(rows, context)
+    report = seeded_report(rows, context, title=f"Drawn bugs, {half} half")
     summary = {**report.summary, "half": half, "errors": sum(r.get("error") is not None for r in rows),
                "healed_but_breaking": sum(r["healed"] and not r["suite_passed"] for r in rows),
                "not_healed": sum(not r["healed"] and r.get("error") is None for r in rows)}

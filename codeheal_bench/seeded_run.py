@@ -158,12 +158,12 @@ def check_seeds(
     return problems
 
 
-def seeded_report(records: list[dict], context: Context) -> Report:
-    """seeded_bugs.json, .md and .diff from the records."""
+def seeded_report(records: list[dict], context: Context, *, title: str = "Seeded bugs") -> Report:
+    """seeded_bugs.json, .md and .diff from the records; `title` heads the table."""
     healed = [r for r in records if r["healed"]]
     whole = [r for r in healed if r["suite_passed"]]
     summary = {
-        "model": context.model, "max_attempts": context.max_attempts, "timeout_s": context.timeout_s,
+        "title": title, "model": context.model, "max_attempts": context.max_attempts, "timeout_s": context.timeout_s,
         "libraries": sorted({r["library"] for r in records}),
         "bugs": len(records), "healed": len(healed), "healed_suite_passes": len(whole),
         "restored": sum(r["restored"] for r in records),
@@ -182,11 +182,11 @@ def seeded_report(records: list[dict], context: Context) -> Report:
 def _table(summary: dict) -> str:
     limit = "derived (rules.time_limit)" if summary["timeout_s"] is None else f"{summary['timeout_s']:g} s"
     lines = [
-        f"# Seeded bugs: `codeheal fix` with model {summary['model']}",
+        f"# {summary.get('title', 'Seeded bugs')}: `codeheal fix` with model {summary['model']}",
         "",
         f"Healed {summary['healed']} of {summary['bugs']}, {summary['healed_suite_passes']} of them with the "
         f"whole suite passing (target at least {TARGET_SHARE:.0%}: {'met' if summary['target_met'] else 'not met'}); "
-        f"the seeded line restored exactly in {summary['restored']}; median diff of the healed "
+        f"the buggy line restored exactly in {summary['restored']}; median diff of the healed "
         f"{summary['median_changed_lines_healed']} changed lines; {summary['whitespace_only_hunks']} hunks that "
         f"change only whitespace; {summary['healed_by_mutation']} healed by the mutation screen (no model call). "
         f"Up to {summary['max_attempts']} attempts, test timeout {limit}; "
