@@ -182,7 +182,7 @@ def seeded_report(records: list[dict], context: Context, *, title: str = "Seeded
 def _table(summary: dict) -> str:
     limit = "derived (rules.time_limit)" if summary["timeout_s"] is None else f"{summary['timeout_s']:g} s"
     lines = [
-        f"# {summary.get('title', 'Seeded bugs')}: `codeheal fix` with model {summary['model']}",
+        f"# {summary['title']}: `codeheal fix` with model {summary['model']}",
         "",
         f"Healed {summary['healed']} of {summary['bugs']}, {summary['healed_suite_passes']} of them with the "
         f"whole suite passing (target at least {TARGET_SHARE:.0%}: {'met' if summary['target_met'] else 'not met'}); "

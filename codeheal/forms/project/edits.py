@@ -344,7 +344,8 @@ class _Edit:
         found = self._find(bare, path, lambda qualname: qualname == name)
         if not prefix and not _outside_tests(found):  # a method sent without its class
             methods = self._find(bare, path, lambda qualname: qualname.endswith("." + name))
-            found = methods if _outside_tests(methods) or not found else found
+            if _outside_tests(methods) or not found:  # the code's methods before the tests' functions
+                found = methods
         if not found:
             raise EditRejected(
                 f"{where} defines {name}, which is not in {path or 'the project'}: replace existing "
