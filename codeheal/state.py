@@ -86,6 +86,9 @@ class Feedback(TypedDict):
     checked: NotRequired[str]
     """Project form, a change that passed the test command: what the regression check ran
     beyond it (forms/project/regression.py), in words."""
+    in_test_process: NotRequired[str]
+    """Module form: why the tests were judged with the candidate in the test process, as plain
+    pytest runs them (evaluation/routes.py); absent: in a process of its own."""
 
 
 class Usage(TypedDict):

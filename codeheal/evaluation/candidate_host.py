@@ -8,13 +8,18 @@ codeheal's harness); answers go back as JSON of tagged plain data (codeheal_plai
 all the test process reads. An object that is not plain data (an instance of the candidate's
 class, a generator, a function it returns) stays here and crosses as a handle: a number and
 what kind of thing it is; the test process then asks for its attributes, calls, items,
-iteration, its plain state (vars) or its repr, each answered the same way. An exception
-crosses as its type's name, the name of its nearest builtin exception type, and its message.
+iteration or its repr, each answered the same way. Only values made of exactly the builtin
+scalars and containers (and Decimal, Fraction) cross as plain data: a subclass (a namedtuple,
+a Counter, a defaultdict) is a handle, never collapsed into its base. An exception crosses as
+its type's name, the name of its nearest builtin exception type, its message, and whether
+that is all it carries (a builtin type, its message its only argument, no cause).
 
 It holds nothing of the test side: no test file (the test process removed it before starting
 this one), no report descriptor, no key, and an environment without codeheal's variables.
 Standard library only."""
 
+import decimal
+import fractions
 import io
 import json
 import os
@@ -29,6 +34,9 @@ CANDIDATE = "solution"
 MESSAGE_CHARS = 10_000
 MUTABLE = (list, dict, set)
 """Argument types whose changes in place are sent back (the test process applies them)."""
+EXACT = frozenset({bool, int, float, complex, str, bytes, type(None), decimal.Decimal, fractions.Fraction})
+"""Scalar types that cross as plain data (exactly these: a subclass is a handle)."""
+CONTAINERS = (list, tuple, set, frozenset, dict)
 FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType)
 
 
@@ -60,12 +68,11 @@ class Host:
         """`obj` as tagged plain data, with a handle for each part that is not plain data."""
         if depth > 50:
             raise RecursionError
-        try:
-            return codeheal_plain.plain(obj)
-        except codeheal_plain.NotPlain:
-            pass
-        except RecursionError:
-            raise
+        if _exact(obj):
+            try:
+                return codeheal_plain.plain(obj)
+            except codeheal_plain.NotPlain:
+                pass
         kind = type(obj)
         if kind in (list, tuple, set, frozenset):
             return [kind.__name__, [self.wire(item, depth + 1) for item in obj]]
@@ -89,16 +96,6 @@ class Host:
         kind = type(obj)
         return ["object", [number, self.handle(kind, depth + 1) if self.own(kind) else ["type", [None, kind.__qualname__]]]]
 
-    def state(self, obj):
-        """The plain state two handles are compared by: the type's name and the instance's
-        attributes (its __dict__, else its slots); None when it has neither."""
-        if hasattr(obj, "__dict__") and not isinstance(obj, (type, types.ModuleType, types.FunctionType)):
-            return [type(obj).__qualname__, dict(vars(obj))]
-        slots = [s for k in type(obj).__mro__ for s in getattr(k, "__slots__", ()) if isinstance(s, str)]
-        if slots:
-            return [type(obj).__qualname__, {s: getattr(obj, s) for s in slots if hasattr(obj, s)}]
-        return None
-
     def serve(self, op, ref, rest):
         obj = self.module if ref is None else self.objects[ref]
         if op == "names":
@@ -109,8 +106,6 @@ class Host:
             return getattr(obj, rest[0])
         if op == "setattr":
             return setattr(obj, rest[0], rest[1])
-        if op == "state":
-            return self.state(obj)
         if op in ("repr", "str"):
             return (repr if op == "repr" else str)(obj)[:MESSAGE_CHARS]
         if op == "len":
@@ -130,6 +125,17 @@ class Host:
         if op == "contains":
             return rest[0] in obj
         raise ValueError(f"unknown request {op!r}")
+
+
+def _exact(obj, depth=0):
+    """Whether `obj` is made of exactly the EXACT scalars and the builtin containers."""
+    kind = type(obj)
+    if kind in EXACT:
+        return True
+    if kind not in CONTAINERS or depth > 50:
+        return False
+    items = [part for pair in obj.items() for part in pair] if kind is dict else obj
+    return all(_exact(item, depth + 1) for item in items)
 
 
 def _read_exactly(fd, size):
@@ -217,7 +223,11 @@ def _answer(host, data):
         answer = None
     try:
         changed = _changed(host, *rest, before) if before else {}  # changes in place count when it raised too
-        return answer + [changed] if answer else ["ok", host.wire(result), changed]
+        if answer:
+            return answer + [changed]
+        same = next((str(k) for k, v in [*enumerate(rest[0]), *rest[1].items()] if v is result), None) \
+            if op == "call" and type(result) in MUTABLE else None
+        return ["ok", None if same is not None else host.wire(result), changed, same]
     except (RecursionError, ValueError):
         return ["error", "the result or an argument changed in place nests too deep to cross as plain data"]
 
@@ -229,7 +239,12 @@ def _raised(exc, host):
         message = str(exc)[:MESSAGE_CHARS]
     except Exception:  # noqa: BLE001
         message = ""
-    return ["raise", [kind.__name__, _builtin_base(kind).__name__, message, encoded, _frames(exc)]]
+    try:
+        faithful = (kind.__module__ == "builtins" and exc.args in ((), (message,)) and exc.__cause__ is None
+                    and not getattr(exc, "__notes__", None))
+    except Exception:  # noqa: BLE001
+        faithful = False
+    return ["raise", [kind.__name__, _builtin_base(kind).__name__, message, encoded, _frames(exc), faithful]]
 
 
 def _frames(exc):

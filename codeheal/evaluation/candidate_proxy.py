@@ -16,17 +16,22 @@ What crosses (docs/security.md):
 - arguments: pickled here, unpickled there (the candidate only reads the tests' data); the
   candidate's objects the tests hold go back as themselves. What cannot be pickled, or unpickled
   there (a lambda, a function or class of the tests), raises CandidateBoundaryError.
-- results: tagged plain data (codeheal_plain); what is not plain data crosses as a `Handle`
-  (an instance of a stand-in class named like the candidate's, or of Handle itself) whose
-  attributes, calls, items and iteration are answered the same way. Two handles are equal
-  when they are the same object, or when their plain state is (the type's name and its
-  attributes, at least one); a handle never equals
-  anything else, and `!=`, an ordering or the truth of one raises CandidateBoundaryError:
-  the candidate's own comparison, `__bool__` and `__len__` never decide a test's check.
+- results: tagged plain data (codeheal_plain) when made of exactly the builtin scalars and
+  containers (and Decimal, Fraction); a result that is one of the call's own list, dict or set
+  arguments is the tests' argument itself. Anything else crosses as a `Handle` (an instance of
+  a stand-in class named like the candidate's, or of Handle itself) whose attributes, calls,
+  items and iteration are answered the same way; a handle equals only itself.
 - changes in place: a list, dict or set argument the candidate changed is changed here too.
 - exceptions: a builtin exception type crosses by name (`pytest.raises(ValueError)`), one of the
   candidate's classes as a stand-in deriving from its nearest builtin type, with the frames
   in solution.py for the report.
+
+What does not cross faithfully is noted against the test that was running (`unfaithful`):
+a handle made or used, an exception that crossed without all it carries (its own class, its
+arguments, its cause), an argument that could not cross, anything that raised
+CandidateBoundaryError. The report plugin sends that note, and the host judges such a test
+again with the candidate in the test process, as plain pytest does (forms/module/candidate.py):
+what crosses here only ever decides a test that nothing unfaithful touched.
 Standard library only."""
 
 import builtins
@@ -47,14 +52,42 @@ HOST_SCRIPT = "codeheal_candidate.py"
 PR_SET_DUMPABLE = 4
 ANSWER_CAP_BYTES = 256 * 1024 * 1024
 """The longest answer read from the candidate's process (a longer one is not an answer)."""
+KINDS = {"object": "an object", "function": "a function", "class": "a class", "exception": "an exception class",
+         "module": "a module"}
 RAISED_AS_IS = frozenset({"SystemExit", "StopIteration", "StopAsyncIteration"})
 """Builtin exceptions outside Exception that still cross by name (others: CandidateBoundaryError)."""
+
+
+_running = [None]
+"""The node id of the test running now (set by the report plugin); None while collecting."""
+_unfaithful = {}
+"""Per test id (None: while collecting), the first thing that did not cross faithfully."""
+
+
+def running(test):
+    """Note that `test` (a node id, or None) runs now: what does not cross faithfully is its."""
+    _running[0] = test
+
+
+def unfaithful(test):
+    """What did not cross faithfully while `test` ran (None: while collecting), and forget it;
+    None if nothing."""
+    return _unfaithful.pop(test, None)
+
+
+def _note(reason):
+    _unfaithful.setdefault(_running[0], reason)
 
 
 class CandidateBoundaryError(BaseException):
     """Something that could not cross between the tests and the candidate's process. Not an
     Exception: no `pytest.raises(Exception)` or `except Exception` of a test takes it for a
-    result of the candidate."""
+    result of the candidate. Noted against the running test, which is then judged again with
+    the candidate in the test process."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        _note(str(args[0]) if args else "CandidateBoundaryError")
 
 
 class HandleClass(type):
@@ -74,7 +107,12 @@ class HandleClass(type):
 
 def _no_order(self, other):
     raise CandidateBoundaryError(f"an object of the candidate's ({type(self).__name__}) is compared only by == "
-                                 "with another of its objects (by plain state), never by !=, <, <=, > or >=")
+                                 "with itself here, never by !=, <, <=, > or >=")
+
+
+def _used(handle):
+    if _running[0] is not None:
+        _note(f"an object of the candidate's ({type(handle).__name__}) was used")
 
 
 class Handle(metaclass=HandleClass):
@@ -128,15 +166,12 @@ class Handle(metaclass=HandleClass):
         return _link.request("str", self)
 
     def __eq__(self, other):
-        if self is other:
-            return True
-        if not isinstance(other, Handle):
-            return False
-        mine = _link.request("state", self)  # [type name, attributes]; None: it has none to compare
-        return mine is not None and bool(mine[1]) and mine == _link.request("state", other)
+        _used(self)
+        return self is other
 
     def __hash__(self):
-        return hash(type(self).__name__)
+        _used(self)
+        return object.__hash__(self)
 
     __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _no_order
 
@@ -183,6 +218,8 @@ class _Link:
     def request(self, op, target, *rest):
         """Ask the candidate's process to do `op` on `target` (None: its module); one request
         at a time, whatever thread of the tests asks."""
+        if isinstance(target, Handle):
+            _used(target)
         with self.lock:
             return self._request(op, target, rest)
 
@@ -213,6 +250,8 @@ class _Link:
             kind, body, *more = json.loads(self._read(size))
             if kind in ("ok", "raise") and op == "call" and more and more[0]:
                 self.changed(rest, more[0])  # applied when it raised too, as in one process
+            if kind == "ok" and op == "call" and len(more) > 1 and more[1] is not None:
+                return self.argument(rest, more[1])  # it returned the tests' own argument
             if kind == "raise":
                 raised = self.exception(*body)
                 if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":
@@ -220,11 +259,7 @@ class _Link:
                     # (`all(map(f, xs))` true on what it never saw)
                     raised = CandidateBoundaryError(f"{body[0]} raised by the candidate outside `next`")
             elif kind == "ok":
-                value = self.decode(body)
-                if op == "state" and not (value is None or (type(value) is list and len(value) == 2
-                                                            and type(value[1]) is dict)):
-                    raise ValueError("not a state")
-                return value
+                return self.decode(body)
             else:
                 raised = CandidateBoundaryError(str(body))
         except (EOFError, OSError):
@@ -252,12 +287,19 @@ class _Link:
     def decode(self, encoded):
         return None if encoded is None else unplain(encoded, self.other)
 
-    def changed(self, rest, changed):
-        """Apply the candidate's changes in place to the tests' own list, dict or set arguments."""
+    @staticmethod
+    def argument(rest, key):
         args, kwargs = rest
+        return args[int(key)] if key.isdigit() else kwargs[key]
+
+    def changed(self, rest, changed):
+        """Apply the candidate's changes in place to the tests' own list, dict or set arguments
+        (objects nested in them are new copies: noted as not faithful)."""
         for key, encoded in changed.items():
-            target = args[int(key)] if key.isdigit() else kwargs[key]
+            target = self.argument(rest, key)
             value = self.decode(encoded)
+            if any(isinstance(item, (list, dict, set)) for item in (value.values() if isinstance(value, dict) else value)):
+                _note("an argument holding containers was changed in place (they cross as copies)")
             if type(value) is not type(target):
                 raise ValueError("an argument changed into another type")
             if isinstance(target, list):
@@ -269,6 +311,8 @@ class _Link:
     def other(self, kind, data):
         """A stand-in for what the candidate's process holds (its tags: candidate_host.Host.handle)."""
         number = data[0]
+        if _running[0] is not None:
+            _note(f"the candidate's process sent {KINDS.get(kind, 'a value')} that is not plain data")
         if number in self.objects:
             return self.objects[number]
         if kind == "function":
@@ -304,8 +348,11 @@ class _Link:
         stand_in.__module__ = CANDIDATE
         return stand_in
 
-    def exception(self, name, base, message, encoded, frames=()):
-        """The exception the candidate raised, as the tests' side can hold it."""
+    def exception(self, name, base, message, encoded, frames=(), faithful=False):
+        """The exception the candidate raised, as the tests' side can hold it (`faithful`: a
+        builtin type whose arguments are its message alone, and no cause)."""
+        if not faithful or encoded is not None or name != base:
+            _note(f"the candidate raised {name}, which crosses without its class, arguments or cause")
         if encoded is not None:
             kind = self.decode(encoded)
         elif name == base and isinstance(getattr(builtins, name, None), type):

@@ -78,15 +78,17 @@ def one_assert(module: ast.Module) -> bool:
 
 
 def _checks(module: ast.Module) -> list[ast.stmt]:
-    return [node for node in module.body if _is_test_function(node) or isinstance(node, ast.Assert)]
+    classes = unittest_classes(module)
+    return [node for node in module.body if _is_test_function(node, classes) or isinstance(node, ast.Assert)]
 
 
 def check_names(module: ast.Module) -> frozenset[str]:
     """The names the tests' checks have in the generated module: test functions and classes,
     and `test_line_N` for each plain top-level assert build_test_module wraps."""
     names = set()
+    classes = unittest_classes(module)
     for index, node in enumerate(module.body):
-        if _is_test_function(node):
+        if _is_test_function(node, classes):
             names.add(node.name)
         elif isinstance(node, ast.Assert) and _alone_on_its_lines(module.body, index):
             names.add(f"test_line_{node.lineno}")
@@ -119,12 +121,13 @@ def calls_name(module: ast.Module, name: str) -> bool:
 def watched_asserts(module: ast.Module) -> tuple[WatchedAssert, ...]:
     """The asserts in the tests' test functions and plain top-level asserts, in source order."""
     found: list[tuple[ast.Assert, str | None, bool]] = []
+    classes = unittest_classes(module)
     for index, node in enumerate(module.body):
         if isinstance(node, ast.Assert) and _alone_on_its_lines(module.body, index):
             found.append((node, f"test_line_{node.lineno}", True))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             found += _asserts_of(node, node.name if _is_test_function(node) else None)
-        elif isinstance(node, ast.ClassDef) and _is_test_function(node):
+        elif isinstance(node, ast.ClassDef) and _is_test_function(node, classes):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     found += _asserts_of(item, f"{node.name}::{item.name}" if item.name.startswith("test") else None)
@@ -188,17 +191,22 @@ def _instrumented(tests: str, watched: Sequence[WatchedAssert]) -> str:
     return "\n".join(line.decode("utf-8") for line in lines)
 
 
-def prelude(entry_point: str | None = None) -> str:
+def prelude(entry_point: str | None = None, *, apart: bool = True) -> str:
     """The test module's first line (PRELUDE_LINES): the candidate's names, then the builtins,
-    then the candidate's `entry_point` (codeheal_report.test_names)."""
+    then the candidate's `entry_point` (codeheal_report.test_names). `apart`: the candidate in
+    a process of its own (codeheal_proxy); else imported into the test process, as plain
+    pytest does."""
     if entry_point is not None and not entry_point.isidentifier():
         raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
     named = f", {entry_point!r}" if entry_point else ""
-    return (f'globals().update(__import__("codeheal_report").test_names(__import__("codeheal_proxy").candidate(__file__){named}))'
-            "  # the candidate's names (its own process), then the builtins (added by codeheal)\n")
+    candidate = '__import__("codeheal_proxy").candidate(__file__)' if apart else '__import__("solution")'
+    where = "its own process" if apart else "this process"
+    return (f'globals().update(__import__("codeheal_report").test_names({candidate}{named}))'
+            f"  # the candidate's names ({where}), then the builtins (added by codeheal)\n")
 
 
-def build_test_module(tests: str, watched: Sequence[WatchedAssert] = (), entry_point: str | None = None) -> str:
+def build_test_module(tests: str, watched: Sequence[WatchedAssert] = (), entry_point: str | None = None,
+                      *, apart: bool = True) -> str:
     """The tests as test_solution.py: the candidate's names in scope (`prelude`), and each plain
     top-level assert wrapped in its own test function so it counts as its own check;
     the `watched` asserts (from `watched_asserts` of the same tests) instrumented.
@@ -222,7 +230,7 @@ def build_test_module(tests: str, watched: Sequence[WatchedAssert] = (), entry_p
         out.extend(lines[start + 1:end])
         cursor = end
     out.extend(lines[cursor:])
-    return prelude(entry_point) + "\n".join(out) + "\n"
+    return prelude(entry_point, apart=apart) + "\n".join(out) + "\n"
 
 
 def statement_at(tests: str, line: int) -> str | None:
@@ -249,9 +257,29 @@ def _alone_on_its_lines(body: list[ast.stmt], index: int) -> bool:
     return index + 1 == len(body) or body[index + 1].lineno > (node.end_lineno or node.lineno)
 
 
-def _is_test_function(node: ast.stmt) -> bool:
+def _is_test_function(node: ast.stmt, testcases: frozenset[str] = frozenset()) -> bool:
+    """Whether pytest collects `node`: a `test*` function; a class named `Test*`, or any
+    `unittest.TestCase` subclass whatever its name (`testcases`: the module's own)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return node.name.startswith("test")
     if isinstance(node, ast.ClassDef):
-        return node.name.startswith("Test")
+        return node.name.startswith("Test") or node.name in testcases
     return False
+
+
+def unittest_classes(module: ast.Module) -> frozenset[str]:
+    """The module's top-level classes that derive from a `*TestCase` class (unittest's
+    `TestCase`, `IsolatedAsyncioTestCase`, however imported) or from another of them, as far
+    as the source shows: pytest collects each of them whatever its name."""
+    found: set[str] = set()
+    for node in module.body:
+        if isinstance(node, ast.ClassDef) and any(_base_name(base).endswith("TestCase") or _base_name(base) in found
+                                                  for base in node.bases):
+            found.add(node.name)
+    return frozenset(found)
+
+
+def _base_name(base: ast.expr) -> str:
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return base.id if isinstance(base, ast.Name) else ""

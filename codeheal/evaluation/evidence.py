@@ -94,28 +94,26 @@ class _Value(_Strict):
     plain: list | None = None
     big: str | None = None
     object: str | None = None
-    known: bool | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> _Value:
         kinds = [self.plain is not None, self.big is not None, self.object is not None]
-        if kinds.count(True) != 1 or (self.known is not None) != (self.object is not None):
-            raise ValueError("a value record holds exactly one of plain, big, or object with known")
+        if kinds.count(True) != 1:
+            raise ValueError("a value record holds exactly one of plain, big, or object")
         if self.plain is not None and len(self.plain) != 2:
             raise ValueError("a plain value is [kind, data]")
         return self
 
 
 class _Compared(_Strict):
-    """How often an assert of a test was checked in the test process on plain data, how often it
-    did not hold, and how often a side was not plain data (every run of it, not only those sent)."""
+    """How often an assert of a test was checked in the test process on plain data, and how often
+    it did not hold (every run of it, not only those sent)."""
 
     event: Literal["compared"]
     test: str
     check: int
     count: int = Field(ge=1)
     failed: int = Field(ge=0)
-    objects: int = Field(ge=0)
 
 
 class _Described(_Strict):
@@ -156,6 +154,15 @@ class _CollectError(_Described):
     test: str
 
 
+class _Unfaithful(_Strict):
+    """Something that did not cross faithfully between the tests and the module form's
+    candidate while a test ran ("" while collecting): the host judges it again."""
+
+    event: Literal["unfaithful"]
+    test: str
+    reason: str
+
+
 class _Finish(_Strict):
     event: Literal["finish"]
     exitstatus: int
@@ -170,7 +177,7 @@ class _Supervisor(_Strict):
 
 _EVENT = TypeAdapter(Annotated[
     _Start | _Collected | _Begin | _Ended | _Coverage | _Duration | _Overrun | _Value | _Compared | _Result
-    | _Subtest | _CollectError | _Finish,
+    | _Subtest | _CollectError | _Unfaithful | _Finish,
     Field(discriminator="event"),
 ])
 _SUPERVISOR = TypeAdapter(_Supervisor)

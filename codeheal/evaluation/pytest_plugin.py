@@ -19,6 +19,10 @@ test: failed ones each, passed ones as a count), and "ended" when a test functio
 returned normally, sent from a wrapper put around the function just before pytest calls it.
 A runner patched not to call the test, an exit or a jump out of the body leaves no "ended".
 
+In the module form's run with the candidate in a process of its own, what did not cross
+faithfully between the tests and that process during a test (codeheal_proxy) is sent as
+"unfaithful" for it: the host judges that test again with the candidate in the test process.
+
 The module form's tests call `value` (checks.py puts the calls in): the value each assert
 saw (both sides of a comparison, the tested value of any other assert), as plain data for
 the host to check. Only the user's tests are collected: functions and classes of the
@@ -42,8 +46,8 @@ import unittest
 
 import codeheal_clock
 import pytest
-from codeheal_plain import COMPARISON_METHODS, NotPlain, plain
-from codeheal_proxy import Handle
+from codeheal_plain import NotPlain, plain
+from codeheal_proxy import running, unfaithful
 
 try:
     from _hashlib import openssl_sha256 as _SHA256
@@ -72,51 +76,6 @@ SUBTEST_FAILURES_SENT = 20
 """Failed subtests of one test sent with their details; the rest are counted."""
 _BUILTINS = {name: obj for name, obj in vars(builtins).items() if not name.startswith("_")}
 """The builtins as they were before the candidate was imported (it may patch them)."""
-_KNOWN_TYPES = frozenset(
-    id(obj) for module in list(sys.modules.values()) for obj in list(getattr(module, "__dict__", {}).values())
-    if isinstance(obj, type)
-)
-"""Types that existed before the candidate was imported (the standard library's, pytest's):
-a value of one of them that is not plain data is of the tests' own making."""
-_OWN_PREFIXES = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix, sys.exec_prefix})
-
-
-def _make_installed():
-    """Whether a type was defined by a package installed outside the workspace (a third-party
-    module the tests import, numpy's `float64`, from the read-only site-packages `--python`
-    names): its module holds it under its name, that module's file lies outside the workspace
-    (or in the interpreter's own installation), and none of its comparison methods is code
-    from a workspace file. Such a value is judged as the standard library's are, by the test's
-    own comparison; a class the candidate writes, or plants in an installed module, is not.
-    Everything used is bound now, before the candidate is imported."""
-    modules, getattr_, isinstance_, type_ = sys.modules, builtins.getattr, builtins.isinstance, builtins.type
-    realpath, workspace, own = os.path.realpath, os.path.realpath(WORKSPACE) + os.sep, _OWN_PREFIXES
-    methods = COMPARISON_METHODS
-    seen = {}
-
-    def outside(filename):
-        if not isinstance_(filename, str) or not filename:
-            return False
-        path = realpath(filename) if filename not in seen else seen[filename]
-        seen[filename] = path
-        return not path.startswith(workspace) or any(path.startswith(prefix) for prefix in own)
-
-    def installed(kind):
-        module = modules.get(getattr_(kind, "__module__", None))
-        if module is None or getattr_(module, getattr_(kind, "__qualname__", ""), None) is not kind:
-            return False
-        if not outside(getattr_(module, "__file__", None)):
-            return False
-        for name in methods:
-            code = getattr_(getattr_(kind, name, None), "__code__", None)
-            if code is not None and not (isinstance_(code, type_(outside.__code__)) and outside(code.co_filename)):
-                return False
-        return True
-
-    return installed
-
-
-_installed_type = _make_installed()
 COVERAGE_ENV = "CODEHEAL_COVERAGE"
 COVERAGE_BYTES = 1024 * 1024
 """Coverage evidence sent at most (the supervisor passes on 3 MB in all): later tests' is dropped."""
@@ -326,9 +285,8 @@ def test_names(candidate, entry_point=None):
 
 
 def _make_value(emit):
-    encode, not_plain, type_, id_, str_, len_, truth = plain, NotPlain, type, id, str, len, bool
-    known, installed, dump, compare = _KNOWN_TYPES, _installed_type, _serializer(), dict(_COMPARE)
-    isinstance_, handle = isinstance, Handle
+    encode, not_plain, type_, str_, len_, truth = plain, NotPlain, type, str, len, bool
+    dump, compare = _serializer(), dict(_COMPARE)
     pending, tallies = {}, {}
 
     def value(check, side, obj, op=None):
@@ -345,11 +303,8 @@ def _make_value(emit):
             encoded = {"plain": encode(obj)}
             if count <= RECORDS_PER_ASSERT and len_(dump(encoded)) > VALUE_CHARS:
                 encoded = {"big": type_(obj).__name__}
-        except not_plain as exc:
-            # the candidate's object, compared by codeheal_proxy.Handle's == (plain state), never tested for truth
-            held = isinstance_(obj, handle) and op != "bool"
-            kind = "known" if held or id_(type_(obj)) in known or installed(type_(obj)) else "object"
-            encoded = {"object": str_(exc), "known": kind == "known"}
+        except not_plain as exc:  # an object: the test's own comparison decides, as in plain pytest
+            kind, encoded = "object", {"object": str_(exc)}
         except (RecursionError, ValueError):
             kind, encoded = "object", {"big": type_(obj).__name__}
         if count <= RECORDS_PER_ASSERT:
@@ -357,12 +312,10 @@ def _make_value(emit):
         if op is None:
             pending[(test, check)] = (kind, obj)
             return obj
-        sides = [(kind, obj)] if op == "bool" else [pending.pop((test, check), ("known", None)), (kind, obj)]
-        tally = tallies.setdefault((test, check), [0, 0, 0])
+        sides = [(kind, obj)] if op == "bool" else [pending.pop((test, check), ("object", None)), (kind, obj)]
+        tally = tallies.setdefault((test, check), [0, 0])
         tally[0] += 1
-        if "object" in (sides[0][0], sides[-1][0]):
-            tally[2] += 1
-        elif sides[0][0] == "plain" and sides[-1][0] == "plain":
+        if sides[0][0] == "plain" and sides[-1][0] == "plain":
             try:
                 holds = truth(obj) if op == "bool" else truth(compare[op](sides[0][1], obj))
             except Exception:
@@ -372,13 +325,12 @@ def _make_value(emit):
         return obj
 
     def counted(test):
-        """Send, for each assert of `test` that ran, how often it was checked here, how often
-        it did not hold on plain data, and how often a side was not plain data."""
-        for (owner, check), (count, failed, objects) in list(tallies.items()):
+        """Send, for each assert of `test` that ran, how often it was checked here and how
+        often it did not hold on plain data."""
+        for (owner, check), (count, failed) in list(tallies.items()):
             if owner == test:
                 del tallies[(owner, check)]
-                emit({"event": "compared", "test": test, "check": check, "count": count, "failed": failed,
-                      "objects": objects})
+                emit({"event": "compared", "test": test, "check": check, "count": count, "failed": failed})
         pending.clear()
 
     return value, counted
@@ -468,12 +420,22 @@ def pytest_sessionstart(session):
 def pytest_collection_finish(session):
     _emit({"event": "collected", "tests": [item.nodeid for item in session.items],
            "watched": [item.nodeid for item in session.items if _watched(item)]})
+    _unfaithful(None)
+
+
+def _unfaithful(test, _emit=_emit, unfaithful=unfaithful):
+    """Send what did not cross faithfully between the tests and the module form's candidate
+    while `test` ran (None: while collecting, sent as ""): the host judges it again."""
+    reason = unfaithful(test)
+    if reason is not None:
+        _emit({"event": "unfaithful", "test": test or "", "reason": str(reason)[:500]})
 
 
 def pytest_runtest_logstart(nodeid, location):
     _comparison.clear()
     _current["test"] = nodeid
     _subtests[nodeid] = [0, 0, 0]
+    running(nodeid)
     _emit({"event": "begin", "test": nodeid})
     if _coverage is not None:
         _coverage.begin(nodeid)
@@ -481,6 +443,8 @@ def pytest_runtest_logstart(nodeid, location):
 
 def pytest_runtest_logfinish(nodeid, location):
     _counted(nodeid)
+    running(None)
+    _unfaithful(nodeid)
     if _coverage is not None:
         _coverage.end()
 

@@ -25,6 +25,7 @@ import hashlib  # noqa: E402
 import hmac  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import signal  # noqa: E402
 import subprocess  # noqa: E402
 import threading  # noqa: E402
 
@@ -51,6 +52,10 @@ def mac(key, payload):
 
 
 def main(argv):
+    # Python's own SIGINT handler is the one signal handler this process would have: as pid 1 of
+    # the sandbox's pid namespace, a signal without a handler from inside it is dropped by the
+    # kernel, so with none installed nothing the job sends can end the supervisor.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     report = os.fdopen(int(os.environ.pop(REPORT_FD_ENV)), "w", encoding="utf-8", buffering=1)
     os.set_inheritable(report.fileno(), False)
     _not_dumpable()

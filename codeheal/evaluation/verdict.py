@@ -4,8 +4,10 @@ The report channel is written by codeheal's supervisor alone (supervisor.py): it
 (how the test process ended, how many lines the report plugin did not write) and the plugin's
 authenticated evidence. From them the host requires that every expected test ran and passed
 (a skip, an xfail or a missing result is not a pass), and, in the module form, compares the
-values each watched assert saw itself, as plain data, so that no `__eq__` or `__bool__` of
-the candidate's decides, and requires each assert a passing test always runs to have reported.
+values each watched assert saw itself where both sides are plain data (a side that is an
+object is compared by its own methods, as plain pytest does), and requires each assert a
+passing test always runs to have reported. `unfaithful` reads which test the module form's
+boundary could not carry faithfully (forms/module/candidate.py judges it again).
 Evidence is per test id: the one collection record names every id, and a passing id needs
 its call passed, no failed phase or subtest, and (a test function) its body ended."""
 
@@ -51,17 +53,15 @@ class _Plain:
 
     value: Any = None
     object_type: str | None = None
-    """Not plain data: the name of its type."""
-    known: bool = False
-    """Not plain data, of a type that existed before the candidate was imported."""
+    """Not plain data: the name of its type (the test's own comparison decides, as in plain pytest)."""
     too_big: bool = False
 
 
 @dataclass
 class _Tally:
     values: dict[tuple[str, int], list[list[_Plain]]] = field(default_factory=lambda: defaultdict(lambda: [[], []]))
-    compared: dict[tuple[str, int], tuple[int, int, int]] = field(default_factory=dict)
-    """(count, failed, objects) per (test, assert): the test process's check of every run of it."""
+    compared: dict[tuple[str, int], tuple[int, int]] = field(default_factory=dict)
+    """(count, failed) per (test, assert): the test process's check of every run of it."""
 
 
 @dataclass(frozen=True)
@@ -283,9 +283,7 @@ def _wrong_values(events: list[dict], evidence: TestEvidence, watched: Sequence[
                     name, "NotCounted", f"the assert on tests.py line {by_index[index].line} reported values but "
                     "not how often it was checked, yet the test was reported passed"))
                 continue
-            if counts[2]:
-                failures.setdefault(nodeid, _failure(name, "NotPlainValue", _not_plain(by_index[index], "compared")))
-            elif counts[1]:
+            if counts[1]:
                 failures.setdefault(nodeid, _failure(
                     name, "ValueMismatch", f"tests.py line {by_index[index].line}: {counts[1]} of {counts[0]} "
                     "checks of this assert do not hold on plain data, yet the test was reported passed"))
@@ -310,7 +308,7 @@ def _tally(events: list[dict], by_index: dict[int, WatchedAssert]) -> _Tally:
         if event.get("event") == "value" and event.get("side") in (0, 1):
             tally.values[(test, index)][event["side"]].append(_decoded(event))
         elif event.get("event") == "compared":
-            tally.compared[(test, index)] = (event["count"], event["failed"], event["objects"])
+            tally.compared[(test, index)] = (event["count"], event["failed"])
     return tally
 
 
@@ -323,29 +321,16 @@ def _side(check: WatchedAssert, side: int, recorded: _Plain) -> _Plain:
 def _untrue(check: WatchedAssert, seen: _Plain) -> tuple[str, str] | None:
     """(exception, message) when the host cannot agree that the tested value of an assert
     that is not a comparison is true."""
-    if seen.object_type is not None:
-        if seen.known:
-            return None  # a value of the tests' own making (a regex match): pytest's word stands
-        return ("NotPlainValue", _not_plain(check, "tested"))
-    if seen.too_big or bool(seen.value):
+    if seen.object_type is not None or seen.too_big or bool(seen.value):
         return None
     return ("ValueMismatch", f"tests.py line {check.line}: the value tested is {_short(seen.value)}, which is "
             "false, yet the test was reported passed")
 
 
-def _not_plain(check: WatchedAssert, how: str) -> str:
-    return (f"tests.py line {check.line}: a value {how} is not plain data (an object of a class defined after "
-            "codeheal's harness started: the candidate's or the tests' own); codeheal checks results as plain values (int, float, str, list, tuple, "
-            "dict, set, None, ...), never with a class's own __eq__ or __bool__: return plain values, or compare an "
-            "object's plain data in the tests (`vars(p) == {...}`)")
-
-
 def _disagreement(check: WatchedAssert, left: _Plain, right: _Plain) -> tuple[str, str] | None:
     """(exception, message) when the host cannot agree that `left op right` holds."""
-    if any(side.object_type is not None and not side.known for side in (left, right)):
-        return ("NotPlainValue", _not_plain(check, "compared"))
     if left.object_type is not None or right.object_type is not None or left.too_big or right.too_big:
-        return None  # objects of the tests' own making, or too big to send: checked in the test process (compared)
+        return None  # an object (its own comparison decides, as in plain pytest), or too big to send: checked there
     assert check.op is not None
     try:
         holds = bool(COMPARISONS[check.op](left.value, right.value))
@@ -357,6 +342,15 @@ def _disagreement(check: WatchedAssert, left: _Plain, right: _Plain) -> tuple[st
         return None
     return ("ValueMismatch", f"tests.py line {check.line}: {_short(left.value)} {check.op} {_short(right.value)} "
             f"does not hold{detail}, yet the test was reported passed")
+
+
+def unfaithful(report: Report) -> str | None:
+    """The first thing that did not cross faithfully between the tests and the module form's
+    candidate, and in which test (its name; "collecting" when no test ran); None if nothing."""
+    for event in report.events:
+        if event.get("event") == "unfaithful":
+            return f"{short_name(event['test']) or 'collecting'}: {event['reason']}"
+    return None
 
 
 def reported_results(events: list[dict]) -> dict[str, tuple[Any, str | None]]:
@@ -389,7 +383,7 @@ def _decoded(event: dict) -> _Plain:
             return _Plain(object_type="unreadable value")
     if "big" in event:
         return _Plain(too_big=True)
-    return _Plain(object_type=str(event.get("object", "object"))[:100], known=event.get("known") is True)
+    return _Plain(object_type=str(event.get("object", "object"))[:100])
 
 
 def _short(value: Any) -> str:

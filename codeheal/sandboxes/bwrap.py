@@ -24,8 +24,6 @@ WORKSPACE = "/tmp/workspace"
 """Where a job's workspace appears inside the sandbox when it names no workdir of its own."""
 SITE = "/run/codeheal/site"
 """Where pytest and its requirements appear inside the sandbox (the job's PYTHONPATH)."""
-ARCHIVE = "/run/codeheal/workspace.tar"
-"""Where the archive of a job's writable files appears (read-only) until its command unpacks it."""
 PYTHON_BIN = "/run/codeheal/bin"
 """A command job's first PATH entry: `python` and `python3`, links to the job's interpreter."""
 PYTHON_NAMES = ("python", "python3")
@@ -78,7 +76,6 @@ def bwrap_argv(
     *,
     runtime: Runtime,
     read_only: Mapping[str, int],
-    archive: int,
     env: Mapping[str, str],
     status_fd: int,
     disk_mb: int,
@@ -90,9 +87,9 @@ def bwrap_argv(
     """bwrap and its options, up to and including the `--` before the job's command.
 
     `read_only` maps the workspace names the job cannot change to descriptors to copy them
-    from (_workspace); `archive` is the descriptor of a tar of the other files, which the
-    job's command unpacks first (unpack_argv: one argument for any number of files, where
-    bubblewrap takes at most 9,000 arguments); `status_fd` receives
+    from (_workspace); the other files come as a tar on the job's standard input, which the
+    job's command unpacks first, then replaces with /dev/null (unpack_argv: one argument for any number of files,
+    where bubblewrap takes at most 9,000 arguments); `status_fd` receives
     bubblewrap's JSON status (a "child-pid" line once the namespaces exist). As root the
     command may drop to a job uid (CAP_SETUID/CAP_SETGID kept for it). `expose`: more host
     folders shown read-only (a project's virtualenv, for a command job). `python_link`: the interpreter that
@@ -107,7 +104,6 @@ def bwrap_argv(
             argv += ["--symlink", python_link, f"{PYTHON_BIN}/{name}"]
     argv += _tmpfs("/tmp", size_mb=disk_mb, mode="1777")
     argv += _workspace(workdir, read_only, disk_mb)
-    argv += ["--perms", "0444", "--ro-bind-data", str(archive), ARCHIVE]
     # After the workspace: a project's virtualenv inside its own folder shows through the copy.
     for prefix in dict.fromkeys((*runtime.base_prefixes, *(os.path.realpath(p) for p in expose))):
         if not any(_within(prefix, system) for system in SYSTEM_DIRS):
@@ -150,10 +146,12 @@ def _workspace(workdir: str, read_only: Mapping[str, int], disk_mb: int) -> list
 
 def unpack_argv(workdir: str) -> list[str]:
     """The start of a job's command inside bubblewrap: unpack the archive of its writable files
-    into `workdir` (as the job's uid, which then owns them; no times, owners or modes restored
-    onto the folders bubblewrap made), then run the rest of the command in its place."""
-    return ["/bin/sh", "-c", 'tar -x -m --no-same-owner -f "$1" -C "$2" && shift 2 && exec "$@"', "unpack",
-            ARCHIVE, workdir]
+    (a tar on standard input) into `workdir` (as the job's uid, which then owns them; no times,
+    owners or modes restored onto the folders bubblewrap made), then run the rest of the
+    command in its place with /dev/null as its input: nothing of the archive (the module form's
+    tests) stays readable in the job."""
+    return ["/bin/sh", "-c", 'tar -x -m --no-same-owner -f - -C "$1" && shift && exec "$@" </dev/null', "unpack",
+            workdir]
 
 
 def _namespace_args(as_root: bool) -> list[str]:

@@ -59,6 +59,8 @@ class _Launch:
     uid: int | None
     child_side: _ChildSide
     """The job's ends of its pipes and its file descriptors: closed here once it started."""
+    stdin: int | None
+    """What the job reads on its input (bubblewrap: the archive its command unpacks); None: nothing."""
     cleanup: ExitStack
     """Everything else to release when the job is over."""
 
@@ -190,7 +192,7 @@ class LocalSandbox(SyncFace):
             # virtualenv's bin/ (above; a link to it would lose the virtualenv, found beside the
             # name run), codeheal's own from links first on the PATH.
             python_link = runtime.executable if job.command and interpreter_env is None else None
-            status_fd = None
+            status_fd = archive = None
             if self.isolation == "bwrap":
                 assert self._bwrap is not None
                 status_read, status_write = child_side.pipe(stack)
@@ -203,7 +205,7 @@ class LocalSandbox(SyncFace):
                 expose = (interpreter_env.prefix,) if interpreter_env is not None else ()
                 if python_link is not None:
                     env["PATH"] = f"{bwrap.PYTHON_BIN}:{env['PATH']}"
-                argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, read_only=read_only, archive=archive, env=env,
+                argv = [*bwrap.bwrap_argv(self._bwrap, runtime=runtime, read_only=read_only, env=env,
                                           status_fd=status_write, disk_mb=limits.disk_mb, as_root=as_root,
                                           expose=expose, python_link=python_link, workdir=workdir),
                         *limited, *bwrap.unpack_argv(workdir), *run]
@@ -227,7 +229,7 @@ class LocalSandbox(SyncFace):
                 raise SandboxError(f"local sandbox: cannot prepare the job: {exc}") from exc
             raise
         return _Launch(argv=argv, env=outer_env, cwd=cwd, report_fd=report_read, status_fd=status_fd,
-                       uid=uid, child_side=child_side, cleanup=stack)
+                       uid=uid, child_side=child_side, stdin=archive, cleanup=stack)
 
     def _can_drop_root(self, runtime: Runtime) -> bool:
         """Basic isolation runs the interpreter directly, so a job uid must be able to reach it;
@@ -359,7 +361,7 @@ async def _spawn(launch: _Launch) -> asyncio.subprocess.Process:
             *launch.argv,
             cwd=launch.cwd,
             env=launch.env,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.DEVNULL if launch.stdin is None else launch.stdin,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,

@@ -1,7 +1,8 @@
-"""What a job's interpreter may see: the standard library and pytest, nothing else.
+"""What a job's interpreter may see: the standard library, pytest and hypothesis, nothing else.
 
 On codeheal's own interpreter the job runs the base interpreter behind the virtualenv with
-`-S` (no site-packages) and PYTHONPATH naming only pytest and the distributions it requires.
+`-S` (no site-packages) and PYTHONPATH naming only pytest, hypothesis (when installed, as
+codeheal's dependencies have it) and the distributions they require.
 codeheal, the benchmark data and every other package of the virtualenv stay out of reach;
 bubblewrap does not bind that virtualenv (bwrap.py).
 
@@ -39,6 +40,10 @@ def closure(name, seen):
 
 seen = {}
 closure("pytest", seen)
+try:
+    closure("hypothesis", seen)  # property-based tests: there by default beside pytest when installed
+except md.PackageNotFoundError:
+    pass
 tops = {}
 for dist in seen.values():
     for file in dist.files or ():
@@ -66,7 +71,7 @@ class Runtime:
     base_prefixes: tuple[str, ...]
     """Its installation: bound back read-only where bubblewrap hides a home directory."""
     packages: tuple[tuple[str, str], ...]
-    """(top-level name, host path) of pytest and its requirements."""
+    """(top-level name, host path) of pytest, hypothesis and their requirements."""
     site: bool = False
     """Run with the interpreter's own site-packages (a project's environment, `.pth` files and
     editable installs included) instead of `-S` and `packages` alone."""

@@ -11,7 +11,7 @@ from codeheal.sandboxes.runtime import Runtime
 def argv_for(base: str, venv: str | None = None) -> list[str]:
     runtime = Runtime(executable=f"{base}/bin/python3", base_prefixes=(base,),
                       packages=(("pytest", f"{venv or base}/site-packages/pytest"),))
-    return bwrap.bwrap_argv("bwrap", runtime=runtime, read_only={"test_solution.py": 7}, archive=8, env={},
+    return bwrap.bwrap_argv("bwrap", runtime=runtime, read_only={"test_solution.py": 7}, env={},
                             status_fd=9, disk_mb=64, as_root=False)
 
 
@@ -28,13 +28,13 @@ def test_an_interpreter_under_tmp_is_bound_back_after_the_private_tmp() -> None:
 def test_a_project_at_its_own_path_hides_the_host_folder_and_shows_its_venv() -> None:
     runtime = Runtime(executable="/home/u/proj/.venv/bin/python", base_prefixes=("/opt/py", "/home/u/proj/.venv"),
                       packages=(), site=True)
-    argv = bwrap.bwrap_argv("bwrap", runtime=runtime, read_only={"tests/test_wc.py": 7}, archive=8, env={},
+    argv = bwrap.bwrap_argv("bwrap", runtime=runtime, read_only={"tests/test_wc.py": 7}, env={},
                             status_fd=9, disk_mb=64, as_root=False, workdir="/home/u/proj")
     workspace = argv.index("/home/u/proj")
     assert argv[workspace - 1] == "--tmpfs"  # the copy, never the host's folder
     assert argv[argv.index("/home/u") - 1] == "--dir" and argv[argv.index("/home") - 1] == "--dir"
     assert argv[argv.index("/home/u/proj/tests/test_wc.py") - 2:][:2] == ["--ro-bind-data", "7"]
-    assert bwrap.unpack_argv("/home/u/proj")[-2:] == [bwrap.ARCHIVE, "/home/u/proj"]  # the rest, unpacked there
+    assert bwrap.unpack_argv("/home/u/proj")[-1] == "/home/u/proj"  # the rest, unpacked there
     venv = argv.index("/home/u/proj/.venv")
     assert argv[venv - 1] == "--ro-bind" and venv > workspace
     assert argv[argv.index("--chdir") + 1] == "/home/u/proj"
@@ -52,7 +52,9 @@ def test_every_tmpfs_has_a_size_and_host_run_is_hidden() -> None:
 def test_files_come_from_descriptors_and_only_pytest_is_on_the_site() -> None:
     argv = argv_for("/usr", venv="/var/cache")
     assert argv[argv.index(f"{bwrap.WORKSPACE}/test_solution.py") - 4:][:4] == ["--perms", "0444", "--ro-bind-data", "7"]
-    assert argv[argv.index(bwrap.ARCHIVE) - 4:][:4] == ["--perms", "0444", "--ro-bind-data", "8"]
+    # the writable files come on the job's input, unpacked, then replaced by /dev/null: no archive stays mounted
+    assert not any(a.endswith(".tar") for a in argv)
+    assert bwrap.unpack_argv(bwrap.WORKSPACE)[2].endswith('exec "$@" </dev/null')
     assert argv[argv.index(f"{bwrap.SITE}/pytest") - 1] == "/var/cache/site-packages/pytest"
     # the virtualenv itself is never bound: only pytest's folder from it, under SITE
     assert [a for a in argv if a.startswith("/var")] == ["/var/cache/site-packages/pytest"]

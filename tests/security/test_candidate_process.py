@@ -1,8 +1,10 @@
 """The module form's candidate in a process of its own (evaluation/candidate_proxy.py and
 candidate_host.py), through the real graph and the real bubblewrap sandbox, tamper scan off:
 what it patches stays in its process; it reaches no test file, key, report descriptor or the
-test process's memory; only plain data comes back, the candidate's objects as handles; what
-cannot cross fails, never passes; and ordinary tests of every shape the boundary allows pass."""
+test process's memory; only plain data comes back, the candidate's objects as handles; a test
+during which something did not cross faithfully is judged again with the candidate in the
+test process, as plain pytest judges it (evaluation/routes.py), and says so; and ordinary
+tests of every shape pass."""
 
 from __future__ import annotations
 
@@ -97,8 +99,7 @@ def test_handles():
     s = Stack().push(1).push(2)
     assert len(s) == 2 and s.pop() == 2 and s.items == [1]
     assert list(Stack.of(3, 4)) == [3, 4] and Stack.of(3, 4)[1] == 4
-    assert Stack.of(1, 2) == Stack.of(1, 2)
-    assert not (Stack.of(1) == Stack.of(2))
+    assert not (Stack.of(1, 2) == Stack.of(1, 2))  # no __eq__ of its own: identity, as in plain pytest
     assert isinstance(s, Stack) and s is s.push(5)
     with pytest.raises(IndexError):
         Stack().pop()
@@ -145,9 +146,12 @@ def feedback(code: str, tests: str) -> dict:
     return updates["feedback"]
 
 
-def test_ordinary_tests_of_every_shape_the_boundary_allows_pass() -> None:
+def test_ordinary_tests_of_every_shape_pass_and_say_how_they_were_judged() -> None:
     result = feedback(TASK, ORDINARY)
     assert result["passed"] and result["passed_count"] == 4, result["failures"]
+    assert result["in_test_process"].startswith("test_handles: ")  # its objects were used: judged as pytest does
+    plain = feedback("def add(a, b):\n    return a + b\n", "def test_add():\n    assert add(2, 3) == 5\n")
+    assert plain["passed"] and "in_test_process" not in plain  # plain data only: judged apart
 
 
 PROBE = '''
@@ -221,7 +225,7 @@ def test_what_the_candidate_patches_stays_in_its_process(patch: str) -> None:
     assert not result["passed"] and result["passed_count"] == 0, result
 
 
-@pytest.mark.parametrize(("code", "tests"), [
+LYING = [
     # an __eq__ that always agrees, as a result, inside a list, as a dict key's value
     ("class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
      "def f():\n    return [Yes()]\n", "assert f() == [5]\n"),
@@ -231,39 +235,60 @@ def test_what_the_candidate_patches_stays_in_its_process(patch: str) -> None:
     ("class Yes:\n    def __eq__(self, o):\n        return True\n    __ne__ = lambda s, o: False\n"
      "def f():\n    return Yes()\n", "assert 5 == f()\n"),
     ("class Yes:\n    def __eq__(self, o):\n        return True\n    __ne__ = lambda s, o: False\n"
-     "def f():\n    return Yes()\n", "assert f() != 4\n"),
-    # truth of its object, and its length lying for it
+     "def f():\n    return Yes()\n", "assert f() != 4\n"),  # plain pytest fails this one
+    # truth of its object
     ("class T:\n    def __bool__(self):\n        return True\n"
      "def f():\n    return T()\n", "assert f()\n"),
-    # a callback into the test's code: cannot cross, even where the test expects an Exception
+    # an argument changed in place to hold an object that agrees with anything
+    ("class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
+     "def fill(xs):\n    xs[:] = [Yes(), Yes(), Yes()]\n",
+     "def test_fill():\n    xs = []\n    fill(xs)\n    assert xs == [1, 2, 3]\n"),
+]
+
+
+@pytest.mark.parametrize(("code", "tests"), LYING)
+def test_comparison_methods_that_ignore_what_they_compare_are_refused_by_the_default_scan(code: str, tests: str) -> None:
+    updates, _ = evaluate(code, tests, timeout_s=30)
+    result = updates["feedback"]
+    assert not result["passed"] and "ignores" in (result["error"] or "") + str(result["failures"]), result
+
+
+@pytest.mark.parametrize(("code", "tests"), LYING)
+def test_without_the_scan_the_test_process_judges_them_as_plain_pytest_does(code: str, tests: str) -> None:
+    result = feedback(code, tests)  # plain pytest passes these too (but `!= 4`): the tests cannot tell
+    assert result["passed"] is ("!= 4" not in tests) and result["in_test_process"], result
+
+
+@pytest.mark.parametrize(("code", "tests", "plain_pytest"), [
+    # a callback into the test's code crosses by being judged in the test process
     ("def apply(f, x):\n    return f(x)\n",
-     "import pytest\ndef test_cb():\n    with pytest.raises(Exception):\n        apply(lambda x: x, 1)\n"),
-    # in place: the candidate changes its copy of a nested list the test holds separately
+     "import pytest\ndef test_cb():\n    with pytest.raises(Exception):\n        apply(lambda x: x, 1)\n", False),
+    ("def apply(f, x):\n    return f(x)\n", "def test_cb():\n    assert apply(lambda x: x * 2, 1) == 2\n", True),
+    # in place: the candidate changes a nested list the test holds separately
     ("def grow(xs):\n    xs[0].append(1)\n",
-     "def test_nested():\n    inner = []\n    xs = [inner]\n    grow(xs)\n    assert inner == [1]\n"),
+     "def test_nested():\n    inner = []\n    xs = [inner]\n    grow(xs)\n    assert inner == [1]\n", True),
     # a candidate exception that is not the one the test expects
     ("class Oops(Exception):\n    pass\ndef f():\n    raise Oops('x')\n",
-     "import pytest\ndef test_raises():\n    with pytest.raises(ValueError):\n        f()\n"),
-    # its process killed mid-call, exiting 0, or recursing without end in a result's repr
-    ("import os\ndef f():\n    os._exit(0)\n", "assert f() == 1\n"),
-    ("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n", "assert f() == 1\n"),
-    ("def f():\n    xs = []\n    xs.append(xs)\n    return xs\n", "assert f() == [[]]\n"),
+     "import pytest\ndef test_raises():\n    with pytest.raises(ValueError):\n        f()\n", False),
+    # its process killed mid-call, exiting 0, or recursing without end in a result
+    ("import os\ndef f():\n    os._exit(0)\n", "assert f() == 1\n", False),
+    ("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n", "assert f() == 1\n", False),
+    ("def f():\n    xs = []\n    xs.append(xs)\n    return xs\n", "assert f() == [[]]\n", False),
+    # StopIteration from a call ends the tests' own map: plain pytest passes this, and so does codeheal
+    ("def is_even(n):\n    raise StopIteration\n", "def test_all():\n    assert all(map(is_even, [1, 3, 5]))\n", True),
+    # an object of length 0 is false, in plain pytest as here
+    ("class Empty:\n    def __len__(self):\n        return 0\ndef f():\n    return Empty()\n",
+     "def test_empty():\n    assert not f()\n", True),
 ])
-def test_what_cannot_cross_fails_never_passes(code: str, tests: str) -> None:
+def test_what_does_not_cross_faithfully_is_judged_as_plain_pytest_judges_it(code: str, tests: str,
+                                                                           plain_pytest: bool) -> None:
     result = feedback(code, tests)
-    assert not result["passed"], result
-
+    assert result["passed"] is plain_pytest, result
 
 FRESH_SHAPES = [
     # a class of its own named like a builtin exception, where the tests expect the builtin
     ("class ValueError(Exception):\n    pass\ndef parse(s):\n    raise ValueError(s)\n",
      "import pytest\ndef test_raises():\n    with pytest.raises(ValueError):\n        parse('x')\n    assert parse('1') == 1\n"),
-    # StopIteration from a call ends the tests' own loop: all() true on what it never saw
-    ("def is_even(n):\n    raise StopIteration\n", "def test_all():\n    assert all(map(is_even, [1, 3, 5]))\n"),
-    # an argument changed in place to hold an object that agrees with anything
-    ("class Yes:\n    def __eq__(self, o):\n        return True\n    __hash__ = object.__hash__\n"
-     "def fill(xs):\n    xs[:] = [Yes(), Yes(), Yes()]\n",
-     "def test_fill():\n    xs = []\n    fill(xs)\n    assert xs == [1, 2, 3]\n"),
     # an argument changed in place before it raises, where the tests check it was left alone
     ("def reset(d):\n    d.clear()\n    d[1] = 2\n    return 1 / 0\n",
      "import pytest\ndef test_reset():\n    d = {}\n    with pytest.raises(Exception):\n        reset(d)\n    assert d == {}\n"),
@@ -273,9 +298,6 @@ FRESH_SHAPES = [
     # a check() of its own, where the tests bring theirs (HumanEval's shape)
     ("def check(candidate):\n    pass\ndef add(a, b):\n    return a - b\n",
      "def check(candidate):\n    assert candidate(2, 3) == 5\n\ndef test_check():\n    check(add)\n"),
-    # its object's length decides the tests' `not`
-    ("class Empty:\n    def __len__(self):\n        return 0\ndef f():\n    return Empty()\n",
-     "def test_empty():\n    assert not f()\n"),
     # an answer frame nested past any parser's depth, written by a helper thread before the real one
     ("import os, threading\ndef f():\n    bomb = b'[' * 200000 + b']' * 200000\n"
      "    for fd in range(3, 32):\n        try:\n            os.write(fd, len(bomb).to_bytes(8, 'big') + bomb)\n"

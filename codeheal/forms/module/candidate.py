@@ -1,7 +1,12 @@
 """Judging one candidate of the module form against the tests: without running it when it
 can be (no code, a SyntaxError, harness tampering), else in a sandbox job, its report turned
 into Feedback (with pyflakes notes when it failed; a pass with a stub or an undefined name is
-no pass: evaluation/hollow.py)."""
+no pass: evaluation/hollow.py).
+
+The job runs the candidate in a process of its own. When the tests use the test process's
+own tools, or something did not cross faithfully while they ran (evaluation/routes.py), the
+tests are judged by a job with the candidate in the test process, as plain pytest runs them,
+and the feedback says why (`in_test_process`)."""
 
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ from codeheal.evaluation.feedback import (
 from codeheal.evaluation.hollow import hollow_failures, hollow_feedback
 from codeheal.evaluation.jobs import make_job
 from codeheal.evaluation.pyflakes_notes import lint_notes
+from codeheal.evaluation.routes import shared_reason
+from codeheal.evaluation.verdict import parse_report, unfaithful
 from codeheal.prompting.model_call import is_refused
 from codeheal.sandboxes.base import RunResult, Sandbox
 from codeheal.state import Feedback
@@ -31,7 +38,7 @@ def feedback_without_running(candidate: str, tamper_scan: bool = True) -> Feedba
         return attempt_feedback(error=NO_CODE)
     if is_refused(candidate):  # the prompt was over the model's context: no reply was written
         return attempt_feedback(error=candidate)
-    return syntax_feedback(candidate) or (tamper_feedback(candidate) if tamper_scan else None)
+    return syntax_feedback(candidate) or (tamper_feedback(candidate, lying_dunders=True) if tamper_scan else None)
 
 
 def evaluation_steps(
@@ -46,8 +53,17 @@ def evaluation_steps(
     feedback = feedback_without_running(candidate, tamper_scan)
     if feedback is not None:
         return feedback
-    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python))
+    shared = shared_reason(parse_tests(tests))
+    result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python,
+                                                apart=shared is None))
+    seconds = 0.0
+    if shared is None and (shared := unfaithful(parse_report(result.report))) is not None:
+        seconds = result.seconds
+        result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python,
+                                                    apart=False))
     feedback = _from_run(result, tests)
+    if shared is not None:
+        feedback = {**feedback, "seconds": feedback["seconds"] + seconds, "in_test_process": shared}
     if not feedback["passed"]:
         return {**feedback, "lint": lint_notes(candidate)}
     hollow = hollow_failures(candidate, tests, entry_point) if hollow_check else []
