@@ -7,8 +7,8 @@ stand-ins that send each use to the candidate's process and read back plain data
 
 Before that process starts, this one removes what it must not reach: the test file's text (its lines
 kept in `linecache` for tracebacks; no bytecode of it is written: the job sets
-PYTHONDONTWRITEBYTECODE), the workspace from `sys.path` (the candidate's process can write
-files there), and it makes itself not dumpable (no ptrace, no /proc/PID/mem, environ or fd of
+PYTHONDONTWRITEBYTECODE), the workspace and every folder the candidate's process could write
+a module into from `sys.path` (so nothing it writes is importable here), and it makes itself not dumpable (no ptrace, no /proc/PID/mem, environ or fd of
 it to a process without CAP_SYS_PTRACE). The candidate's process starts with two pipes of its
 own and no other descriptor of this one, in an environment without codeheal's variables.
 
@@ -379,6 +379,18 @@ def _exception_base(name):
 _link = _Link()
 
 
+def _writable(entry):
+    """Whether the candidate's process (the same uid) could put a module where `entry` of
+    sys.path leads: the folder, or its nearest existing parent, is writable. Root writes
+    anywhere: nothing is left out for it (basic isolation, which promises none of this)."""
+    if os.geteuid() == 0:
+        return False
+    path = os.path.realpath(entry)
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return os.access(path, os.W_OK)
+
+
 def candidate(test_file):
     """The candidate's module as the tests see it, its process started once `test_file` is gone."""
     with open(test_file, encoding="utf-8") as source:
@@ -393,7 +405,7 @@ def candidate(test_file):
         pass
     workspace = os.path.dirname(os.path.abspath(test_file))
     real = os.path.realpath(workspace)
-    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != real]
+    sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != real and not _writable(p or ".")]
     sys.path_importer_cache.clear()
     _link.start(workspace)
     module = types.ModuleType(CANDIDATE)
