@@ -21,7 +21,8 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
 - ``tests_result``: the evaluator finished ``attempt``: ``passed``, ``passed_count`` of
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
   sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
-  project form also ``time_limit_s``, the limit each of its test runs had.
+  project form also ``time_limit_s``, the limit each of its test runs had; in the module form
+  ``in_test_process``, why its tests were judged with the candidate in the test process.
 - ``reflection_written``: the reflection drawn from ``attempt`` (from the reflector, or a
   human reviewer's hint).
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
@@ -88,6 +89,7 @@ class AttemptTested(TypedDict):
     sandbox_seconds: float
     isolation: str
     time_limit_s: NotRequired[float]
+    in_test_process: NotRequired[str]
     candidates: NotRequired[int]
     """When the attempt tested more than one candidate: how many (sandbox_seconds sums their runs,
     which overlap)."""

@@ -431,4 +431,5 @@ def tested_line(event: AttemptTested) -> str:
         timing = f"; the best of {event['candidates']} candidates, whose tests ran {event['sandbox_seconds']:.1f} s in all"
     else:
         timing = f"; tests ran {event['sandbox_seconds']:.1f} s"
-    return f"{counts}{timing} ({event['isolation']} sandbox{limit})"
+    judged = f"; judged in the test process ({escape(event['in_test_process'])})" if "in_test_process" in event else ""
+    return f"{counts}{timing} ({event['isolation']} sandbox{limit}){judged}"

@@ -193,6 +193,9 @@ class Attempt(TypedDict):
     summary: str
     passed: NotRequired[bool]
     """Its evaluation passed (every expected test ran and passed)."""
+    in_test_process: NotRequired[str]
+    """Module form: why its tests were judged with the candidate in the test process
+    (Feedback.in_test_process); absent: in a process of its own."""
     passed_count: int
     total: int
     reflection: str | None

@@ -78,7 +78,7 @@ def one_assert(module: ast.Module) -> bool:
 
 
 def _checks(module: ast.Module) -> list[ast.stmt]:
-    classes = unittest_classes(module)
+    classes = test_classes(module)
     return [node for node in module.body if _is_test_function(node, classes) or isinstance(node, ast.Assert)]
 
 
@@ -86,7 +86,7 @@ def check_names(module: ast.Module) -> frozenset[str]:
     """The names the tests' checks have in the generated module: test functions and classes,
     and `test_line_N` for each plain top-level assert build_test_module wraps."""
     names = set()
-    classes = unittest_classes(module)
+    classes = test_classes(module)
     for index, node in enumerate(module.body):
         if _is_test_function(node, classes):
             names.add(node.name)
@@ -121,7 +121,7 @@ def calls_name(module: ast.Module, name: str) -> bool:
 def watched_asserts(module: ast.Module) -> tuple[WatchedAssert, ...]:
     """The asserts in the tests' test functions and plain top-level asserts, in source order."""
     found: list[tuple[ast.Assert, str | None, bool]] = []
-    classes = unittest_classes(module)
+    classes = test_classes(module)
     for index, node in enumerate(module.body):
         if isinstance(node, ast.Assert) and _alone_on_its_lines(module.body, index):
             found.append((node, f"test_line_{node.lineno}", True))
@@ -257,26 +257,33 @@ def _alone_on_its_lines(body: list[ast.stmt], index: int) -> bool:
     return index + 1 == len(body) or body[index + 1].lineno > (node.end_lineno or node.lineno)
 
 
-def _is_test_function(node: ast.stmt, testcases: frozenset[str] = frozenset()) -> bool:
-    """Whether pytest collects `node`: a `test*` function; a class named `Test*`, or any
-    `unittest.TestCase` subclass whatever its name (`testcases`: the module's own)."""
+def _is_test_function(node: ast.stmt, classes: frozenset[str] = frozenset()) -> bool:
+    """Whether pytest collects `node`: a `test*` function, or one of the module's test classes
+    (`classes`, from test_classes)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return node.name.startswith("test")
-    if isinstance(node, ast.ClassDef):
-        return node.name.startswith("Test") or node.name in testcases
-    return False
+    return isinstance(node, ast.ClassDef) and node.name in classes
 
 
-def unittest_classes(module: ast.Module) -> frozenset[str]:
-    """The module's top-level classes that derive from a `*TestCase` class (unittest's
-    `TestCase`, `IsolatedAsyncioTestCase`, however imported) or from another of them, as far
-    as the source shows: pytest collects each of them whatever its name."""
-    found: set[str] = set()
+def _has_tests(node: ast.ClassDef) -> bool:
+    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test")
+               for item in node.body)
+
+
+def test_classes(module: ast.Module) -> frozenset[str]:
+    """The module's top-level classes pytest collects tests from: named `Test*`, or deriving
+    from a `*TestCase` class (unittest's `TestCase`, `IsolatedAsyncioTestCase`, however
+    imported) or from another of the module's, whatever their name; with `test*` methods of
+    their own or of a base of the module's."""
+    tested: dict[str, bool] = {}
+    unittest: set[str] = set()
     for node in module.body:
-        if isinstance(node, ast.ClassDef) and any(_base_name(base).endswith("TestCase") or _base_name(base) in found
-                                                  for base in node.bases):
-            found.add(node.name)
-    return frozenset(found)
+        if isinstance(node, ast.ClassDef):
+            bases = [_base_name(base) for base in node.bases]
+            if any(base.endswith("TestCase") or base in unittest for base in bases):
+                unittest.add(node.name)
+            tested[node.name] = _has_tests(node) or any(tested.get(base, False) for base in bases)
+    return frozenset(name for name, has in tested.items() if has and (name.startswith("Test") or name in unittest))
 
 
 def _base_name(base: ast.expr) -> str:

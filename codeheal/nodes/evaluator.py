@@ -137,6 +137,8 @@ def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], 
     )
     if "time_limit_s" in feedback:
         event["time_limit_s"] = feedback["time_limit_s"]
+    if "in_test_process" in feedback:
+        event["in_test_process"] = feedback["in_test_process"]
     if choice.tested > 1:
         event["candidates"] = choice.tested
     emit(event)

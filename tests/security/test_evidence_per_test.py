@@ -135,11 +135,12 @@ def test_evidence_written_at_exit_is_not_evidence() -> None:
     "class Yes(int):\n    def __bool__(self):\n        return True\n",
     "class Yes(list):\n    def __len__(self):\n        return 1\n    def __bool__(self):\n        return True\n",
 ])
-def test_a_value_whose_bool_lies_is_not_a_pass(tests: str, lie: str) -> None:
+def test_a_value_whose_bool_lies_is_refused_by_the_scan_and_else_judged_as_plain_pytest_does(tests: str, lie: str) -> None:
     code = lie + "def is_prime(n):\n    return Yes()\n"
-    feedback = failed(code, tests)  # its truth is refused in the test process (codeheal_proxy.Handle)
-    assert {f["exception"] for f in feedback["failures"]} == {"CandidateBoundaryError"}, feedback["failures"]
-    assert "is not decided by it" in feedback["failures"][0]["message"]
+    updates, _ = evaluate(code, tests)  # the default tamper scan: "__bool__ never looks at the object"
+    assert not updates["feedback"]["passed"] and "__bool__" in updates["feedback"]["error"]
+    feedback = run(code, tests)  # scan off: its truth is its own, in the test process, as in plain pytest
+    assert feedback["passed"] and feedback["in_test_process"], feedback
 
 
 def test_an_honest_truth_assert_passes() -> None:
@@ -166,5 +167,6 @@ def test_unittest_and_async_test_bodies_are_watched_to_their_end() -> None:
              "    async def test_add(self):\n        self.assertEqual(add(1, 1), 2)\n")
     assert run(RIGHT_ADD, tests)["passed"]
     patch = RUNNER_PATCH.replace("test.python').Function", "test.unittest').TestCaseFunction")
-    feedback = failed(patch + WRONG_ADD, tests)
-    assert judged_wrong(feedback) and feedback["passed_count"] == 0
+    feedback = failed(patch + WRONG_ADD, tests)  # async tests: judged in the test process, where the patch lands
+    assert feedback["in_test_process"] == "the tests are async" and feedback["passed_count"] == 0
+    assert {f["exception"] for f in feedback["failures"]} <= {"AssertionError", "NotRun"}, feedback["failures"]

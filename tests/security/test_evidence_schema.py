@@ -37,7 +37,7 @@ PASSING = [
 ]
 OTHER_RECORDS = [
     {"event": "value", "test": TEST, "check": 1, "side": 0, "big": "list"},
-    {"event": "value", "test": TEST, "check": 1, "side": 1, "object": "Yes", "known": False},
+    {"event": "value", "test": TEST, "check": 1, "side": 1, "object": "Yes"},
     {"event": "result", "test": TEST, "name": "test_add", "when": "call", "outcome": "failed",
      "exception": "AssertionError", "message": "assert 1 == 5", "frames": [FRAME],
      "inputs": {"a": "1"}, "expected": "5", "actual": "1"},
@@ -121,8 +121,10 @@ def test_a_missing_or_unknown_field_makes_the_report_untrusted(data: st.DataObje
     [], "start", 5, None, {"event": "verdict", "passed": True}, {"event": 1},
     {"event": "value", "test": TEST, "check": 0, "side": True, "plain": ["int", "5"]},
     {"event": "value", "test": TEST, "check": 0, "side": 0, "plain": ["int", "5"], "big": "int"},
-    {"event": "value", "test": TEST, "check": 0, "side": 0, "object": "Yes"},
+    {"event": "value", "test": TEST, "check": 0, "side": 0, "object": "Yes", "known": False},
     {"event": "value", "test": TEST, "check": 0, "side": 0, "plain": ["int", "5", "6"]},
+    {"event": "unfaithful", "test": TEST},
+    {"event": "compared", "test": TEST, "check": 0, "count": 1, "failed": 0, "objects": 0},
     {"event": "result", "test": TEST, "name": "test_add", "when": "call", "outcome": "passed", "xfail": False},
     {"event": "result", "test": TEST, "name": "test_add", "when": "call", "outcome": "ok"},
     {"event": "result", "test": TEST, "name": "test_add", "when": "call", "outcome": "failed",
@@ -163,13 +165,15 @@ def test_a_misshapen_supervisor_record_is_untrusted(supervisor: object) -> None:
 ])
 def test_a_candidate_writing_misshapen_records_fails_cleanly(forged: str) -> None:
     """In bubblewrap: the candidate looks for the plugin's emitter to write a record of the
-    wrong shape, and gives the right answer besides. The module form's candidate runs in a
-    process of its own, where there is no emitter: not a pass, no crash. (The host's schema
-    check itself is tried on every field above.)"""
+    wrong shape, and gives the right answer besides. Apart, there is no emitter (a KeyError,
+    which crosses without its arguments); judged again in the test process, it finds it and
+    writes the record: the schema makes the report untrusted. Not a pass, no crash. (The host's
+    schema check itself is tried on every field above.)"""
     code = ("import sys\nT = 'test_solution.py::test_add'\n"
             f"sys.modules['codeheal_report']._emit({forged})\n"
             "def add(a, b):\n    return a + b\n")
     updates, _ = evaluate(code, "def test_add():\n    assert add(2, 3) == 5\n", tamper_scan=False)
     feedback = updates["feedback"]
     assert not feedback["passed"], feedback
-    assert "KeyError" in str(feedback) and "codeheal_report" in str(feedback), feedback
+    assert feedback["in_test_process"].startswith("collecting: the candidate raised KeyError"), feedback
+    assert "evidence schema" in (feedback["error"] or ""), feedback

@@ -63,22 +63,16 @@ def test_ending_the_session_early_with_a_passing_exit_is_not_a_pass() -> None:
     assert {f["test"] for f in feedback["failures"]} == {"test_line_1"}, feedback  # a - b is right for (0, 0)
 
 
-def test_a_value_whose_eq_always_agrees_is_not_a_pass() -> None:
-    code = (
-        "class Anything:\n"
-        "    def __eq__(self, other):\n        return True\n"
-        "    __hash__ = object.__hash__\n"
-        "def add(a, b):\n    return Anything()\n"
-    )
-    feedback = failed(code)  # a handle on the candidate's object never equals plain data
-    assert failure_kinds(feedback) == {"AssertionError"}
-    assert "solution.Anything object" in feedback["failures"][0]["message"]
-
-
-def test_an_int_subclass_that_lies_is_not_a_pass() -> None:
-    code = "class Liar(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n" \
-           "def add(a, b):\n    return Liar(a - b)\n"
-    assert failure_kinds(failed(code)) == {"AssertionError"}
+@pytest.mark.parametrize("code", [
+    "class Anything:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n"
+    "def add(a, b):\n    return Anything()\n",
+    "class Liar(int):\n    def __eq__(self, other):\n        return True\n    __hash__ = int.__hash__\n"
+    "def add(a, b):\n    return Liar(a - b)\n",
+])
+def test_a_value_whose_eq_always_agrees_is_refused_by_the_scan(code: str) -> None:
+    updates, _ = evaluate(code, ADD_TESTS)  # the default scan; with it off the test process judges it by
+    feedback = updates["feedback"]          # its own __eq__, as plain pytest does (test_candidate_process.py)
+    assert not feedback["passed"] and "__eq__ ignores the value it is compared with" in feedback["error"], feedback
 
 
 def test_a_candidate_shadowing_a_builtin_does_not_change_the_tests() -> None:

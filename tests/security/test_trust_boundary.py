@@ -35,8 +35,9 @@ def failed(code: str, tests: str = ADD_TESTS, **settings: object) -> dict:
 
 def test_forged_report_file_and_exit_zero_is_not_a_pass(job_uids: list[int]) -> None:
     code = WRONG_ADD + f"import os\nopen('report.jsonl', 'w').write('{FORGED}')\nos._exit(0)\n"
-    feedback = failed(code, tamper_scan=False)
-    assert "the candidate's process ended (exit code 0)" in feedback["error"], feedback["error"]
+    feedback = failed(code, tamper_scan=False)  # apart, its process ends; in the test process, the run does
+    assert feedback["in_test_process"].startswith("collecting: the candidate's process ended (exit code 0)"), feedback
+    assert "report" in feedback["error"] or "ended" in feedback["error"], feedback["error"]
     assert "os._exit" in failed(code)["error"]  # and the scan names it before it runs
     for uid in job_uids:
         assert processes_of(uid) == []
@@ -109,7 +110,7 @@ def test_sixty_processes_of_1_9_gb_each_are_bounded_by_the_job_cgroup() -> None:
     )
     updates, seconds = evaluate(code, "assert add(1, 2) == 3\n", timeout_s=8.0, tamper_scan=False)
     assert not updates["feedback"]["passed"], updates["feedback"]
-    assert seconds < 8.0 + MARGIN_S
+    assert seconds < 2 * (8.0 + MARGIN_S)  # apart, then (its process killed) in the test process: each run bounded
 
 
 def test_host_sockets_and_private_packages_are_out_of_sight() -> None:

@@ -49,9 +49,11 @@ def verdict(code: str, tests: str) -> dict:
     ("import json\n" + YES + "Yes.__module__ = 'json'\njson.Yes = Yes\n\n\ndef f(x):\n    return Yes()\n",
      "def test_loop():\n    for i in range(300):\n        assert f(i) == i\n"),
 ])
-def test_the_candidates_own_objects_never_decide_a_check(code: str, tests: str) -> None:
-    feedback = verdict(code, tests)
-    assert not feedback["passed"], feedback
+def test_lying_objects_never_pass_under_the_default_scan(code: str, tests: str) -> None:
+    # The scan refuses comparison methods that ignore what they compare; with it off, such an
+    # object is judged in the test process by its own methods, as plain pytest judges it.
+    updates, _ = evaluate(code, tests, timeout_s=30)
+    assert not updates["feedback"]["passed"], updates["feedback"]
 
 
 def test_every_run_is_checked_and_honest_loops_and_big_values_pass() -> None:

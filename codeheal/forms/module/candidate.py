@@ -57,7 +57,7 @@ def evaluation_steps(
     result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python,
                                                 apart=shared is None))
     seconds = 0.0
-    if shared is None and (shared := unfaithful(parse_report(result.report))) is not None:
+    if shared is None and not result.timed_out and (shared := unfaithful(parse_report(result.report))) is not None:
         seconds = result.seconds
         result = yield SandboxRun(sandbox, make_job(candidate, tests, timeout_s, session, entry_point, python,
                                                     apart=False))

@@ -106,7 +106,9 @@ class ModuleForm(Form):
         self, state: State, best: TestedCandidate, tested: list[TestedCandidate], context: Context
     ) -> tuple[dict, dict]:
         names = task_check_names(state)
-        return {"task_checks_failed": sum(f["test"] in names for f in best["feedback"]["failures"])}, {}
+        feedback = best["feedback"]
+        judged = {"in_test_process": feedback["in_test_process"]} if "in_test_process" in feedback else {}
+        return {"task_checks_failed": sum(f["test"] in names for f in feedback["failures"]), **judged}, {}
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> tuple[dict, str | None]:
         if best is not None and status == "passed" and one_assert(parse_tests(user_checks(state))):

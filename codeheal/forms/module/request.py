@@ -21,7 +21,7 @@ def check_request(task: object, tests: object, entry_point: object) -> ast.Modul
     check_tests_size(tests)
     module = parse_tests(tests)
     if count_checks(module) == 0:
-        raise InputError("the tests contain no checks: add test_* functions or top-level asserts")
+        raise InputError("the tests contain no checks: add test_* functions, Test* or unittest.TestCase classes, or top-level asserts")
     if entry_point:
         if not isinstance(entry_point, str) or not entry_point.isidentifier():
             raise InputError(f"entry_point {entry_point!r} is not a Python identifier")
