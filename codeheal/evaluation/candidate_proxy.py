@@ -16,9 +16,10 @@ What crosses (docs/security.md):
 - arguments: pickled here, unpickled there (the candidate only reads the tests' data); the
   candidate's objects the tests hold go back as themselves. What cannot be pickled, or unpickled
   there (a lambda, a function or class of the tests), raises CandidateBoundaryError.
-- results: tagged plain data (codeheal_plain) when made of exactly the builtin scalars and
-  containers (and Decimal, Fraction); a result that is one of the call's own list, dict or set
-  arguments is the tests' argument itself. Anything else crosses as a `Handle` (an instance of
+- results: tagged plain data (codeheal_plain); one that is not exactly made of the builtin
+  scalars and containers (and Decimal, Fraction), a namedtuple or Counter read as its base, is
+  noted as not faithful; a result that is one of the call's own list, dict or set arguments is
+  the tests' argument itself. Anything else crosses as a `Handle` (an instance of
   a stand-in class named like the candidate's, or of Handle itself) whose attributes, calls,
   items and iteration are answered the same way; a handle equals only itself.
 - changes in place: a list, dict or set argument the candidate changed is changed here too.
@@ -252,6 +253,8 @@ class _Link:
                 self.changed(rest, more[0])  # applied when it raised too, as in one process
             if kind == "ok" and op == "call" and len(more) > 1 and more[1] is not None:
                 return self.argument(rest, more[1])  # it returned the tests' own argument
+            if kind == "ok" and len(more) > 2 and more[2] is not True:
+                _note("the candidate returned a value that is not exactly plain data (an object, a subclass, a Counter)")
             if kind == "raise":
                 raised = self.exception(*body)
                 if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":
