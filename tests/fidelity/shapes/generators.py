@@ -310,8 +310,8 @@ SHAPES = [
         from collections import Counter
 
         def run_lengths(text):
-            yield from Counter(text).items()
-        """.replace("yield from Counter(text).items()", "yield from sorted(Counter(text).items(), key=lambda kv: -kv[1])")),
+            yield from Counter(text).most_common()
+        """),
     S("generator_close_cleanup", """
         def test_cleanup_on_close():
             log = []
