@@ -70,6 +70,10 @@ class Comparison:
         """The overall verdict and the failing tests' names both agree."""
         return self.verdict_agrees and self.plain.failing == self.judged.failing
 
+    def explain(self) -> str:
+        return (f"{self.case.id}: plain pytest {_cell(self.plain)}; codeheal {_cell(self.judged)}: "
+                f"{self.judged.message}")
+
 
 def cases(shapes: Sequence[Shape], isolations: Sequence[str] = ISOLATIONS) -> list[Case]:
     return [Case(s, variant, isolation) for s in shapes for variant in VARIANTS for isolation in isolations]

@@ -6,6 +6,7 @@ code and the node ids of the tests (or collectors) that failed."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -33,6 +34,7 @@ def run(directory: str) -> dict[str, object]:
     for name in ("solution", "test_solution"):
         sys.modules.pop(name, None)
     os.chdir(directory)
+    gc.freeze()  # what earlier runs left is not this run's: pytest's gc.collect() at exit skips it
     path = list(sys.path)
     failed = Failed()
     code = pytest.main(["-q", "-p", "no:cacheprovider", "test_solution.py"], plugins=[failed])
