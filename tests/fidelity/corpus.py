@@ -17,7 +17,7 @@ from pathlib import Path
 
 import codeheal
 from codeheal import Context
-
+from codeheal.errors import CodehealError
 from tests.fidelity.shapes import FAMILIES, Shape, all_shapes
 
 VARIANTS = ("honest", "wrong")
@@ -131,7 +131,7 @@ async def ajudge(cases: Iterable[Case], concurrency: int = 3) -> dict[str, Verdi
         async with gate:
             try:
                 feedback = await codeheal.aevaluate(case.code, case.shape.tests, context=Context(isolation=case.isolation))
-            except Exception as error:  # an InputError or SandboxError is codeheal's verdict too: not a pass
+            except CodehealError as error:  # an InputError or SandboxError is codeheal's verdict too: not a pass
                 return case.id, Verdict(False, frozenset(), f"{type(error).__name__}: {error}".splitlines()[0])
             return case.id, _judged(feedback)
 

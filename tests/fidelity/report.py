@@ -22,7 +22,7 @@ def main() -> None:
     start = time.monotonic()
     comparisons = compare(all_shapes()[::args.every], args.isolation or ISOLATIONS, args.concurrency)
     seconds = time.monotonic() - start
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     print(f"`{' '.join(['python -m tests.fidelity.report', *sys.argv[1:]])}` at commit {commit}: "
           f"{len(comparisons)} evaluations in {seconds:.0f} s\n")
     print(table(comparisons))
