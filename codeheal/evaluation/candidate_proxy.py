@@ -105,6 +105,10 @@ class HandleClass(type):
             raise AttributeError(name)
         return _link.request("getattr", cls, name)
 
+    def __setattr__(cls, name, value):
+        _note(f"the tests set {cls.__name__}.{name}, which the candidate's process does not see")
+        super().__setattr__(name, value)
+
 
 def _no_order(self, other):
     raise CandidateBoundaryError(f"an object of the candidate's ({type(self).__name__}) is compared only by == "
@@ -382,6 +386,14 @@ def _exception_base(name):
 _link = _Link()
 
 
+class _Module(types.ModuleType):
+    """The tests' `solution`: a name they set on it does not reach the candidate's process."""
+
+    def __setattr__(self, name, value):
+        _note(f"the tests set solution.{name}, which the candidate's process does not see")
+        super().__setattr__(name, value)
+
+
 def _writable(entry):
     """Whether the candidate's process (the same uid) could put a module where `entry` of
     sys.path leads: the folder, or its nearest existing parent, is writable. Root writes
@@ -411,7 +423,7 @@ def candidate(test_file):
     sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != real and not _writable(p or ".")]
     sys.path_importer_cache.clear()
     _link.start(workspace)
-    module = types.ModuleType(CANDIDATE)
+    module = _Module(CANDIDATE)
     module.__dict__.update(_link.request("names", None))
     sys.modules[CANDIDATE] = module
     return module

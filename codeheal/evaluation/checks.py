@@ -265,6 +265,50 @@ def _is_test_function(node: ast.stmt, classes: frozenset[str] = frozenset()) -> 
     return isinstance(node, ast.ClassDef) and node.name in classes
 
 
+SKIP_MARKS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
+"""Marks and unittest decorators by which tests skip themselves or expect to fail."""
+SKIP_CALLS = frozenset({"skip", "xfail", "importorskip", "skipTest"})
+"""Calls by which a test's own body skips it."""
+
+
+def marked_to_skip(module: ast.Module) -> frozenset[str]:
+    """The tests (`test_x`, `TestX` for all its methods, `TestX::test_y`) that the tests' own text
+    may skip or mark xfail (`@pytest.mark.skip`, `skipif`, `xfail`, also on a parameter or the
+    module's `pytestmark`; unittest's `skip*` and `expectedFailure`; a `pytest.skip(...)` or
+    `self.skipTest(...)` in the test's body): such a test skipped or xfail is not counted, as
+    plain pytest does not count it. A skip from anywhere else (the candidate) is no pass."""
+    if any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in node.targets)
+           and _marks_skip(node.value) for node in module.body):
+        return frozenset(node.name for node in module.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                                 ast.ClassDef)))
+    found: set[str] = set()
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and _skips_itself(node):
+            found.add(node.name)
+        if isinstance(node, ast.ClassDef):
+            found |= {f"{node.name}::{item.name}" for item in node.body
+                      if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _skips_itself(item)}
+    return frozenset(found)
+
+
+def _skips_itself(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    """A skip or xfail mark on it, or (a function) a call in its own body that skips it
+    (`pytest.skip(...)`, `pytest.importorskip(...)`, `pytest.xfail(...)`, `self.skipTest(...)`)."""
+    if any(_marks_skip(d) for d in node.decorator_list):
+        return True
+    return not isinstance(node, ast.ClassDef) and any(
+        isinstance(call, ast.Call) and _called_name(call.func) in SKIP_CALLS for call in ast.walk(node))
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _marks_skip(node: ast.expr) -> bool:
+    return any(isinstance(part, ast.Attribute) and part.attr in SKIP_MARKS
+               or isinstance(part, ast.Name) and part.id in SKIP_MARKS for part in ast.walk(node))
+
+
 def _has_tests(node: ast.ClassDef) -> bool:
     return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test")
                for item in node.body)

@@ -79,6 +79,7 @@ def tamper_feedback(code: str, *, lying_dunders: bool = False) -> Feedback | Non
 def run_feedback(
     result: RunResult, expected: Collection[str] | None, *,
     watched: Sequence[WatchedAssert] = (), must_run: Collection[str] | None = None, tests: str | None = None,
+    may_skip: Collection[str] = (),
 ) -> Feedback:
     """Feedback from a sandbox run and its report (verdict.py: the supervisor's record and the
     report plugin's evidence). The report is evidence, not the verdict: a pass needs a report
@@ -93,12 +94,13 @@ def run_feedback(
     run, whose frames are in its own terms; `must_run`: the node ids the project as it is
     ran, each of which must run and pass (a test the project skips of its own accord is not
     counted); `tests`: the module form's tests, whose statements frames in the generated
-    module show.
+    module show; `may_skip`: the module form's tests whose own marks may skip them (not
+    counted when they do, as in plain pytest).
 
     A run whose report never started (the report plugin was stopped before pytest's session
     began: a candidate that interferes with the report, or a project that blocks the plugin)
     is a failed attempt that says so; the sandbox's own faults are raised by the sandbox."""
-    weighed = weigh(result.report, expected, watched, must_run, result.timed_out)
+    weighed = weigh(result.report, expected, watched, must_run, result.timed_out, may_skip)
     report, evidence, hung, overrun = weighed.report, weighed.evidence, weighed.hung, weighed.overrun
     events = report.events
     if overrun is not None:  # a test ran past its own limit and stopped the run (clock.py): a timeout

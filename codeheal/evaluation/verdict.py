@@ -182,11 +182,11 @@ def test_evidence(events: list[dict]) -> TestEvidence:
 
 def weigh(
     text: str, expected: Collection[str] | None, watched: Sequence[WatchedAssert], must_run: Collection[str] | None,
-    timed_out: bool,
+    timed_out: bool, may_skip: Collection[str] = (),
 ) -> Weighed:
     """The report `text` of a run weighed per test id (see run_feedback for `expected`,
-    `watched` and `must_run`; `timed_out`: the sandbox stopped the run at its limit). Counts
-    are per test id (subtests count under their test)."""
+    `watched`, `must_run` and `may_skip`; `timed_out`: the sandbox stopped the run at its
+    limit). Counts are per test id (subtests count under their test)."""
     report = parse_report(text)
     events = report.events
     overrun = next((e for e in events if e.get("event") == "overrun"), None)
@@ -194,7 +194,7 @@ def weigh(
     evidence = test_evidence(events)
     hung = _unfinished_test(events) if timed_out else None
     collected = evidence.collected or ()
-    required = _required(evidence, expected, must_run)
+    required = _required(evidence, expected, must_run, may_skip)
     unrun = [f for f in unrun_failures(evidence, required) if f["test"] != hung]  # named as the one that hung
     not_in_tests: list[str] = []
     if expected is not None:
@@ -211,13 +211,16 @@ def weigh(
                    passed_count, total, not_in_tests)
 
 
-def _required(evidence: TestEvidence, expected: Collection[str] | None, must_run: Collection[str] | None) -> set[str]:
-    """The test ids that must run and pass: every collected one in the module form; in the
-    project form, those the project as it is ran, and every collected one that has no result
-    at all (a run cut short), and every one that started and never ended."""
+def _required(evidence: TestEvidence, expected: Collection[str] | None, must_run: Collection[str] | None,
+              may_skip: Collection[str] = ()) -> set[str]:
+    """The test ids that must run and pass: in the module form every collected one but those
+    its own marks skipped or marked xfail (`may_skip`, checks.marked_to_skip); in the project
+    form, those the project as it is ran, and every collected one that has no result at all (a
+    run cut short), and every one that started and never ended."""
     collected = set(evidence.collected or ())
     if expected is not None:
-        return collected
+        return {t for t in collected if evidence.outcome.get(t) not in ("skipped", "xfail")
+                or (test_path(t) not in may_skip and top_name(t) not in may_skip)}
     required = {t for t in collected if evidence.outcome.get(t) in (None, "unfinished")}
     return required | set(must_run or ())
 

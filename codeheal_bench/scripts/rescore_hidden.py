@@ -1,14 +1,17 @@
 """Does the hidden check still judge the committed results as it did? Every distinct final code
 in the committed HumanEval records (benchmarks/results/**/*.jsonl) re-scored by the current
 hidden check (codeheal_bench.hidden, through `codeheal.aevaluate`), one at a time, against the
-verdict its record holds. Writes benchmarks/results/rescore_hidden.json: the counts, and every
-code whose verdict differs.
+verdict its record holds. Writes benchmarks/results/rescore_hidden.json (or --out): the counts,
+and every code whose verdict differs. `--only FOLDER` keeps the records under those result
+folders (HumanEval's only: MBPP's problems need MBPP's data file).
 
     .venv/bin/python codeheal_bench/scripts/rescore_hidden.py
+    .venv/bin/python codeheal_bench/scripts/rescore_hidden.py --only humaneval-1.5b-default --out FILE
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 from pathlib import Path
@@ -46,10 +49,13 @@ def summary(rows: list[dict]) -> dict:
     }
 
 
-async def rescore() -> list[dict]:
+async def rescore(only: list[str]) -> list[dict]:
     problems = {p.task_id: p for p in load_problems()}
     rows = []
     for (task_id, code), entry in recorded_verdicts().items():
+        if task_id not in problems or only and not any(r.startswith(f"{folder}/") for r in entry["records"]
+                                                        for folder in only):
+            continue
         verdict = await hidden_verdict(problems[task_id], code)
         rows.append({"task_id": task_id, "code": code, "recorded": sorted(entry["recorded"]), "now": verdict.passed,
                      "error": verdict.error, "records": entry["records"]})
@@ -57,6 +63,10 @@ async def rescore() -> list[dict]:
 
 
 if __name__ == "__main__":
-    result = summary(asyncio.run(rescore()))
-    (RESULTS / "rescore_hidden.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", action="append", default=[], help="a results folder whose records to re-score")
+    parser.add_argument("--out", type=Path, default=RESULTS / "rescore_hidden.json")
+    args = parser.parse_args()
+    result = summary(asyncio.run(rescore(args.only)))
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in result.items() if k != "differences"}))

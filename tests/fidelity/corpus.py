@@ -67,12 +67,27 @@ class Comparison:
 
     @property
     def agrees(self) -> bool:
-        """The overall verdict and the failing tests' names both agree."""
-        return self.verdict_agrees and self.plain.failing == self.judged.failing
+        """The overall verdict and the failing tests' names both agree (by the name pytest gives
+        the test function: a failure names its test id's last part, a subtest's after a space)."""
+        return self.verdict_agrees and _short(self.plain.failing) == _short(self.judged.failing)
 
     def explain(self) -> str:
         return (f"{self.case.id}: plain pytest {_cell(self.plain)}; codeheal {_cell(self.judged)}: "
                 f"{self.judged.message}")
+
+
+def _short(names: frozenset[str]) -> frozenset[str]:
+    return frozenset(_test_function(name.split("::")[-1]) for name in names)
+
+
+def _test_function(name: str) -> str:
+    """`test_x[a b] n=1 (setup)` -> `test_x[a b]`: up to the first space outside brackets."""
+    depth = 0
+    for index, char in enumerate(name):
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        if char == " " and depth == 0:
+            return name[:index]
+    return name
 
 
 def cases(shapes: Sequence[Shape], isolations: Sequence[str] = ISOLATIONS) -> list[Case]:

@@ -10,7 +10,7 @@ and the feedback says why (`in_test_process`)."""
 
 from __future__ import annotations
 
-from codeheal.evaluation.checks import check_names, parse_tests, watched_asserts
+from codeheal.evaluation.checks import check_names, marked_to_skip, parse_tests, watched_asserts
 from codeheal.evaluation.feedback import (
     attempt_feedback,
     run_feedback,
@@ -91,4 +91,5 @@ async def aevaluate_candidate(
 
 def _from_run(result: RunResult, tests: str) -> Feedback:
     module = parse_tests(tests)
-    return run_feedback(result, check_names(module), watched=watched_asserts(module), tests=tests)
+    return run_feedback(result, check_names(module), watched=watched_asserts(module), tests=tests,
+                        may_skip=marked_to_skip(module))
