@@ -53,6 +53,9 @@ class Host:
         self.module = module
         self.objects = {}
         self.numbers = {}
+        self.returned = {}
+        """Mutable results sent before, by id (held, so no id is reused): sent again, the tests
+        would hold two copies of what is one object here."""
 
     def number(self, obj):
         key = id(obj)
@@ -138,6 +141,14 @@ def _exact(obj, depth=0):
     return all(_exact(item, depth + 1) for item in items)
 
 
+def _dumped(value):
+    """`value` pickled, to tell whether a call changed it; None when it cannot be."""
+    try:
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def _read_exactly(fd, size):
     data = b""
     while len(data) < size:
@@ -211,10 +222,11 @@ def _answer(host, data):
         op, ref, rest = _Requests(data, host).load()
     except Exception as exc:  # noqa: BLE001
         return ["error", f"the arguments could not cross to the candidate's process ({type(exc).__name__}: {exc})"[:MESSAGE_CHARS]]
-    before = {}
+    before, others = {}, {}
     if op == "call":
         args, kwargs = rest
         before = {k: host.wire(v) for k, v in [*enumerate(args), *kwargs.items()] if type(v) in MUTABLE}
+        others = {k: _dumped(v) for k, v in [*enumerate(args), *kwargs.items()] if type(v) not in (*MUTABLE, *EXACT)}
     try:
         result = host.serve(op, ref, rest)
     except BaseException as exc:  # noqa: BLE001
@@ -223,11 +235,18 @@ def _answer(host, data):
         answer = None
     try:
         changed = _changed(host, *rest, before) if before else {}  # changes in place count when it raised too
+        # an argument of another kind (a deque, a bytearray) changed in place: the tests' copy did not
+        untracked = any(_dumped(rest[0][k] if isinstance(k, int) else rest[1][k]) != dump for k, dump in others.items())
         if answer:
+            answer[1][5] = answer[1][5] and not untracked
             return answer + [changed]
         same = next((str(k) for k, v in [*enumerate(rest[0]), *rest[1].items()] if v is result), None) \
             if op == "call" and type(result) in MUTABLE else None
-        return ["ok", None if same is not None else host.wire(result), changed, same, op == "names" or _exact(result)]
+        again = type(result) in MUTABLE and same is None and id(result) in host.returned
+        if type(result) in MUTABLE:
+            host.returned[id(result)] = result
+        faithful = op == "names" or (_exact(result) and not untracked and not again)
+        return ["ok", None if same is not None else host.wire(result), changed, same, faithful]
     except (RecursionError, ValueError):
         return ["error", "the result or an argument changed in place nests too deep to cross as plain data"]
 
@@ -241,7 +260,7 @@ def _raised(exc, host):
         message = ""
     try:
         faithful = (kind.__module__ == "builtins" and exc.args in ((), (message,)) and exc.__cause__ is None
-                    and not getattr(exc, "__notes__", None))
+                    and exc.__context__ is None and not getattr(exc, "__notes__", None))
     except Exception:  # noqa: BLE001
         faithful = False
     return ["raise", [kind.__name__, _builtin_base(kind).__name__, message, encoded, _frames(exc), faithful]]

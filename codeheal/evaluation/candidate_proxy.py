@@ -258,7 +258,8 @@ class _Link:
             if kind == "ok" and op == "call" and len(more) > 1 and more[1] is not None:
                 return self.argument(rest, more[1])  # it returned the tests' own argument
             if kind == "ok" and len(more) > 2 and more[2] is not True:
-                _note("the candidate returned a value that is not exactly plain data (an object, a subclass, a Counter)")
+                _note("what the candidate returned or changed does not cross exactly (an object, a subclass, a Counter, "
+                      "a result it returned before, an argument other than a list, dict or set changed in place)")
             if kind == "raise":
                 raised = self.exception(*body)
                 if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":

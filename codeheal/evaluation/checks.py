@@ -334,3 +334,15 @@ def _base_name(base: ast.expr) -> str:
     if isinstance(base, ast.Attribute):
         return base.attr
     return base.id if isinstance(base, ast.Name) else ""
+
+
+def top_level_imports(tests: ast.Module) -> list[str]:
+    """The top-level names of the modules the tests import at module level, outside a `try`
+    (an import there fails the whole test module), in order."""
+    names: list[str] = []
+    for node in tests.body:
+        if isinstance(node, ast.Import):
+            names += [alias.name.split(".")[0] for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module.split(".")[0])
+    return list(dict.fromkeys(names))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, watched_asserts
+from codeheal.evaluation.checks import TEST_MODULE, build_test_module, parse_tests, top_level_imports, watched_asserts
 from codeheal.sandboxes.base import Job
 
 PLUGIN_MODULE = "codeheal_report"
@@ -62,7 +62,8 @@ def make_job(candidate: str, tests: str, timeout_s: float, session: str | None =
         python_args=(*PYTEST_OPTIONS, *(f"{TEST_MODULE}::{name}" for name in selected)) if selected else PYTEST_ARGS,
         timeout_s=timeout_s,
         report=True,
-        env={**NO_AUTOLOAD, "PYTHONDONTWRITEBYTECODE": "1"},
+        env={**NO_AUTOLOAD, "PYTHONDONTWRITEBYTECODE": "1",
+             **({"CODEHEAL_HYPOTHESIS": "1"} if "hypothesis" in top_level_imports(parse_tests(tests)) else {})},
         session=session,
         python=python,
     )

@@ -266,6 +266,24 @@ def _start_tracing(coverage):
     return seen.clear
 
 
+HYPOTHESIS_ENV = "CODEHEAL_HYPOTHESIS"
+"""Set by the module form's job when its tests use hypothesis."""
+
+
+def _hypothesis_profile():
+    """Hypothesis's timing checks off (its per-example deadline, the "too slow" health checks)
+    unless a test sets them itself: they time the sandbox and the machine's load, not the code,
+    which the run's own time limit bounds."""
+    from hypothesis import HealthCheck, settings
+    settings.register_profile("codeheal", deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example,
+                                                     HealthCheck.data_too_large])
+    settings.load_profile("codeheal")
+
+
+if os.environ.pop(HYPOTHESIS_ENV, None):
+    _hypothesis_profile()
+
 _coverage = _Coverage() if os.environ.pop(COVERAGE_ENV, None) and _reporting else None
 if _coverage is not None:
     _coverage.rearm = _start_tracing(_coverage)

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from codeheal.errors import InputError
+from codeheal.evaluation.checks import top_level_imports
 from codeheal.sandboxes.runtime import not_an_interpreter, runtime_of
 
 OWN_MODULES = frozenset({"solution"})
@@ -82,15 +83,3 @@ def _site_folders(python: Path) -> list[Path] | None:
 def _holds(folder: Path, name: str) -> bool:
     """Whether `folder` holds the top-level module `name` (a package, a module, an extension)."""
     return (folder / name).is_dir() or (folder / f"{name}.py").is_file() or any(folder.glob(f"{name}.*.so"))
-
-
-def top_level_imports(tests: ast.Module) -> list[str]:
-    """The top-level names of the modules the tests import at module level, outside a `try`
-    (an import there fails the whole test module), in order."""
-    names: list[str] = []
-    for node in tests.body:
-        if isinstance(node, ast.Import):
-            names += [alias.name.split(".")[0] for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module.split(".")[0])
-    return list(dict.fromkeys(names))
