@@ -115,6 +115,11 @@ def _no_order(self, other):
                                  "with itself here, never by !=, <, <=, > or >=")
 
 
+def _inexact():
+    _note("what the candidate returned or changed does not cross exactly (a subclass, a Counter, a result it "
+          "returned before, an argument other than a list, dict or set changed in place)")
+
+
 def _used(handle):
     if _running[0] is not None:
         _note(f"an object of the candidate's ({type(handle).__name__}) was used")
@@ -255,11 +260,11 @@ class _Link:
             kind, body, *more = json.loads(self._read(size))
             if kind in ("ok", "raise") and op == "call" and more and more[0]:
                 self.changed(rest, more[0])  # applied when it raised too, as in one process
+            exact = not (kind == "ok" and len(more) > 2 and more[2] is not True)
             if kind == "ok" and op == "call" and len(more) > 1 and more[1] is not None:
+                if not exact:
+                    _inexact()
                 return self.argument(rest, more[1])  # it returned the tests' own argument
-            if kind == "ok" and len(more) > 2 and more[2] is not True:
-                _note("what the candidate returned or changed does not cross exactly (an object, a subclass, a Counter, "
-                      "a result it returned before, an argument other than a list, dict or set changed in place)")
             if kind == "raise":
                 raised = self.exception(*body)
                 if isinstance(raised, (StopIteration, StopAsyncIteration)) and op != "next":
@@ -267,7 +272,10 @@ class _Link:
                     # (`all(map(f, xs))` true on what it never saw)
                     raised = CandidateBoundaryError(f"{body[0]} raised by the candidate outside `next`")
             elif kind == "ok":
-                return self.decode(body)
+                value = self.decode(body)  # an object in it is noted as such first
+                if not exact:
+                    _inexact()
+                return value
             else:
                 raised = CandidateBoundaryError(str(body))
         except (EOFError, OSError):
