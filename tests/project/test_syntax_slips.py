@@ -12,6 +12,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 from codeheal.cli import main
 from codeheal.errors import EditRejected
 from codeheal.forms.project.edits import apply_reply
+from codeheal.forms.project.import_slips import import_repairs
 from codeheal.forms.project.syntax_slips import (
     cheap_repairs,
     found_slip,
@@ -150,3 +151,17 @@ def test_a_test_file_that_does_not_parse_stays_bad_input(tmp_path: Path, capsys:
         code = _fix(tmp_path, project, server)
     assert code == 2
     assert "nothing for the model to repair" in capsys.readouterr().err
+
+
+def test_a_misspelt_imported_name_or_module_is_respelt_by_the_screen() -> None:
+    util = "def clamp(value, low, high):\n    return max(low, min(value, high))\n\n\nLIMIT = 3\n"
+    files = {"calc/__init__.py": "", "calc/util.py": util, "calc/ops.py": "from calc.util import clmap\n"}
+    failure = CheckFailure(test="tests/test_ops.py", exception="ImportError",
+                           message="cannot import name 'clmap' from 'calc.util' (/p/calc/util.py)", line=1,
+                           frames=[], expected=None, actual=None)
+    imports = [("calc/ops.py", 1, "from calc.util import clmap")]
+    assert import_repairs([failure], imports, files) == ["```python\n# calc/ops.py\nfrom calc.util import clamp\n```\n"]
+    module = CheckFailure(**{**failure, "exception": "ModuleNotFoundError", "message": "No module named 'calc.utl'"})
+    assert import_repairs([module], [("calc/ops.py", 1, "from calc.utl import clamp")], files)[0] == (
+        "```python\n# calc/ops.py\nfrom calc.util import clamp\n```\n")
+    assert import_repairs([CheckFailure(**{**failure, "message": "boom"})], imports, files) == []

@@ -19,9 +19,11 @@ from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
 from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
+from codeheal.forms.project.import_slips import import_repairs
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
 from codeheal.forms.project.prompts import (
+    failing_imports,
     project_actor_messages,
     project_reflector_messages,
     project_reply_start,
@@ -234,16 +236,24 @@ def end_note(best: Attempt | None, status: Status) -> str | None:
 
 def screen(run: ProjectRun, context: Context) -> list[Candidate]:
     """The screen's candidates, tested before the first model call: when a project module does
-    not parse, its cheap repairs (syntax_slips.py); else one-line mutations of the
+    not parse, its cheap repairs (syntax_slips.py); when an import of the project fails, the
+    misspelt name respelt (import_slips.py); else one-line mutations of the
     MUTATED_LINES most suspicious lines of the project as it is (project/mutations.py), at most
     ProjectSettings.mutants, likeliest operator class first and within a class the more
-    suspicious line first; each a reply like a line candidate's. None without suspicious lines."""
+    suspicious line first; each a reply like a line candidate's. None without suspicious lines,
+    and none at all when `mutants` is 0 (the screen off)."""
     as_is = run["as_is"]
     slip = slip_of(run)
+    if not context.project.mutants:
+        return []  # the screen is off
     if slip is not None:
         text = files_of(run)[slip["file"]]
         return [whole_file_reply(slip["file"], repaired) for repaired in cheap_repairs(text)]
-    if not (context.project.mutants and as_is is not None and as_is["suspicious"]):
+    if as_is is not None and (imports := failing_imports(as_is["failures"], files_of(run))):
+        respelt = import_repairs(as_is["failures"], imports, files_of(run))
+        if respelt:
+            return respelt
+    if not (as_is is not None and as_is["suspicious"]):
         return []
     ranked = [
         (mutant.rank, place, slot.reply(mutant.line))
