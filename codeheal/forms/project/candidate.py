@@ -20,6 +20,7 @@ from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
+from codeheal.forms.project.executed import executed_functions
 from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import added_findings, lint_feedback
@@ -94,6 +95,7 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
         seconds=None if feedback["timed_out"] else feedback["seconds"],
         suspicious=functions_first(ranking, files, target_functions),
         test_limits=learned_limits(durations_of(result), set(feedback.get("tests_ran") or []) - failed, failed),
+        executed=executed_functions(coverage, failed, files),
         **({"slip": slip} if slip is not None else {}),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))

@@ -64,6 +64,9 @@ class AsIs(TypedDict):
     not a multiple of the one the hang ran into)."""
     suspicious: list[SuspiciousLine]
     """Its lines, most likely to hold the defect first."""
+    executed: NotRequired[dict[str, list[str]]]
+    """Path -> the project functions the failing tests executed (executed.py): in the repair's
+    scope however the tests reached them; absent in a run checkpointed before it was kept."""
     slip: NotRequired[Slip]
     """The project module that does not parse and kept the tests from running, where the
     parser stopped (syntax_slips.py); absent when every module parses."""
@@ -169,6 +172,8 @@ def scoped(run: ProjectRun) -> ProjectRun:
         functions = {}
         for path, name in sorted(scope):
             functions.setdefault(path, []).append(name)
+        for path, names in as_is.get("executed", {}).items():  # what the failing tests ran is on their path
+            functions[path] = sorted({*functions.get(path, []), *names})
         if "slip" in as_is:  # the module that does not parse is repaired whole
             functions.setdefault(as_is["slip"]["file"], [])
     first = failing_first(command_of(run["command"]), as_is["tests_failed"], as_is["tests_ran"], files)
