@@ -24,7 +24,6 @@ from rich.console import Console
 
 from codeheal import best_attempt, build_graph, resolve, settings_of
 from codeheal.errors import InputError
-
 from codeheal_bench.diffs import healed_by
 from codeheal_bench.records import Records, record_each
 from codeheal_bench.slips import TEST_COMMAND, SlipCase, slip_cases
