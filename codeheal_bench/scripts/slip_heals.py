@@ -4,10 +4,11 @@ projects) with the default model and settings, each in a temporary folder, throu
 the CLI runs it, and records its status, what healed it, whether the healed module is the one
 before the slip (exact), its attempts and wall seconds. One JSON line per case is appended to
 OUT/syntax_slips.jsonl as it finishes (a rerun skips those); then OUT/syntax_slips.json holds the
-summary: heal rate, median and worst seconds, by kind. Run it alone: it calls the embedded model.
+summary: heal rate, median and worst seconds, by kind (`--mutants 0`: the model alone, in
+syntax_slips-mutants0.*). Run it alone: it calls the embedded model.
 
     flock /tmp/codeheal-model.lock .venv/bin/python codeheal_bench/scripts/slip_heals.py \\
-        --out benchmarks/results [--only NAME ...] [--every K]
+        --out benchmarks/results [--only NAME ...] [--every K] [--mutants 0]
 """
 
 from __future__ import annotations
@@ -28,8 +29,7 @@ from codeheal_bench.diffs import healed_by
 from codeheal_bench.records import Records, record_each
 from codeheal_bench.slips import TEST_COMMAND, SlipCase, slip_cases
 
-RECORDS_FILE = "syntax_slips.jsonl"
-SUMMARY_FILE = "syntax_slips.json"
+NAME = "syntax_slips"
 
 
 def heal_case(graph, case: SlipCase, context) -> dict:  # type: ignore[no-untyped-def]
@@ -85,19 +85,22 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--every", type=int, default=1, help="every K-th case of the corpus (a named sample)")
+    parser.add_argument("--mutants", type=int, help="0: the screen off, the model alone (files named -mutants0)")
     args = parser.parse_args()
     cases = [c for c in slip_cases() if not args.only or c.name in args.only][::args.every]
-    context = resolve({"sandbox": "local"}).context
+    context = resolve({"sandbox": "local", **({} if args.mutants is None else {"mutants": args.mutants})}).context
+    named = "" if args.mutants is None else f"-mutants{args.mutants}"
     settings = settings_of(context)
-    records: Records[dict] = Records(args.out / RECORDS_FILE, key=lambda r: r["case"], settings_of=lambda r: settings)
+    records: Records[dict] = Records(args.out / f"{NAME}{named}.jsonl", key=lambda r: r["case"], settings_of=lambda r: settings)
     graph = build_graph().compile(name="codeheal")
     console = Console(stderr=True)
     record_each(cases, records, name=lambda c: c.name, heal=lambda c: heal_case(graph, c, context),
                 outcome=lambda r: f"{r['status']} ({r['healed_by'] or '-'}), {r['seconds']} s", console=console)
     chosen = [records[c.name] for c in cases if c.name in records]
-    result = {"command": f"slip_heals.py --every {args.every}" + (f" --only {' '.join(args.only)}" if args.only else ""),
+    result = {"command": f"slip_heals.py --every {args.every}" + (f" --only {' '.join(args.only)}" if args.only else "")
+              + (f" --mutants {args.mutants}" if args.mutants is not None else ""),
               "summary": summary(chosen, context.model), "cases": [c.name for c in cases]}
-    (args.out / SUMMARY_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (args.out / f"{NAME}{named}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     console.print(json.dumps(result["summary"], indent=2))
 
 
