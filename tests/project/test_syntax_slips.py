@@ -122,6 +122,8 @@ def test_fix_heals_a_missing_colon_by_the_screen(tmp_path: Path, capsys: pytest.
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "-    for item in items\n+    for item in items:\n" in out
+    assert "calc/ops.py line 7 does not parse (SyntaxError: expected ':'), so the tests could not be loaded" in " ".join(
+        err.split())
 
 
 def test_fix_heals_a_slip_the_screen_cannot_with_the_models_region(

@@ -70,7 +70,9 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     feedback, result = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None, coverage=True)
     slip = found_slip(feedback, kept.files)
     if slip is not None:  # a project module does not parse: a failure with its location, not bad input
-        feedback = Feedback(**{**feedback, "failures": with_location(feedback["failures"], slip, kept.files)})
+        feedback = Feedback(**{**feedback, "failures": with_location(feedback["failures"], slip, kept.files),
+                               "error": f"{slip['file']} line {slip['line']} does not parse ({slip['exception']}: "
+                                        f"{slip['message']}), so the tests could not be loaded"})
     refuse_untestable(feedback, run["test_command"])
     if feedback["timed_out"]:
         feedback = hung_as_is(feedback, limit)
