@@ -358,3 +358,11 @@ def test_a_plain_helper_beside_a_correction_is_added_before_the_function_it_serv
 def test_a_helper_that_runs_code_or_rebinds_a_name_is_refused(shop: dict[str, str], helper: str, reason: str) -> None:
     with pytest.raises(EditRejected, match=reason):
         apply_reply(shop, fence(helper + "\n\n" + FIXED_DISCOUNT))
+
+
+def test_a_definition_named_as_another_under_nfkc_is_refused() -> None:
+    """Python reads `ﬁx` as `fix`: a "new helper" so named would replace fix unseen."""
+    files = {"m.py": "def fix(x):\n    return x\n\n\ndef use(x):\n    return fix(x) + 1\n"}
+    reply = "```python\n# m.py\ndef \ufb01x(x):\n    return 0\n\n\ndef use(x):\n    return fix(x) + 2\n```"
+    with pytest.raises(EditRejected, match="a name Python reads as fix"):
+        apply_reply(files, reply)

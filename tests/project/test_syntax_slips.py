@@ -167,3 +167,4 @@ def test_a_misspelt_imported_name_or_module_is_respelt_by_the_screen() -> None:
     assert import_repairs([module], [("calc/ops.py", 1, "from calc.utl import clamp")], files)[0] == (
         "```python\n# calc/ops.py\nfrom calc.util import clamp\n```\n")
     assert import_repairs([CheckFailure(**{**failure, "message": "boom"})], imports, files) == []
+

@@ -35,7 +35,8 @@ Policy, for a reply that does more than replace definitions:
   headed by its path that parses and changes only the lines around where the parser stopped
   (syntax_slips.py).
 A change that adds or alters a coding declaration, or adds control characters other than newline
-and tab, is refused (source_text.py). Refusals raise EditRejected, whose message is the
+and tab, is refused (source_text.py); so is a definition whose name Python reads as another
+(NFKC: `ﬁx` is `fix`), which could replace a function the reply does not name. Refusals raise EditRejected, whose message is the
 attempt's feedback."""
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -236,6 +238,12 @@ class _Edit:
         if path is not None and parse_error(self.files[path]) is not None:
             self._unparsed_file(block.code, path, where)
             return
+        for prefix, node in statements.definitions:
+            if unicodedata.normalize("NFKC", node.name.value) != node.name.value:
+                raise EditRejected(
+                    f"{where} defines {prefix}{node.name.value}, a name Python reads as "
+                    f"{unicodedata.normalize('NFKC', node.name.value)} (NFKC): write names as Python reads them"
+                )
         if statements.module_statements:
             self._whole_file(block.code, path, statements.module_statements[0], where)
             return
