@@ -23,7 +23,7 @@ Policy, for a reply that does more than replace definitions:
   replacement that evaluates anything new when defined (a decorator, default value or
   annotation the original does not have, other than a literal or a name) is refused
   (import_time.py);
-- usage code (`if __name__ == "__main__":`, top-level asserts and calls) is ignored, and class
+- usage code (`if __name__ == "__main__":` in exactly that form, top-level asserts and calls) is ignored, and class
   statements other than methods are ignored when identical to the original's;
 - a new plain top-level function beside a correction (a helper: no decorator, nothing new
   evaluated when defined, a name the module does not bind) is added before the function it
@@ -53,7 +53,12 @@ import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
-from codeheal.forms.project.import_time import added, def_time, import_time
+from codeheal.forms.project.import_time import (
+    added,
+    def_time,
+    import_time,
+    is_main_guard,
+)
 from codeheal.forms.project.realign import realign
 from codeheal.forms.project.source_text import refuse_unreadable
 from codeheal.forms.project.syntax_slips import parse_error, within_region
@@ -633,7 +638,8 @@ def _is_filler(statement: cst.CSTNode) -> bool:
 def _is_usage(statement: cst.CSTNode) -> bool:
     """Code a model appends to try its answer: a main guard, top-level asserts and calls."""
     if isinstance(statement, cst.If):
-        return "__main__" in cst.Module(body=[]).code_for_node(statement.test)
+        test = parse_code(cst.Module(body=[]).code_for_node(statement.test), mode="eval").body
+        return is_main_guard(test) and statement.orelse is None
     return _small(statement, cst.Assert | cst.Expr | cst.Pass)
 
 
