@@ -125,11 +125,22 @@ def region_code(reply: str) -> str:
 
 def spliced(text: str, line: int, corrected: str) -> str:
     """`text` with the region around `line` replaced by `corrected` (a single line replaces
-    the parser's line alone)."""
+    the parser's line alone); blank lines the model dropped or added are the original's."""
     lines = text.splitlines(keepends=True)
     new = [piece if piece.endswith("\n") else piece + "\n" for piece in corrected.splitlines(keepends=True)]
     first, last = (line, line) if len(new) == 1 else region(text, line)
-    return "".join([*lines[:first - 1], *new, *lines[last:]])
+    return "".join([*lines[:first - 1], *_blanks_kept(lines[first - 1:last], new), *lines[last:]])
+
+
+def _blanks_kept(old: list[str], new: list[str]) -> list[str]:
+    matcher = difflib.SequenceMatcher(None, [o.strip() for o in old], [n.strip() for n in new], autojunk=False)
+    kept: list[str] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or (tag == "delete" and not "".join(old[i1:i2]).strip()):
+            kept += old[i1:i2]
+        elif not (tag == "insert" and not "".join(new[j1:j2]).strip()):
+            kept += new[j1:j2]
+    return kept
 
 
 def whole_file_reply(path: str, text: str) -> str:
