@@ -92,6 +92,8 @@ def test_the_models_region_is_spliced_back_and_only_the_region_may_change() -> N
     assert spliced(broken, 7, region + "\n") == OPS
     assert spliced(broken, 7, SLIPS[0][0]) == OPS  # one line replaces the parser's line
     assert spliced(broken, 7, region.replace("\n\n\n", "\n\n") + "\n") == OPS  # a blank line the model dropped
+    unindented = OPS.replace(*SLIPS[6])  # expected an indented block: the model's region re-indents a line
+    assert spliced(unindented, 9, "\n".join(OPS.splitlines()[2:15]) + "\n") == OPS
     assert region_code("```python\n   7 |     for item in items:\n```") == "    for item in items:\n"
     assert within_region(broken, OPS)
     assert not within_region(broken, OPS.replace("return sum(values) / len(values)", "return 0.0"))

@@ -133,7 +133,10 @@ def spliced(text: str, line: int, corrected: str) -> str:
 
 
 def _blanks_kept(old: list[str], new: list[str]) -> list[str]:
-    matcher = difflib.SequenceMatcher(None, [o.strip() for o in old], [n.strip() for n in new], autojunk=False)
+    def key(line: str) -> str:  # indentation counts: a re-indented line is a change
+        return line.rstrip() if line.strip() else ""
+
+    matcher = difflib.SequenceMatcher(None, [key(o) for o in old], [key(n) for n in new], autojunk=False)
     kept: list[str] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal" or (tag == "delete" and not "".join(old[i1:i2]).strip()):
