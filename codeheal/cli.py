@@ -439,7 +439,7 @@ def _report_fix(args: argparse.Namespace, result: RunReport, thread_id: str) -> 
     if passed and not result["diff"]:
         stderr.print("the tests pass as the project is: nothing to change")
     elif result["files_written"]:
-        stderr.print(f"wrote {', '.join(result['files_written'])}")
+        stderr.print(f"wrote {escape(', '.join(result['files_written']))}")
     elif not passed:
         last = result["history"][-1]["summary"] if result["history"] else ""
         if result["diff"] and not args.json:

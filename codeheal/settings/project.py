@@ -8,7 +8,7 @@ from typing import Literal
 
 from codeheal.settings.values import setting
 
-Regression = Literal["importers", "suite", "none"]
+Regression = Literal["runs", "importers", "suite", "none"]
 """Which tests beyond the test command check a change before it is a heal (forms/project/regression.py)."""
 
 SET_BY_FORM = ("feedback", "feedback_when", "fresh_attempts", "fresh_start", "stop_on_repeat")
@@ -38,10 +38,12 @@ class ProjectSettings:
         unset=True,
     )
     regression: Regression = setting(
-        "importers",
+        "runs",
         "Before a change that passes the test command is called a heal, also run the tests "
         "beyond it that exercise the changed code, on the changed copy; a change that breaks a "
-        "test that passed on the project as it is is no heal. importers: the test files that "
+        "test that passed on the project as it is is no heal. runs: the tests whose run of the "
+        "project as it is executed the changed code (the whole suite run once with each test's "
+        "line coverage); importers: the test files that "
         "import the changed modules (directly or through the project's other modules); suite: "
         "the project's whole suite (the command without its test paths); none: off. Only where "
         "pytest is visible in the test command.",

@@ -103,3 +103,15 @@ def test_never_writes_through_a_link(tmp_path: Path) -> None:
     (tmp_path / "alias.py").symlink_to(tmp_path / "real.py")
     with pytest.raises(InputError, match="alias.py: a link"):
         write_changes(tmp_path, {"alias.py": "x = 2\n"}, originals={"alias.py": "x = 1\n"})
+
+
+def test_an_added_line_that_starts_with_two_pluses_stays_in_its_hunks_annotation() -> None:
+    from codeheal.forms.project.annotations import annotations
+
+    before = {"m.py": 'NOTE = """\nold\n"""\n\n\ndef f():\n    return 1\n'}
+    after = {"m.py": 'NOTE = """\n++ new\n-- gone\n"""\n\n\ndef f():\n    return 2\n'}
+    diff = unified_diff(before, after).text
+    assert "\n+++ new\n" in diff and "\n--- gone\n" not in diff.split("@@", 1)[0]
+    commands = annotations(diff)
+    assert len(commands) == 1 and commands[0].startswith("::error file=m.py,line=2,endLine=7,"), commands
+    assert "%0A+++ new%0A+-- gone%0A" in commands[0] and commands[0].endswith("+    return 2")

@@ -358,3 +358,26 @@ def test_a_plain_helper_beside_a_correction_is_added_before_the_function_it_serv
 def test_a_helper_that_runs_code_or_rebinds_a_name_is_refused(shop: dict[str, str], helper: str, reason: str) -> None:
     with pytest.raises(EditRejected, match=reason):
         apply_reply(shop, fence(helper + "\n\n" + FIXED_DISCOUNT))
+
+
+def test_a_definition_named_as_another_under_nfkc_is_refused() -> None:
+    """Python reads `ﬁx` as `fix`: a "new helper" so named would replace fix unseen."""
+    files = {"m.py": "def fix(x):\n    return x\n\n\ndef use(x):\n    return fix(x) + 1\n"}
+    reply = "```python\n# m.py\ndef \ufb01x(x):\n    return 0\n\n\ndef use(x):\n    return fix(x) + 2\n```"
+    with pytest.raises(EditRejected, match="a name Python reads as fix"):
+        apply_reply(files, reply)
+
+
+@pytest.mark.parametrize(("guard", "inert"), [
+    ('__name__ == "__main__"', True), ('"__main__" == __name__', True), ('__name__ != "__main__"', False),
+    ('__name__ == "__main__" or True', False),
+])
+def test_only_the_exact_main_guard_is_inert_at_import(guard: str, inert: bool) -> None:
+    """A whole-file rewrite may not add code run at import behind a guard that runs at import."""
+    files = {"m.py": "def f(x):\n    return x\n"}
+    reply = f"```python\n# m.py\ndef f(x):\n    return x + 1\n\n\nif {guard}:\n    print('run')\n```"
+    if inert:
+        assert "return x + 1" in apply_reply(files, reply).files["m.py"]
+    else:
+        with pytest.raises(EditRejected, match="runs when it is imported"):
+            apply_reply(files, reply)

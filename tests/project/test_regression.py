@@ -52,7 +52,7 @@ def calc(tmp_path: Path) -> Path:
 
 def heal(project: Path, replies: list[str], **settings) -> dict:
     model = GenericFakeChatModel(messages=iter([AIMessage(r) for r in replies]))
-    context = resolve({"max_attempts": 2, "reflect": False, **settings}).context
+    context = resolve({"max_attempts": 2, "reflect": False, "regression": "importers", **settings}).context
     return build_graph(llm=model).compile().invoke({"project": str(project), "test_command": NAMED}, context=context)
 
 

@@ -204,7 +204,7 @@ def test_settings_of_the_other_form_are_refused(settings, form, message):
 
 def test_the_environment_s_settings_of_the_other_form_are_left_to_the_form_they_fit(monkeypatch):
     monkeypatch.setenv("CODEHEAL_MUTANTS", "5")
-    assert resolve({}, form="module").context.project == ProjectSettings(mutants=5, lint=True, regression="importers", context_size=0)
+    assert resolve({}, form="module").context.project == ProjectSettings(mutants=5, lint=True, regression="runs", context_size=0)
 
 
 @pytest.mark.parametrize("argv", [

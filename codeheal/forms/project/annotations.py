@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import re
 
-HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,\d+)? @@")
+HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,(?P<added>\d+))? @@")
 TITLE = "codeheal fix"
 
 
 def annotations(diff: str) -> list[str]:
     """`::error file=F,line=L,endLine=E,title=...::message` for each hunk of a unified diff
     (a/ and b/ paths), the lines it removes in the original (the line it inserts before, for
-    a hunk that only adds); the message holds the hunk."""
+    a hunk that only adds); the message holds the hunk. A hunk's lines are read by its
+    header's counts, so an added line that starts with `++ ` is not a file header."""
     commands: list[str] = []
     path = None
     hunk: list[str] = []
@@ -27,9 +28,23 @@ def annotations(diff: str) -> list[str]:
                 f"title={_property(TITLE)}::{_data(message)}"
             )
 
-    line_no = 0
+    line_no = old_left = new_left = 0
     for line in diff.splitlines():
-        if line.startswith("+++ "):
+        if old_left or new_left:  # inside a hunk, by its header's counts: `+++ x` there is an added `++ x`
+            if line.startswith("\\"):  # "\ No newline at end of file"
+                continue
+            old_left -= not line.startswith("+")
+            new_left -= not line.startswith("-")
+            if line.startswith(("-", "+")) and path is not None:
+                if not first:
+                    first = line_no
+                if line.startswith("-"):
+                    last = line_no
+                    line_no += 1
+                hunk.append(line)
+            else:
+                line_no += 1
+        elif line.startswith("+++ "):
             flush()
             hunk = []
             path = line[4:].removeprefix("b/")
@@ -39,15 +54,7 @@ def annotations(diff: str) -> list[str]:
             flush()
             hunk, first, last = [], 0, 0
             line_no = int(match["start"])
-        elif line.startswith(("-", "+")) and path is not None:
-            if not first:
-                first = line_no
-            if line.startswith("-"):
-                last = line_no
-                line_no += 1
-            hunk.append(line)
-        elif line.startswith(" "):
-            line_no += 1
+            old_left, new_left = int(match["count"] or 1), int(match["added"] or 1)
     flush()
     return commands
 

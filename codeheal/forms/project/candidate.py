@@ -20,6 +20,7 @@ from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
+from codeheal.forms.project.executed import executed_functions
 from codeheal.forms.project.job import judged_run, repair_runs
 from codeheal.forms.project.line_candidates import functions_first
 from codeheal.forms.project.lint import added_findings, lint_feedback
@@ -36,6 +37,7 @@ from codeheal.forms.project.run import (
     targets_of,
 )
 from codeheal.forms.project.suspicious import rank_lines
+from codeheal.forms.project.syntax_slips import found_slip, with_location
 from codeheal.forms.project.time_limits import durations_of, hung_as_is, learned_limits
 from codeheal.forms.project.workspace_store import workspace
 from codeheal.rules import as_is_time_limit, screen_time_limit, time_limit
@@ -66,6 +68,11 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     kept, targets = workspace(run["project"], run["workspace_key"]), targets_of(run)
     command, limit = command_of(run["command"]), as_is_time_limit(context)
     feedback, result = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None, coverage=True)
+    slip = found_slip(feedback, kept.files)
+    if slip is not None:  # a project module does not parse: a failure with its location, not bad input
+        feedback = Feedback(**{**feedback, "failures": with_location(feedback["failures"], slip, kept.files),
+                               "error": f"{slip['file']} line {slip['line']} does not parse ({slip['exception']}: "
+                                        f"{slip['message']}), so the tests could not be loaded"})
     refuse_untestable(feedback, run["test_command"])
     if feedback["timed_out"]:
         feedback = hung_as_is(feedback, limit)
@@ -90,6 +97,8 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
         seconds=None if feedback["timed_out"] else feedback["seconds"],
         suspicious=functions_first(ranking, files, target_functions),
         test_limits=learned_limits(durations_of(result), set(feedback.get("tests_ran") or []) - failed, failed),
+        executed=executed_functions(coverage, failed, files),
+        **({"slip": slip} if slip is not None else {}),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))
 

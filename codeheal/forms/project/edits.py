@@ -23,16 +23,20 @@ Policy, for a reply that does more than replace definitions:
   replacement that evaluates anything new when defined (a decorator, default value or
   annotation the original does not have, other than a literal or a name) is refused
   (import_time.py);
-- usage code (`if __name__ == "__main__":`, top-level asserts and calls) is ignored, and class
+- usage code (`if __name__ == "__main__":` in exactly that form, top-level asserts and calls) is ignored, and class
   statements other than methods are ignored when identical to the original's;
 - a new plain top-level function beside a correction (a helper: no decorator, nothing new
   evaluated when defined, a name the module does not bind) is added before the function it
   serves, in that function's file;
 - anything else (another new function, a changed module constant or class attribute) is refused,
   except in a whole-file reply: a block headed by its path replaces a file of at most
-  FULL_FILE_MAX_BYTES bytes, when it runs nothing new at import (import_time.py).
+  FULL_FILE_MAX_BYTES bytes, when it runs nothing new at import (import_time.py);
+- a module that does not parse (a syntax slip) is replaced whole, at any size, by a block
+  headed by its path that parses and changes only the lines around where the parser stopped
+  (syntax_slips.py).
 A change that adds or alters a coding declaration, or adds control characters other than newline
-and tab, is refused (source_text.py). Refusals raise EditRejected, whose message is the
+and tab, is refused (source_text.py); so is a definition whose name Python reads as another
+(NFKC: `ﬁx` is `fix`), which could replace a function the reply does not name. Refusals raise EditRejected, whose message is the
 attempt's feedback."""
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -48,9 +53,15 @@ import libcst as cst
 
 from codeheal.errors import EditRejected, InputError
 from codeheal.fences import FENCE, PYTHON_TAGS
-from codeheal.forms.project.import_time import added, def_time, import_time
+from codeheal.forms.project.import_time import (
+    added,
+    def_time,
+    import_time,
+    is_main_guard,
+)
 from codeheal.forms.project.realign import realign
 from codeheal.forms.project.source_text import refuse_unreadable
+from codeheal.forms.project.syntax_slips import parse_error, within_region
 from codeheal.forms.project.test_paths import is_test_file
 from codeheal.state import ChangedDefinition
 from codeheal.syntax import parse_code
@@ -229,6 +240,15 @@ class _Edit:
                 f"{where} {NOT_PYTHON} (line {exc.raw_line}: {exc.message}); "
                 "send complete function definitions"
             ) from exc
+        if path is not None and parse_error(self.files[path]) is not None:
+            self._unparsed_file(block.code, path, where)
+            return
+        for prefix, node in statements.definitions:
+            if unicodedata.normalize("NFKC", node.name.value) != node.name.value:
+                raise EditRejected(
+                    f"{where} defines {prefix}{node.name.value}, a name Python reads as "
+                    f"{unicodedata.normalize('NFKC', node.name.value)} (NFKC): write names as Python reads them"
+                )
         if statements.module_statements:
             self._whole_file(block.code, path, statements.module_statements[0], where)
             return
@@ -449,15 +469,25 @@ class _Edit:
             )
         if path in self.replacements or path in self.imports:
             raise EditRejected(f"{where} rewrites {path} whole, which another block edits: send one of them")
-        try:
-            new = added(import_time(self.files[path]), import_time(code))
-        except SyntaxError:
-            new = []  # the project's own file does not parse: the reply replaces it
+        new = added(import_time(self.files[path]), import_time(code))
         if new:
             raise EditRejected(
                 f"{where} rewrites {path} with code that runs when it is imported: `{new[0].splitlines()[0]}`; "
                 "a repair changes what the functions do when called, not what runs at import"
             )
+        self.whole[path] = code
+
+
+    def _unparsed_file(self, code: str, path: str, where: str) -> None:
+        """A module that does not parse (a syntax slip) replaced whole, at any size, by a block
+        that parses and changes only the lines around where the parser stopped."""
+        if not within_region(self.files[path], code):
+            raise EditRejected(
+                f"{where} changes lines of {path} away from where it does not parse: correct only the "
+                "lines around the syntax error"
+            )
+        if path in self.replacements or path in self.imports or path in self.whole:
+            raise EditRejected(f"{where} rewrites {path} whole, which another block edits: send one of them")
         self.whole[path] = code
 
 
@@ -608,7 +638,8 @@ def _is_filler(statement: cst.CSTNode) -> bool:
 def _is_usage(statement: cst.CSTNode) -> bool:
     """Code a model appends to try its answer: a main guard, top-level asserts and calls."""
     if isinstance(statement, cst.If):
-        return "__main__" in cst.Module(body=[]).code_for_node(statement.test)
+        test = parse_code(cst.Module(body=[]).code_for_node(statement.test), mode="eval").body
+        return is_main_guard(test) and statement.orelse is None
     return _small(statement, cst.Assert | cst.Expr | cst.Pass)
 
 

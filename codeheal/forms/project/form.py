@@ -19,12 +19,15 @@ from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
 from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
+from codeheal.forms.project.import_slips import import_repairs
 from codeheal.forms.project.line_candidates import LINE_END, LineSlot, line_slots
 from codeheal.forms.project.mutations import line_mutants
 from codeheal.forms.project.prompts import (
+    failing_imports,
     project_actor_messages,
     project_reflector_messages,
     project_reply_start,
+    slip_messages,
 )
 from codeheal.forms.project.rewrites import NO_TRAIL, ended, followed, rewrites_to_draw
 from codeheal.forms.project.run import (
@@ -36,11 +39,13 @@ from codeheal.forms.project.run import (
     started,
 )
 from codeheal.forms.project.snapshot import git_prefix
+from codeheal.forms.project.syntax_slips import Slip, cheap_repairs, region_code, spliced, whole_file_reply
 from codeheal.forms.project.job import project_tests
 from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.rules import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
+from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import (
     AS_IS,
@@ -129,6 +134,10 @@ class ProjectForm(Form):
         rules = self.policy_for(context.policy)
         plan = repair_plan(state, rules)
         retry = self.is_retry(state)
+        slip = slip_of(run_of(state))
+        if slip is not None:
+            return [slip_draw(state, slip, prefill=prefill, samples=plan.rewrites if retry else 1,
+                              temperature=sampling_temperature(state, rules, retry=retry))]
         slots = repair_line_slots(run_of(state), plan.lines.stop)[plan.lines.start:] if prefill else []
         rewrites = drawn_rewrites(state, plan, slots)
         messages, stop = self.actor_prompt(state, context, fresh=fresh, prefill=prefill, counter=counter)
@@ -226,12 +235,25 @@ def end_note(best: Attempt | None, status: Status) -> str | None:
 
 
 def screen(run: ProjectRun, context: Context) -> list[Candidate]:
-    """The screen's candidates, tested before the first model call: one-line mutations of the
+    """The screen's candidates, tested before the first model call: when a project module does
+    not parse, its cheap repairs (syntax_slips.py); when an import of the project fails, the
+    misspelt name respelt (import_slips.py); else one-line mutations of the
     MUTATED_LINES most suspicious lines of the project as it is (project/mutations.py), at most
     ProjectSettings.mutants, likeliest operator class first and within a class the more
-    suspicious line first; each a reply like a line candidate's. None without suspicious lines."""
+    suspicious line first; each a reply like a line candidate's. None without suspicious lines,
+    and none at all when `mutants` is 0 (the screen off)."""
     as_is = run["as_is"]
-    if not (context.project.mutants and as_is is not None and as_is["suspicious"]):
+    slip = slip_of(run)
+    if not context.project.mutants:
+        return []  # the screen is off
+    if slip is not None:
+        text = files_of(run)[slip["file"]]
+        return [whole_file_reply(slip["file"], repaired) for repaired in cheap_repairs(text)]
+    if as_is is not None and (imports := failing_imports(as_is["failures"], files_of(run))):
+        respelt = import_repairs(as_is["failures"], imports, files_of(run))
+        if respelt:
+            return respelt
+    if not (as_is is not None and as_is["suspicious"]):
         return []
     ranked = [
         (mutant.rank, place, slot.reply(mutant.line))
@@ -239,6 +261,28 @@ def screen(run: ProjectRun, context: Context) -> list[Candidate]:
         for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
     ]
     return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
+
+
+def slip_of(run: ProjectRun) -> Slip | None:
+    """The project module that does not parse, found when the project as it is was tested."""
+    as_is = run["as_is"]
+    return as_is.get("slip") if as_is is not None else None
+
+
+def slip_draw(state: State, slip: Slip, *, prefill: bool, samples: int, temperature: float) -> Draw:
+    """A repair of a module that does not parse: the model corrects the region around the
+    parser's line, which is spliced back into the module (a whole-file reply)."""
+    text = files_of(run_of(state))[slip["file"]]
+    feedback = state.feedback if state.written else None
+    messages = slip_messages(state, slip, feedback)
+
+    def candidate(reply: str) -> str:
+        return whole_file_reply(slip["file"], spliced(text, slip["line"], region_code(reply)))
+
+    if prefill:
+        return Draw([*messages, AIMessage(CODE_FENCE)], (CLOSING_FENCE,), samples=samples, temperature=temperature,
+                    candidate=candidate)
+    return Draw(messages, (), samples=samples, temperature=temperature, candidate=candidate)
 
 
 def slot_prompt(

@@ -61,12 +61,21 @@ def _statements(body: list[ast.stmt], found: Counter[str]) -> None:
                 _statements(statement.body, found)
         elif isinstance(statement, (ast.Import, ast.ImportFrom, ast.Pass)) or _docstring(statement):
             continue
-        elif isinstance(statement, ast.If) and "__main__" in ast.unparse(statement.test):
+        elif isinstance(statement, ast.If) and is_main_guard(statement.test) and not statement.orelse:
             continue
         elif isinstance(statement, (ast.Assign, ast.AnnAssign)) and _inert_binding(statement):
             continue
         else:
             found[ast.unparse(statement)] += 1
+
+
+def is_main_guard(test: ast.expr) -> bool:
+    """Whether an `if`'s test is exactly `__name__ == "__main__"` (either way round): its body
+    runs only as a script, never at import (`!=`, `or`, any other form runs)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = {ast.dump(test.left), ast.dump(test.comparators[0])}
+    return sides == {ast.dump(ast.Name("__name__", ast.Load())), ast.dump(ast.Constant("__main__"))}
 
 
 def _docstring(statement: ast.stmt) -> bool:

@@ -23,6 +23,7 @@ from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.repair_context import repair_context
 from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.rewrites import NO_TRAIL, retry_note
+from codeheal.forms.project.syntax_slips import Slip, region
 from codeheal.forms.project.run import AsIs, ProjectRun, files_of, run_of, targets_of
 from codeheal.prompting.model_call import REFUSED, is_refused
 from codeheal.prompting.model_window import MARGIN_TOKENS, fitted_window
@@ -83,6 +84,32 @@ def project_actor_messages(
         strict=strict,
         parse_retry=retry_note(run.get("rewrites") or NO_TRAIL, primary_name(run)) if retry else None,
     )
+
+
+FIX_SLIP_REPLY = (
+    "Reply with one ```python block holding lines {first}-{last} of {path} with the syntax error "
+    "corrected and nothing else changed: the same lines, in the same order, with their indentation, "
+    "without line numbers."
+)
+
+
+def slip_messages(state: State, slip: Slip, last_feedback: Feedback | None) -> list[BaseMessage]:
+    """The actor's prompt for a project module that does not parse: the parser's message and
+    the region around its line (numbered in the prompt, sent back without numbers), and the
+    last attempt's outcome on a retry."""
+    text = files_of(run_of(state))[slip["file"]]
+    first, last = region(text, slip["line"])
+    lines = text.splitlines()
+    numbered = "\n".join(f"{n:>4} | {lines[n - 1]}" for n in range(first, last + 1))
+    parts = [
+        f"The tests cannot run: {slip['file']} does not parse.\n{slip['exception']} at line {slip['line']}: "
+        + slip["message"],
+        f"Lines {first}-{last} of {slip['file']}:\n{CODE_FENCE}{numbered}{CLOSING_FENCE}",
+    ]
+    if last_feedback is not None:
+        parts.append(f"The last correction tried:\n{format_feedback(last_feedback)}")
+    parts.append(FIX_SLIP_REPLY.format(first=first, last=last, path=slip["file"]))
+    return [SystemMessage(FIX_SYSTEM), HumanMessage("\n\n".join(parts))]
 
 
 def primary_name(run: ProjectRun) -> str | None:

@@ -2,7 +2,10 @@
 tests beyond that command that exercise the changed code run too, on the changed copy, and a
 test that passed on the project as it is and fails with the change, or fails with it and did
 not fail as it is (one the defect kept from loading), makes it no heal. Which
-tests (ProjectSettings.regression): the test files that import the changed modules, directly
+tests (ProjectSettings.regression): those whose run of the project as it is executed the
+changed code (`runs`: the whole suite run once on the project as it is with each test's line
+coverage, so pytest's own rules collect them: any `python_files`, doctests, fixtures, dynamic
+imports), the test files that import the changed modules, directly
 or through other modules of the project (`importers`, read from the project as it is), the
 project's whole suite (`suite`: the command with its test paths left out, so pytest collects
 what its configuration names), or none. Only where pytest is visible in the command: another
@@ -11,10 +14,13 @@ command cannot be told which files to run."""
 from __future__ import annotations
 
 import ast
+import difflib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from codeheal.evaluation.coverage import CoverageByTest, coverage_by_test
+from codeheal.forms.project.executed import function_spans
 from codeheal.forms.project.failing_first import VALUE_OPTIONS
 from codeheal.forms.project.job import judged_run
 from codeheal.forms.project.test_paths import is_test_file
@@ -48,11 +54,19 @@ def regression_steps(
     project as it is (once per run and command) tells which passed there, and a change that
     breaks one is a failed attempt naming them. The feedback says what was checked."""
     files = workspace.files
-    check = regression_run(command, mode, files, changed)
+    if mode == "runs" and command.pytest_at is not None and _split_args(command, files)[1]:
+        baseline = yield from _baseline(sandbox, run, workspace, command, limit, session)
+        check = ran_changed(command, baseline, run, files, changed)
+    else:
+        baseline, check = None, regression_run(command, mode, files, changed)
     if check.command is None:
         return Feedback(**{**named, "checked": check.covers})
     after, _ = yield from judged_run(sandbox, workspace._replace(files={**files, **changed}), check.command, limit, session, run, None)
-    if not after["passed"]:
+    if not after["passed"] and baseline is not None:
+        broken = broken_tests(_among(baseline.feedback, check.command.argv), after)
+        if broken:
+            return regression_feedback(named, after, broken, check.covers)
+    elif not after["passed"]:
         key = (run["project"], run["workspace_key"], check.command.argv)
         if key not in _BEFORE:
             _BEFORE[key], _ = yield from judged_run(sandbox, workspace, check.command, limit, session, run, None)
@@ -76,6 +90,89 @@ def _listed(names: list[str], shown: int = SHOWN_FILES) -> str:
 BEFORE_KEPT = 64
 _BEFORE: dict[tuple[str, str, tuple[str, ...]], Feedback] = {}
 """The check's run on the project as it is, by run and command: the baseline a failing check is read against."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The whole suite (the command without its test paths) run on the project as it is, with
+    each test's line coverage: which tests run the changed code, and how they did before."""
+
+    feedback: Feedback
+    coverage: CoverageByTest
+
+
+_BASELINES: dict[tuple[str, str, tuple[str, ...]], Baseline] = {}
+"""The baseline by run and command, run once per run (the first change that passes the command)."""
+
+
+def _baseline(
+    sandbox: Sandbox, run: ProjectRun, workspace: Workspace, command: TestCommand, limit: float, session: str | None,
+) -> Steps[Baseline]:
+    kept, _ = _split_args(command, workspace.files)
+    suite = TestCommand((*command.argv[: command.pytest_at], *kept), command.pytest_at)
+    key = (run["project"], run["workspace_key"], suite.argv)
+    if key not in _BASELINES:
+        feedback, result = yield from judged_run(sandbox, workspace, suite, limit, session, run, None, coverage=True)
+        _BASELINES[key] = Baseline(feedback, coverage_by_test(result))
+        if len(_BASELINES) > BEFORE_KEPT:
+            del _BASELINES[next(iter(_BASELINES))]
+    return _BASELINES[key]
+
+
+def ran_changed(
+    command: TestCommand, baseline: Baseline, run: ProjectRun, files: Mapping[str, str], changed: Mapping[str, str],
+) -> RegressionRun:
+    """The run of the tests beyond `command` that executed the changed code on the project as it
+    is (`baseline`'s coverage: a changed function's body, or any line of a module changed outside
+    its functions), by node id; those the command ran left out."""
+    spans = changed_spans(files, changed)
+    ran = set((run["as_is"] or {}).get("tests_ran") or [])
+    selected = sorted(
+        test for test, by_file in baseline.coverage.items()
+        if test not in ran and any(first <= n <= last for path, lines in by_file.items()
+                                   for first, last in spans.get(path, ()) for n in lines)
+    )
+    checked = len(baseline.coverage)
+    if not selected:
+        return RegressionRun(None, f"the test command (no other of the suite's {checked} tests ran the changed code)")
+    kept, _ = _split_args(command, files)
+    named = selected if len(selected) <= IDS_NAMED else sorted({test.split("::", 1)[0] for test in selected})
+    shown = _listed(sorted({test.split("::", 1)[0] for test in selected}))
+    return RegressionRun(TestCommand((*command.argv[: command.pytest_at], *kept, *named), command.pytest_at),
+                         f"{len(selected)} other test(s) that ran the changed code ({shown})")
+
+
+IDS_NAMED = 400
+"""Beyond this many tests, the check names their files instead of their node ids."""
+
+
+def changed_spans(files: Mapping[str, str], changed: Mapping[str, str]) -> dict[str, list[tuple[int, int]]]:
+    """Path -> the line spans of the project as it is whose execution a change of `changed`
+    touches: the body of each function it changes, and the whole module when it changes a line
+    outside its functions."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for path, text in changed.items():
+        before = files.get(path, "")
+        functions = [(first, last) for _, first, last in function_spans(before)]
+        matcher = difflib.SequenceMatcher(None, before.splitlines(), text.splitlines(), autojunk=False)
+        for tag, i1, i2, _, _ in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            lines = range(i1, i1 + 1) if tag == "insert" else range(i1 + 1, i2 + 1)  # an insert: after line i1
+            around = [(first, last) for first, last in functions if any(first - 1 <= n <= last for n in lines)]
+            spans.setdefault(path, []).extend(around or [(1, max(len(before.splitlines()), 1))])
+    return spans
+
+
+def _among(feedback: Feedback, argv: Collection[str]) -> Feedback:
+    """The baseline's outcome of the tests the check names (by node id or file) alone."""
+    named = [word for word in argv if "::" in word or word.endswith(".py")]
+
+    def kept(test: str) -> bool:
+        return any(test == word or test.startswith(word + "::") for word in named)
+
+    return Feedback(**{**feedback, "tests_ran": [t for t in feedback.get("tests_ran") or [] if kept(t)],
+                       "tests_failed": [t for t in feedback.get("tests_failed") or [] if kept(t)]})
 
 
 def regression_run(

@@ -18,6 +18,7 @@ from codeheal.forms.project.edits import Target
 from codeheal.forms.project.failing_first import failing_first
 from codeheal.forms.project.repair_context import primary_function, repair_scope
 from codeheal.forms.project.rewrites import RewriteTrail
+from codeheal.forms.project.syntax_slips import Slip
 from codeheal.forms.project.task import ProjectTask, TestCommand
 from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.workspace_store import keep, workspace_files
@@ -63,6 +64,12 @@ class AsIs(TypedDict):
     not a multiple of the one the hang ran into)."""
     suspicious: list[SuspiciousLine]
     """Its lines, most likely to hold the defect first."""
+    executed: NotRequired[dict[str, list[str]]]
+    """Path -> the project functions the failing tests executed (executed.py): in the repair's
+    scope however the tests reached them; absent in a run checkpointed before it was kept."""
+    slip: NotRequired[Slip]
+    """The project module that does not parse and kept the tests from running, where the
+    parser stopped (syntax_slips.py); absent when every module parses."""
     test_limits: NotRequired[dict[str, float]]
     """Node id -> the time limit of that test in a candidate's run, learned from its seconds
     here (test_limits.learned_limits); absent in a run checkpointed before there were any."""
@@ -165,6 +172,10 @@ def scoped(run: ProjectRun) -> ProjectRun:
         functions = {}
         for path, name in sorted(scope):
             functions.setdefault(path, []).append(name)
+        for path, names in as_is.get("executed", {}).items():  # what the failing tests ran is on their path
+            functions[path] = sorted({*functions.get(path, []), *names})
+        if "slip" in as_is:  # the module that does not parse is repaired whole
+            functions.setdefault(as_is["slip"]["file"], [])
     first = failing_first(command_of(run["command"]), as_is["tests_failed"], as_is["tests_ran"], files)
     return ProjectRun(**{**run, "scope": RepairScope(
         functions=functions,

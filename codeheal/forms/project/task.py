@@ -23,6 +23,8 @@ REPORTING_LAUNCHERS = ("uv", "poetry", "pipenv", "rye")
 """Launchers that start the command with the descriptors they inherited (an exec, or a child
 that keeps them): pytest behind one reports to codeheal. hatch and pdm start it as a Python
 subprocess, which closes them: pytest behind those is judged by its exit code."""
+ENVIRONMENT_LAUNCHERS = ("uv", "poetry", "pdm", "pipenv", "rye")
+"""Launchers whose `run` uses the project's `.venv` when it has one."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 
@@ -136,7 +138,23 @@ def load_project(
         _check_target(chosen, snapshot)
     env = find_python(snapshot.root, python=python)
     refuse_installed_copy(snapshot.files, snapshot.root, str(env.interpreter) if env else None)
+    if env is not None and env.source.startswith("project "):
+        command = on_environment(command, env.interpreter)
     return ProjectTask(snapshot, command, str(env.interpreter) if env else None, chosen)
+
+
+def on_environment(command: TestCommand, interpreter: Path) -> TestCommand:
+    """pytest behind a launcher that would only choose the project's own environment (`uv run
+    pytest ARGS`, `poetry run python -m pytest ARGS`, no launcher option given; the project has
+    that environment, `.venv` or `venv`, whose python is `interpreter`) as `python -m pytest
+    ARGS` on it, when the launcher is not in that environment's bin folder: one on the user's
+    PATH is not in the sandbox. The command as given otherwise (hatch keeps its environments
+    elsewhere)."""
+    program = PurePosixPath(command.argv[0]).name
+    if command.pytest_at is None or command.direct or program not in ENVIRONMENT_LAUNCHERS or \
+            command.argv[2].startswith("-") or (interpreter.parent / program).exists():
+        return command
+    return TestCommand(("python", "-m", "pytest", *command.pytest_args), 3)
 
 
 def check_executable(command: TestCommand, interpreter: str | None) -> None:
