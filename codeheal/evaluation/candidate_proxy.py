@@ -109,6 +109,53 @@ class HandleClass(type):
         _note(f"the tests set {cls.__name__}.{name}, which the candidate's process does not see")
         super().__setattr__(name, value)
 
+    def __new__(mcls, name, bases, namespace, **kwargs):
+        if "_codeheal_class_ref" not in namespace and any("_codeheal_class_ref" in vars(b) for b in bases):
+            raise CandidateBoundaryError(f"the tests subclass the candidate's class {bases[0].__name__}, whose "
+                                         "methods run in its own process")
+        return super().__new__(mcls, name, bases, namespace)
+
+    def __getitem__(cls, item):
+        raise CandidateBoundaryError(f"the tests subscript the candidate's class {cls.__name__} ({cls.__name__}[...])")
+
+
+def _made_here(self, *args):
+    _note(f"an exception of the candidate's ({type(self).__name__}) was made without its own __init__")
+    BaseException.__init__(self, *args)
+
+
+class FunctionHandle:
+    """A stand-in for a function of the candidate's: calling it is done in its process; an
+    attribute it lacks here is asked there, and one the tests set, or its binding as a method,
+    is noted (its process does not see them)."""
+
+    def __init__(self, name):
+        for attribute, value in (("__name__", name), ("__qualname__", name), ("__module__", CANDIDATE),
+                                 ("__doc__", None)):
+            object.__setattr__(self, attribute, value)
+
+    def __call__(self, *args, **kwargs):
+        return _link.request("call", self, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):  # what tools probe functions for (pytest's markers, functools)
+            raise AttributeError(name)
+        _note(f"the tests read {self.__name__}.{name}, an attribute of the candidate's function")
+        return _link.request("getattr", self, name)
+
+    def __setattr__(self, name, value):
+        _note(f"the tests set {self.__name__}.{name}, which the candidate's process does not see")
+        object.__setattr__(self, name, value)
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        _note(f"the tests bound the candidate's function {self.__name__} as a method")
+        return types.MethodType(self, instance)
+
+    def __repr__(self):
+        return f"<function {self.__qualname__}>"
+
 
 def _no_order(self, other):
     raise CandidateBoundaryError(f"an object of the candidate's ({type(self).__name__}) is compared only by == "
@@ -339,7 +386,7 @@ class _Link:
                                                           "_codeheal_class_ref": number})
         elif kind == "exception":
             parent = self.decode(data[3]) if data[3] is not None else _exception_base(str(data[2]))
-            made = type(str(data[1]), (parent,), {"__module__": CANDIDATE})
+            made = type(str(data[1]), (parent,), {"__module__": CANDIDATE, "__init__": _made_here})
         elif kind == "module" and str(data[1]) in sys.modules:
             made = sys.modules[str(data[1])]
         elif kind in ("object", "module"):
@@ -355,14 +402,7 @@ class _Link:
         return made
 
     def function(self, number, name):
-        link = self
-
-        def stand_in(*args, **kwargs):
-            return link.request("call", stand_in, args, kwargs)
-
-        stand_in.__name__ = stand_in.__qualname__ = name
-        stand_in.__module__ = CANDIDATE
-        return stand_in
+        return FunctionHandle(name)
 
     def exception(self, name, base, message, encoded, frames=(), faithful=False):
         """The exception the candidate raised, as the tests' side can hold it (`faithful`: a
