@@ -20,13 +20,16 @@ import ast
 TEST_PROCESS_TOOLS = frozenset({
     "capsys", "capfd", "capsysbinary", "capfdbinary", "caplog", "monkeypatch", "mocker", "recwarn",
     "mock", "patch", "Mock", "MagicMock", "AsyncMock", "NonCallableMock", "PropertyMock", "create_autospec",
-    "warns", "deprecated_call", "assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs",
+    "warns", "deprecated_call", "filterwarnings", "assertWarns", "assertWarnsRegex", "assertLogs", "assertNoLogs",
     "redirect_stdout", "redirect_stderr", "logging", "warnings",
     "seed", "environ", "putenv", "unsetenv", "chdir", "setrecursionlimit", "reload", "modules",
     "stdin", "stdout", "stderr", "argv", "setattr", "asyncio", "anyio", "trio",
+    "given",
 })
 """Names whose use in the tests means they act on the test process itself (a fixture, a
-patcher, a module or attribute of it), so the candidate must be in that process to see it."""
+patcher, a warnings filter, a module or attribute of it), so the candidate must be in that
+process to see it; and hypothesis's `given`, whose tests call the candidate hundreds of times
+(a round trip each, apart) under timing checks of their own."""
 CANDIDATE = "solution"
 
 

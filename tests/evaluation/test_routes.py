@@ -25,6 +25,8 @@ from codeheal.evaluation.routes import shared_reason
     "import asyncio\ndef test_a():\n    assert asyncio.run(f()) == 3\n",
     "async def test_a():\n    assert await f() == 3\n",
     "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        with self.assertLogs() as logs:\n            f()\n",
+    "import pytest\n@pytest.mark.filterwarnings('error')\ndef test_a():\n    f()\n",
+    "from hypothesis import given, strategies as st\n@given(st.integers())\ndef test_a(x):\n    assert f(x) == x\n",
 ])
 def test_tests_that_use_the_test_process_s_own_tools_are_judged_there(tests: str) -> None:
     assert shared_reason(ast.parse(tests)) is not None
@@ -35,7 +37,6 @@ def test_tests_that_use_the_test_process_s_own_tools_are_judged_there(tests: str
     "import pytest\n@pytest.mark.parametrize('x', [1, 2])\ndef test_a(x, tmp_path):\n    assert f(x) > 0\n",
     "import pytest\ndef test_a():\n    with pytest.raises(ValueError, match='bad'):\n        f(-1)\n",
     "import datetime\ndef test_a():\n    assert f() == datetime.date(2024, 2, 29)\n",
-    "from hypothesis import given, strategies as st\n@given(st.integers())\ndef test_a(x):\n    assert f(x) == x\n",
 ])
 def test_ordinary_tests_start_apart(tests: str) -> None:
     assert shared_reason(ast.parse(tests)) is None
