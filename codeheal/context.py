@@ -134,8 +134,8 @@ class Context:
     deadline_s: float = setting(
         600.0,
         "Wall-clock limit of the whole run, seconds, from its start to its answer. No attempt or "
-        "reflection starts once less than a model call's least time is left; a model call still "
-        "running at the limit is cut, a screen sends no more batches, and the run ends with status "
+        "reflection starts once less than a model call's least time is left; a model call or a "
+        "test run still running at the limit is cut, a screen sends no more batches, and the run ends with status "
         '"deadline" and its best attempt so far. The default is a few minutes: the limit a user '
         "waits at a terminal or in a hook, enough for the project as it is, the screen and a "
         "few model attempts on a one-line bug.",

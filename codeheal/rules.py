@@ -107,6 +107,14 @@ def call_timeout(state: State) -> float | None:
     return None if left is None else max(left, 0.0)
 
 
+def test_run_limit(limit: float, deadline: float | None) -> float:
+    """The time limit of a test run that starts now: `limit`, or the time left until the run's
+    `deadline` (State.deadline) when less, at least TEST_FLOOR_S (None: no deadline)."""
+    if deadline is None:
+        return limit
+    return min(limit, max(deadline - time.time(), TEST_FLOOR_S))
+
+
 def attempt_limit(state: State, context: Context) -> int:
     """How many attempts this run may use: the limit a reviewer granted (counted from the
     attempts made), else the Context's cap, and one more once the run screened candidates

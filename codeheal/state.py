@@ -552,3 +552,6 @@ class CandidateJob(TypedDict, total=False):
     screened: bool
     """The candidate was written without a model (`screen`): its test runs under
     rules.screen_time_limit."""
+    deadline: float
+    """The run's deadline (State.deadline): no test run of the candidate's goes on past it
+    (rules.test_run_limit)."""

@@ -111,3 +111,25 @@ def test_no_model_call_starts_once_the_time_is_out(monkeypatch) -> None:
     model = ScriptedModel(messages=iter([fenced(BAD_ADD)] * 3))
     result = build_graph(llm=model).compile().invoke(TASK, context=Context(deadline_s=rules.MIN_CALL_S / 2))
     assert result["status"] == "deadline" and result["attempts"] == 0 and model.calls == []
+
+
+def test_a_test_run_started_near_the_deadline_is_limited_to_the_time_left() -> None:
+    from codeheal.nodes.candidate_test import within_deadline
+    from codeheal.sandboxes.base import Job
+    from codeheal.steps import SandboxRun
+
+    assert rules.test_run_limit(120.0, None) == 120.0
+    assert rules.test_run_limit(120.0, time.time() + 1000) == 120.0
+    assert 25 < rules.test_run_limit(120.0, time.time() + 30) <= 30
+    assert rules.test_run_limit(120.0, time.time() - 5) == rules.TEST_FLOOR_S  # a run is never given no time
+
+    def body():
+        result = yield SandboxRun(None, Job(files={}, python_args=(), timeout_s=120.0))  # type: ignore[arg-type]
+        return result
+
+    steps = within_deadline(body(), time.time() + 30)
+    call = next(steps)
+    assert 25 < call.job.timeout_s <= 30
+    with pytest.raises(StopIteration) as done:
+        steps.send("the run's result")
+    assert done.value.value == "the run's result"
