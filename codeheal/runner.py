@@ -25,7 +25,7 @@ from codeheal.interrupts import WRITING
 from codeheal.llm.discovery import arrival
 from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
-from codeheal.rules import ladder, reflects
+from codeheal.rules import deadline_from_now, ladder, reflects
 from codeheal.printable import markup_escaped as escape
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown
@@ -105,10 +105,12 @@ def run_with_progress(
             if resuming:
                 narrator.resume(snapshot.values)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
-            # Command(update=...) sets them on the state with no step of its own: the run goes on at its step.
-            writing = Command(update={"apply": True, "force": force}) if apply else None
+            # Command(update=...) sets them on the state with no step of its own: the run goes on at its
+            # step, its time counted afresh (the time it stood still was not its own).
+            resumed = Command(update={"deadline": deadline_from_now(context),
+                                      **({"apply": True, "force": force} if apply else {})})
             # subgraphs: the transcript reads the evaluator's updates inside each attempt.
-            stream = graph.stream(writing if resuming else request, config, context=context,
+            stream = graph.stream(resumed if resuming else request, config, context=context,
                                   stream_mode=modes, durability="sync", subgraphs=True)
             try:
                 for _, mode, payload in _abandonable(stream, thread_id):
