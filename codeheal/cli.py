@@ -30,7 +30,7 @@ EXIT_CHANGE_PROPOSED = 4
 """`fix --exit-code` (the pre-commit hook): the tests pass with a change, printed or written."""
 SERVER_ACTIONS = ("status", "stop")
 """`codeheal model status` / `stop`: the resident model servers."""
-EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "timeout_s", "sandbox")
+EVERYDAY = ("model", "base_url", "then_models", "policy", "max_attempts", "max_tokens", "deadline_s", "sandbox")
 """The settings every run command's `--help` shows; `--help-all` shows the rest."""
 EVERYDAY_OF: dict[str, tuple[str, ...]] = {"fix": ("mutants", "lint")}
 """A command's own everyday settings besides EVERYDAY."""

@@ -41,6 +41,7 @@ RUN_FLAGS = {
     # no flag: a paused CLI run could not be answered.
     "max_attempts": "--max-attempts",
     "timeout_s": "--timeout",
+    "deadline_s": "--deadline",
     "e2b_lifetime_s": "--e2b-lifetime",
     "then_models": "--then-model",  # given once per model
 }

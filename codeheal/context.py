@@ -127,7 +127,18 @@ class Context:
         "Wall-clock limit of one test run in the sandbox, seconds. None: 10 s for a module's "
         "tests; in the project form (`codeheal fix`) up to 120 s for the project as it is, then "
         "3x the time that run took, at least 10 s, for each repair's runs (at least 4 s for a "
-        "screened mutant's once that run finished). A limit set here bounds them all.",
+        "screened mutant's once that run finished). A limit set here bounds them all; "
+        "the whole run's is deadline_s.",
+        unset=True,
+    )
+    deadline_s: float = setting(
+        600.0,
+        "Wall-clock limit of the whole run, seconds, from its start to its answer. No attempt or "
+        "reflection starts once less than a model call's least time is left; a model call or a "
+        "test run still running at the limit is cut, a screen sends no more batches, and the run ends with status "
+        '"deadline" and its best attempt so far. The default is a few minutes: the limit a user '
+        "waits at a terminal or in a hook, enough for the project as it is, the screen and a "
+        "few model attempts on a one-line bug.",
         unset=True,
     )
     sandbox: SandboxKind = setting('local', '"local" (default, no account) or "e2b" (needs E2B_API_KEY).', unset=True)

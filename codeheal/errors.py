@@ -36,6 +36,12 @@ class ModelError(CodehealError):
     """The chat model could not be reached or set up."""
 
 
+class DeadlineReached(CodehealError):
+    """A model call ran into the run's deadline (Context.deadline_s) and was cut. Not a fault
+    and never retried: the node that made the call ends the run with status "deadline" and
+    its best attempt so far."""
+
+
 class ModelUnavailableError(ModelError):
     """The model endpoint is unreachable, overloaded or failing (5xx, 429): worth a retry."""
 

@@ -13,7 +13,8 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
 - ``model_switched``: ``attempt`` is the first the next model of the ladder
   (Context.then_models), ``model``, writes, because the one before it, ``previous``, was
   ``stuck`` or had written its share of the attempts (``after``: "stuck" or "turn used").
-- ``attempt_started``: ``attempt`` (1-based) of ``max_attempts`` is being written.
+- ``attempt_started``: ``attempt`` (1-based) of ``max_attempts`` is being written, with
+  ``seconds_left`` of the run's time (Context.deadline_s).
 - ``candidates_written``: the actor wrote ``attempt``'s candidates in ``seconds``, using
   ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them). With
   ``mutants`` (project form), the attempt's candidates are that many one-line mutations of
@@ -28,7 +29,7 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
   the project (``apply``).
 - ``status``: the run ended with ``status`` (one of codeheal.state.Status: "passed",
-  "failed", "accepted", "stuck", "budget") after ``attempts`` attempts, with a ``note`` when
+  "failed", "accepted", "stuck", "budget", "deadline") after ``attempts`` attempts, with a ``note`` when
   the end has a cause the status does not say (the module form: the code passes the user's
   tests and fails only examples from the task text). Emitted once, when the outcome is final.
 """
@@ -67,6 +68,7 @@ class AttemptStarted(TypedDict):
     kind: Literal["attempt_started"]
     attempt: int
     max_attempts: int
+    seconds_left: NotRequired[float]
 
 
 class CandidatesWritten(TypedDict):

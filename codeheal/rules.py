@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -38,6 +39,9 @@ candidate's run (per_test_limit)."""
 TEST_FLOOR_S = 1.0
 """The least time limit of one test (per_test_limit): a test of milliseconds is not stopped by
 the noise of a busy machine."""
+MIN_CALL_S = 5.0
+"""The least time left of the run (Context.deadline_s) to start more work in: with less, no
+attempt, reflection or batch of candidates starts, and the run ends with status "deadline"."""
 MAX_RETRY_TEMPERATURE = 1.0
 """Policy.temperature_step raises retry temperatures up to this (the 0.5B model's replies
 turn to noise well before 2)."""
@@ -75,6 +79,40 @@ def per_test_limit(as_is_seconds: float) -> float:
 def as_is_time_limit(context: Context) -> float:
     """The time limit of the run of the project as it is: the Context's when set, else AS_IS_TIMEOUT_S."""
     return AS_IS_TIMEOUT_S if context.timeout_s is None else context.timeout_s
+
+
+def deadline_from_now(context: Context) -> float:
+    """The deadline (State.deadline) of a run that starts now, or goes on now after a
+    reviewer's retry (the time a human took is not the run's): Context.deadline_s from now."""
+    return time.time() + context.deadline_s
+
+
+def seconds_left(state: State, now: float | None = None) -> float | None:
+    """Seconds until the run's deadline (State.deadline) at `now` (time.time() when not
+    given), below 0 once it passed; None before prepare set it."""
+    if state.deadline is None:
+        return None
+    return state.deadline - (time.time() if now is None else now)
+
+
+def out_of_time(state: State, now: float | None = None) -> bool:
+    """Whether too little of the run's time is left to start more work: under MIN_CALL_S."""
+    left = seconds_left(state, now)
+    return left is not None and left < MIN_CALL_S
+
+
+def call_timeout(state: State) -> float | None:
+    """How long a model call started now may run: until the run's deadline (None: no bound)."""
+    left = seconds_left(state)
+    return None if left is None else max(left, 0.0)
+
+
+def test_run_limit(limit: float, deadline: float | None) -> float:
+    """The time limit of a test run that starts now: `limit`, or the time left until the run's
+    `deadline` (State.deadline) when less, at least TEST_FLOOR_S (None: no deadline)."""
+    if deadline is None:
+        return limit
+    return min(limit, max(deadline - time.time(), TEST_FLOOR_S))
 
 
 def attempt_limit(state: State, context: Context) -> int:
@@ -415,21 +453,24 @@ def wants_selection(state: State, context: Context) -> bool:
 
 
 def after_model_step(state: State) -> Literal["go on", "finish"]:
-    """A node that could not afford its model call within the budget ends the run."""
-    return "finish" if state.stop_reason == "budget" else "go on"
+    """A node that could not afford its model call within the budget, or found the run's time
+    out (`out_of_time`, a model call cut at the deadline, a batch of candidates not sent), ends
+    the run."""
+    return "finish" if state.stop_reason is not None else "go on"
 
 
 def final_status(state: State, rules: Policy) -> Status:
     """How the run ended: passed when the last evaluation passed, "accepted" when a reviewer
-    accepted the best attempt, "budget" when the token budget ran out, "stuck" when a fresh
-    start failed like the attempts before it (see is_stuck), failed otherwise."""
+    accepted the best attempt, "budget" when the token budget ran out, "deadline" when the
+    run's time did (State.stop_reason), "stuck" when a fresh start failed like the attempts
+    before it (see is_stuck), failed otherwise."""
     feedback = state.feedback
     if feedback and feedback["passed"]:
         return "passed"
     if state.status == "accepted":
         return "accepted"
-    if state.stop_reason == "budget":
-        return "budget"
+    if state.stop_reason is not None:
+        return state.stop_reason
     return "stuck" if is_stuck(state, rules) else "failed"
 
 

@@ -25,7 +25,7 @@ from codeheal.interrupts import WRITING
 from codeheal.llm.discovery import arrival
 from codeheal.llm.factory import is_local
 from codeheal.loop.builder import build_graph
-from codeheal.rules import ladder, reflects
+from codeheal.rules import deadline_from_now, ladder, reflects
 from codeheal.printable import markup_escaped as escape
 from codeheal.progress import AttemptTested, ProgressEvent
 from codeheal.prompting.model_call import breakdown
@@ -105,10 +105,12 @@ def run_with_progress(
             if resuming:
                 narrator.resume(snapshot.values)
             modes = ["custom", "updates"] if transcript is not None else ["custom"]
-            # Command(update=...) sets them on the state with no step of its own: the run goes on at its step.
-            writing = Command(update={"apply": True, "force": force}) if apply else None
+            # Command(update=...) sets them on the state with no step of its own: the run goes on at its
+            # step, its time counted afresh (the time it stood still was not its own).
+            resumed = Command(update={"deadline": deadline_from_now(context),
+                                      **({"apply": True, "force": force} if apply else {})})
             # subgraphs: the transcript reads the evaluator's updates inside each attempt.
-            stream = graph.stream(writing if resuming else request, config, context=context,
+            stream = graph.stream(resumed if resuming else request, config, context=context,
                                   stream_mode=modes, durability="sync", subgraphs=True)
             try:
                 for _, mode, payload in _abandonable(stream, thread_id):
@@ -294,7 +296,7 @@ class _Narrator:
         self.attempt = 1
         self.max_attempts = self.context.max_attempts
         self.started = time.perf_counter()
-        self.doing = _Doing(self.started)
+        self.doing = _Doing(self.started, self.started + context.deadline_s)
         self.given_first = False
         """The run's first attempt tests what it was given (the project, the starting code)."""
         self.screened: set[int] = set()
@@ -357,6 +359,8 @@ class _Narrator:
             self._running(f"{event['model']} writing code")
         elif event["kind"] == "attempt_started":
             self.max_attempts = event["max_attempts"]  # one more once the screen runs
+            if "seconds_left" in event:  # the run's own clock: a resumed run's deadline is its own
+                self.doing.ends = time.perf_counter() + event["seconds_left"]
         elif event["kind"] == "change_to_write":
             self.console.print(f"the change to write into the project:\n{escape(event['diff'])}", highlight=False)
         elif event["kind"] == "candidates_written":
@@ -381,13 +385,16 @@ class _Narrator:
             elapsed = time.perf_counter() - self.started
             colour = "green" if status in ("passed", "accepted") else "red"
             self.console.print(f"[{colour}]{status}[/{colour}] after {event['attempts']} attempt(s), {elapsed:.1f} s")
+            if status == "deadline":
+                self.console.print(f"  [dim]the run's time ({self.context.deadline_s:g} s) ran out: its best attempt so "
+                                   "far is reported (--deadline SECONDS gives a run more)[/dim]")
             if event.get("note"):
                 self.note = event["note"]
                 self.console.print(f"  [dim]{escape(event['note'])}[/dim]")
 
     def _on_tested(self, event: AttemptTested) -> None:
         self.attempt = event["attempt"] + 1
-        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}", soft_wrap=True)
+        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}; {self.doing.left()}", soft_wrap=True)
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")
@@ -404,14 +411,21 @@ def _with_model_server(spent: Breakdown, context: Context) -> Breakdown:
 
 
 class _Doing:
-    """The spinner's text: what runs now, and the run's elapsed time (read at each refresh)."""
+    """The spinner's text: what runs now, the run's elapsed time and the time left of its
+    deadline (read at each refresh)."""
 
-    def __init__(self, started: float) -> None:
+    def __init__(self, started: float, ends: float) -> None:
         self.started = started
+        self.ends = ends
+        """When the run's deadline falls (time.perf_counter())."""
         self.what = ""
 
+    def left(self) -> str:
+        """The time left of the run's deadline, in words."""
+        return f"{max(self.ends - time.perf_counter(), 0.0):.0f} s left"
+
     def __rich__(self) -> str:
-        return f"{escape(self.what)} [dim]· {time.perf_counter() - self.started:.0f} s[/dim]"
+        return f"{escape(self.what)} [dim]· {time.perf_counter() - self.started:.0f} s · {self.left()}[/dim]"
 
 
 def tested_line(event: AttemptTested) -> str:

@@ -10,11 +10,14 @@ from typing_extensions import (
     TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
 )
 
-Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget"]
+Status = Literal["running", "passed", "failed", "accepted", "stuck", "budget", "deadline"]
 """Status "accepted": the tests did not all pass, but a human reviewer accepted the best
 attempt. "stuck": a fresh start failed the same way as the two attempts before it (project
 form: every candidate of an attempt had been tried before). "budget":
-the run's token budget (Context.max_tokens) could not pay for the next model call."""
+the run's token budget (Context.max_tokens) could not pay for the next model call.
+"deadline": the run's time (Context.deadline_s) ran out before its attempts did."""
+StopReason = Literal["budget", "deadline"]
+"""Why a node ended the run early: the token budget, or the run's deadline."""
 
 
 FormName = Literal["module", "project"]
@@ -432,8 +435,12 @@ class State:
     """Candidates written without a model, tested as the next attempt before the model writes
     any (project form: the mutants of the suspicious lines, set by Form.record once the project
     as it is was tested); emptied when the actor takes them."""
-    stop_reason: Literal["budget"] | None = None
-    """Set by a node that could not afford its model call: the run finishes."""
+    stop_reason: StopReason | None = None
+    """Set by a node that could not afford its model call, or found the run's time out: the
+    run finishes."""
+    deadline: float | None = None
+    """When the run must answer, in seconds since the epoch (time.time(); prepare sets it from
+    Context.deadline_s): routers and rules compare it with the clock."""
     tried: list[Tried] = field(default_factory=list)
     """Every candidate tested in this run, in order: one tried before is not tested again."""
     probe_function: str | None = None
@@ -522,7 +529,7 @@ class AttemptOutcome(TypedDict, total=False):
     screen: list[Candidate]
     screened: bool
     written: int
-    stop_reason: Literal["budget"] | None
+    stop_reason: StopReason | None
     route: Route | None
 
 
@@ -545,3 +552,6 @@ class CandidateJob(TypedDict, total=False):
     screened: bool
     """The candidate was written without a model (`screen`): its test runs under
     rules.screen_time_limit."""
+    deadline: float
+    """The run's deadline (State.deadline): no test run of the candidate's goes on past it
+    (rules.test_run_limit)."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.errors import PromptTooLargeError
+from codeheal.errors import DeadlineReached, PromptTooLargeError
 from codeheal.forms.base import Draw
 from codeheal.forms.choice import form_of
 from codeheal.learning import chooser, run_store, settle
@@ -25,10 +25,13 @@ from codeheal.rules import (
     SHOWN_KINDS,
     Turn,
     attempt_limit,
+    call_timeout,
     completion_allowance,
     hedges,
     model_context,
+    out_of_time,
     sampling_temperature,
+    seconds_left,
     turn,
     writes_fresh,
 )
@@ -39,7 +42,7 @@ from codeheal.prompting.model_call import (
     sample_seed,
     total_usage,
 )
-from codeheal.state import AttemptState, Route, State, Usage
+from codeheal.state import AttemptState, Route, State, StopReason, Usage
 from codeheal.steps import ModelCall, Steps
 from codeheal.tokens import TokenCounter
 
@@ -50,6 +53,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[AttemptState], Ste
     def actor(state: AttemptState) -> Steps[dict]:
         context = current_context()
         form = form_of(state.form)
+        if out_of_time(state):
+            return {"candidates": [], "stop_reason": "deadline", "route": None}
         if state.screen:
             return screening(state, context, state.screen)
         if state.repeats:
@@ -70,8 +75,8 @@ def make_actor(llm: BaseChatModel | None = None) -> Callable[[AttemptState], Ste
         hedge = fresh and hedges(state, rules, shows)
         calls = Calls.of(state, context, now, llm)
         candidates = yield from calls.draw(calls.draws(state, fresh=fresh, hedge=hedge))
-        if not calls.usages:
-            return {"candidates": [], "stop_reason": "budget", "route": None}
+        if not candidates and calls.stopped:
+            return {"candidates": [], "stop_reason": calls.stopped, "route": None}
         return {"candidates": candidates, "usages": calls.usages, "fresh_start": fresh, "hedged": hedge,
                 "route": route, "model": now.model}
 
@@ -89,13 +94,16 @@ def redraw(state: AttemptState, context: Context, llm: BaseChatModel | None) -> 
     hotter = sampling_temperature(replace(state, attempts=calls.attempt), rules, retry=True)
     draws = calls.draws(state, fresh=state.fresh_start, hedge=state.hedged)
     candidates = yield from calls.draw([replace(d, temperature=max(d.temperature, hotter)) for d in draws])
+    if not candidates and calls.stopped == "deadline":
+        return {"candidates": [], "stop_reason": "deadline"}
     return {"candidates": [*state.candidates, *candidates], "usages": calls.usages}
 
 
 @dataclass
 class Calls:
-    """The model calls of one attempt: each draw within the run's token budget (a draw that
-    does not fit is not made), its replies turned into candidates, their usage kept."""
+    """The model calls of one attempt: each draw within the run's token budget and time (a
+    draw that does not fit is not made, one that runs into the deadline is cut), its replies
+    turned into candidates, their usage kept."""
 
     state: State
     context: Context
@@ -106,6 +114,8 @@ class Calls:
     counter: TokenCounter
     per_call: int
     usages: list[Usage] = field(default_factory=list)
+    stopped: StopReason | None = None
+    """Why the draws stopped before the last: the budget, or the run's deadline."""
 
     @classmethod
     def of(cls, state: State, context: Context, now: Turn, llm: BaseChatModel | None,
@@ -128,9 +138,13 @@ class Calls:
         return draws
 
     def draw(self, draws: list[Draw]) -> Steps[list[str]]:
-        """The candidates of `draws`, made in order until one does not fit the budget."""
+        """The candidates of `draws`, made in order until one does not fit the budget or the
+        run's time (`stopped` says which)."""
         candidates: list[str] = []
         for draw in draws:
+            if out_of_time(self.state):
+                self.stopped = "deadline"
+                break
             model = self.llm or chat_model(self.writer, draw.temperature)
             allowance = completion_allowance(
                 self.state, self.context, prompt_tokens=self.counter.prompt_tokens(draw.messages),
@@ -138,19 +152,23 @@ class Calls:
                 already=total_usage(self.usages)["tokens"],
             )
             if not allowance:
+                self.stopped = "budget"
                 break
             if not self.usages:
                 if self.now.handover and self.now.previous:
                     emit(ModelSwitched(kind="model_switched", attempt=self.attempt, model=self.now.model,
                                        previous=self.now.previous, after=self.now.handover))
-                emit(AttemptStarted(kind="attempt_started", attempt=self.attempt,
-                                    max_attempts=attempt_limit(self.state, self.context)))
+                emit(started(self.attempt, attempt_limit(self.state, self.context), self.state))
             try:
                 replies = yield ModelCall(
                     model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
                     max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
                     seed=sample_seed(self.context.policy.seed, self.attempt, len(self.usages)),
+                    timeout_s=call_timeout(self.state),
                 )
+            except DeadlineReached:
+                self.stopped = "deadline"
+                break
             except PromptTooLargeError as refused:  # a failed attempt saying so, not the run's end
                 self.usages.append(NO_USAGE)
                 return [*candidates, refused_candidate(refused)]
@@ -170,12 +188,20 @@ def screening(state: State, context: Context, candidates: list[str]) -> dict:
     """The attempt that tests the candidates written without a model (`screen`, which the
     form's record of attempt 1 set)."""
     attempt = state.attempts + 1
-    emit(AttemptStarted(kind="attempt_started", attempt=attempt,
-                        max_attempts=attempt_limit(replace(state, screened=True), context)))
+    emit(started(attempt, attempt_limit(replace(state, screened=True), context), state))
     emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
                            completion_tokens=0, mutants=len(candidates)))
     return {"candidates": candidates, "generation": NO_USAGE,
             "fresh_start": False, "route": None, "model": None, "screened": True, "screen": []}
+
+
+def started(attempt: int, max_attempts: int, state: State) -> AttemptStarted:
+    """The progress event of an attempt that starts now, with the run's time left."""
+    event = AttemptStarted(kind="attempt_started", attempt=attempt, max_attempts=max_attempts)
+    left = seconds_left(state)
+    if left is not None:
+        event["seconds_left"] = round(max(left, 0.0), 1)
+    return event
 
 
 def uses_prefill(context: Context, llm: BaseChatModel | None) -> bool:

@@ -8,20 +8,25 @@ next (`more_to_test`) or chooses among the results and records the attempt."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langgraph.types import Send
 
 from codeheal.context import current_context
+from codeheal.errors import CodehealError
 from codeheal.evaluation.checks import checks_after
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
+from codeheal.rules import test_run_limit
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AttemptState, CandidateJob
-from codeheal.steps import Steps
+from codeheal.steps import SandboxRun, Steps
 
 TEST_CANDIDATE = "test_candidate"
+T = TypeVar("T")
 
 
 FIRST_BATCH = 4
@@ -45,6 +50,8 @@ def candidate_sends(state: AttemptState) -> list[Send]:
         pending = pending[:max(FIRST_BATCH, len(done))]
     if state.screened and not state.written:  # the screen's attempt: no model wrote these
         shared["screened"] = True
+    if state.deadline is not None:
+        shared["deadline"] = state.deadline
     return [
         Send(TEST_CANDIDATE, CandidateJob(
             **shared, **({"change": p["change"]} if "change" in p else {}), candidate=p["code"], key=p["key"],
@@ -75,7 +82,28 @@ def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJo
 
     def test_candidate(job: CandidateJob) -> Steps[dict]:
         context = current_context()
-        tested = yield from form_of(job["form"]).test_steps(sandbox or sandbox_for(context), job, context)
+        steps = form_of(job["form"]).test_steps(sandbox or sandbox_for(context), job, context)
+        tested = yield from within_deadline(steps, job.get("deadline"))
         return {"tested": [{**tested, "key": job["key"]}]}
 
     return test_candidate
+
+
+def within_deadline(steps: Steps[T], deadline: float | None) -> Steps[T]:
+    """`steps` with each test run it yields limited to the run's time left when it starts
+    (rules.test_run_limit): a run started just before the deadline does not run on for its
+    whole limit past it."""
+    value: Any = None
+    error: CodehealError | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(value)
+        except StopIteration as done:
+            return done.value
+        if isinstance(call, SandboxRun):
+            call = SandboxRun(call.sandbox, dataclasses.replace(
+                call.job, timeout_s=test_run_limit(call.job.timeout_s, deadline)))
+        try:
+            value, error = (yield call), None
+        except CodehealError as exc:  # raised at this yield: passed on to the body's
+            value, error = None, exc

@@ -18,7 +18,7 @@ from codeheal.nodes.selection import (
     visible_feedback,
     wants_more_samples,
 )
-from codeheal.rules import replaces_best
+from codeheal.rules import out_of_time, replaces_best
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import usage_fields
 from codeheal.state import (
@@ -35,8 +35,11 @@ def evaluator(state: AttemptState) -> dict:
     """The evaluator node: after a batch of parallel `test_candidate` tasks, leaves `tested`
     as it is while the attempt's testing goes on (candidate_test.more_to_test); else chooses
     among the tested candidates, records the attempt and its Feedback, and empties `tested`
-    for the next attempt."""
-    if more_to_test(state):
+    for the next attempt. Candidates left untested once the run's time is out
+    (rules.out_of_time) are not sent: the attempt is recorded with those tested, and the run
+    ends (stop_reason "deadline")."""
+    cut = more_to_test(state) and out_of_time(state)
+    if more_to_test(state) and not cut:
         return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.tested, key=lambda t: t["index"])
     if state.generated_inputs:
@@ -51,6 +54,8 @@ def evaluator(state: AttemptState) -> dict:
     before = {t["key"] for t in tried}
     update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested))
     tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
+    if cut:
+        update["stop_reason"] = "deadline"
     return {**update, "tested": None, "tried": tried}
 
 

@@ -11,6 +11,7 @@ from codeheal.context import current_context
 from codeheal.forms.choice import choose_form
 from codeheal.nodes.prepare_candidates import to_test
 from codeheal.progress import emit
+from codeheal.rules import deadline_from_now
 from codeheal.sandboxes import check_available, sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import State
@@ -34,6 +35,7 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
     InputError; then, before any model call, what the sandbox raises when it cannot start at all
     (sandboxes.check_available: E2B without a key, exit 2 in the CLI; bubblewrap missing, exit 3)."""
     form = choose_form(state.project)
+    context = current_context()
     reset = {
         "form": form.name,
         "attempts": 0,
@@ -50,11 +52,11 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "screened": False,
         "screen": [],
         "stop_reason": None,
+        "deadline": deadline_from_now(context),
         "probe_function": None,
         "task_checks": [],
         "form_run": None,
     }
-    context = current_context()
     fields, started = form.start(state, context)
     update = {**reset, **fields}
     if update.get("candidates"):

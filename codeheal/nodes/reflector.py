@@ -8,12 +8,12 @@ from collections.abc import Callable
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import current_context
-from codeheal.errors import PromptTooLargeError
+from codeheal.errors import DeadlineReached, PromptTooLargeError
 from codeheal.fences import FENCE
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import token_counter
-from codeheal.rules import completion_allowance, model_context, turn
+from codeheal.rules import call_timeout, completion_allowance, model_context, out_of_time, turn
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.prompting.model_call import charged, sample_seed
 from codeheal.prompting.parts import unfounded
@@ -30,6 +30,8 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
     """The reflector node's body; `llm` overrides the model named in the run's Context."""
 
     def reflector(state: State) -> Steps[dict]:
+        if out_of_time(state):
+            return {"stop_reason": "deadline"}
         context = current_context()
         form = form_of(state.form)
         # The reflection is the next attempt's model's: on a handover, the model taking over writes it.
@@ -47,7 +49,10 @@ def make_reflector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[
         # In a seeded run the reflection is seeded as the attempt it is written for (one reply, its own prompt).
         seed = sample_seed(context.policy.seed, last["attempt"] + 1, 0)
         try:
-            ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed)
+            ((reply, usage),) = yield ModelCall(model, messages, max_tokens=allowance, seed=seed,
+                                                timeout_s=call_timeout(state))
+        except DeadlineReached:
+            return {"stop_reason": "deadline"}
         except PromptTooLargeError:  # the prompt was over the model's context: no reflection, the run goes on
             return {"history": [*earlier, last]}
         reflection = condensed_reflection(reply)

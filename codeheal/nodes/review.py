@@ -18,7 +18,8 @@ from typing import Literal, NotRequired, TypedDict
 from langgraph.types import interrupt
 
 from codeheal.errors import InputError
-from codeheal.rules import best_attempt
+from codeheal.context import current_context
+from codeheal.rules import best_attempt, deadline_from_now
 from codeheal.progress import ReflectionWritten, emit
 from codeheal.state import State
 
@@ -77,6 +78,7 @@ def review(state: State) -> dict:
         return {
             "status": "running",
             "attempt_limit": attempts + decision.get("more_attempts", 1),
+            "deadline": deadline_from_now(current_context()),
             "reflections": [reflection],
             "history": [*earlier, {**last, "reflection": reflection}],
         }

@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from langchain_core.language_models import BaseChatModel
 
 from codeheal.context import Context, current_context
-from codeheal.errors import PromptTooLargeError
+from codeheal.errors import DeadlineReached, PromptTooLargeError
 from codeheal.evaluation.checks import added_check_names, check_names, parse_tests
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
 from codeheal.llm import chat_model
 from codeheal.llm.factory import MAX_TOKENS, completions_per_request, token_counter
-from codeheal.nodes.actor import uses_prefill
+from codeheal.nodes.actor import started, uses_prefill
 from codeheal.nodes.prepare_candidates import to_test
-from codeheal.rules import attempt_limit, completion_allowance, model_context
-from codeheal.progress import AttemptStarted, emit
+from codeheal.rules import attempt_limit, call_timeout, completion_allowance, model_context, out_of_time
+from codeheal.progress import emit
 from codeheal.prompting.extraction import extract_code
 from codeheal.prompting.model_call import charged, sample_seed, total_usage
 from codeheal.prompting.generated_inputs import inputs_messages
@@ -72,20 +72,19 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
             per_call, wanted=context.module.select_samples - drawn if second_round else min(FIRST_ROUND, context.module.select_samples),
             already=state.generation["tokens"] if second_round else 0,
         )
-        if not samples:  # the budget cannot pay for a (further) choice: what is drawn stands
+        if not samples or out_of_time(state):  # the budget or the time cannot pay for a (further) choice: what is drawn stands
             return {"select_round": 2} if second_round else {"generated_inputs": None}
         usages = []
         attempt = state.attempts + 1  # the choice is an attempt of its own
         if not second_round:
-            emit(AttemptStarted(kind="attempt_started", attempt=attempt,
-                                max_attempts=attempt_limit(state, context)))
+            emit(started(attempt, attempt_limit(state, context), state))
             try:
                 ((inputs_reply, inputs_usage),) = yield ModelCall(
                     llm or chat_model(context, context.policy.temperature), inputs_prompt, stop=stop,
                     max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
-                    seed=sample_seed(context.policy.seed, attempt, 0),
+                    seed=sample_seed(context.policy.seed, attempt, 0), timeout_s=call_timeout(state),
                 )
-            except PromptTooLargeError:  # over the model's context: the passing attempt stands
+            except (PromptTooLargeError, DeadlineReached):  # over the model's context or the time: the passing attempt stands
                 return {"generated_inputs": None}
             generated_inputs = parse_generated_inputs(inputs_reply, entry_point)
             if not generated_inputs:  # nothing to choose by: the passing attempt stands, and pays for the try
@@ -96,9 +95,9 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
             replies = yield ModelCall(
                 llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
                 per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
-                seed=sample_seed(context.policy.seed, attempt, drawn),
+                seed=sample_seed(context.policy.seed, attempt, drawn), timeout_s=call_timeout(state),
             )
-        except PromptTooLargeError:  # over the model's context: what is drawn stands
+        except (PromptTooLargeError, DeadlineReached):  # over the model's context or the time: what is drawn stands
             return {"select_round": 2} if second_round else {"generated_inputs": None}
         drawn_code = [extract_code(reply) or "" for reply, _ in replies]
         usages += [usage for _, usage in replies]

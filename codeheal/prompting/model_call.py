@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import re
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -13,8 +16,9 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.runnables import ensure_config
+from langchain_openai.chat_models.base import BaseChatOpenAI
 
-from codeheal.errors import ModelError, ModelUnavailableError, PromptTooLargeError
+from codeheal.errors import DeadlineReached, ModelError, ModelUnavailableError, PromptTooLargeError
 from codeheal.state import Attempt, Breakdown, Usage
 from codeheal.tokens import message_text
 
@@ -34,7 +38,8 @@ class ModelCall:
     message in `messages` is a prefill the model continues; generation stops at any of
     `stop`, and after `max_tokens` completion tokens per reply when given. With a `seed`, each
     reply is its own request, the i-th (from 0) seeded `seed + i`. Its replies are a list of
-    `Reply`."""
+    `Reply`. With `timeout_s`, the call is cut when it has run that long, all its requests
+    together (DeadlineReached)."""
 
     model: BaseChatModel
     messages: list[BaseMessage]
@@ -43,6 +48,7 @@ class ModelCall:
     per_call: int = 1
     max_tokens: int | None = None
     seed: int | None = None
+    timeout_s: float | None = None
 
 
 SEED_STRIDE = 1000
@@ -57,7 +63,32 @@ def sample_seed(seed: int | None, attempt: int, drawn: int) -> int | None:
 
 
 def invoke_model(call: ModelCall) -> list[Reply]:
-    """The replies `call` asks for, requested blocking."""
+    """The replies `call` asks for, requested blocking; cut at its `timeout_s` (the requests
+    go on in a worker thread, which is left to its client's own timeout)."""
+    if call.timeout_s is None:
+        return _requested(call)
+    worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="codeheal-model-call")
+    future = worker.submit(contextvars.copy_context().run, _requested, call)  # the run's callbacks and config
+    worker.shutdown(wait=False)
+    try:
+        return future.result(timeout=call.timeout_s)
+    except TimeoutError:
+        if future.done():  # raised by the call itself
+            raise
+        raise _cut(call) from None
+
+
+async def ainvoke_model(call: ModelCall) -> list[Reply]:
+    """The replies `call` asks for, awaited (ChatOpenAI's async client belongs to the running
+    event loop, so the sync face cannot be this one run in a loop of its own); cancelled at its
+    `timeout_s`."""
+    try:
+        return await asyncio.wait_for(_arequested(call), call.timeout_s)
+    except TimeoutError:
+        raise _cut(call) from None
+
+
+def _requested(call: ModelCall) -> list[Reply]:
     collected = _Collected(call)
     while (options := collected.next_request()) is not None:
         with _translated_errors(call.model):
@@ -65,14 +96,17 @@ def invoke_model(call: ModelCall) -> list[Reply]:
     return collected.replies
 
 
-async def ainvoke_model(call: ModelCall) -> list[Reply]:
-    """The replies `call` asks for, awaited (ChatOpenAI's async client belongs to the running
-    event loop, so the sync face cannot be this one run in a loop of its own)."""
+async def _arequested(call: ModelCall) -> list[Reply]:
     collected = _Collected(call)
     while (options := collected.next_request()) is not None:
         with _translated_errors(call.model):
             collected.add(await call.model.agenerate([call.messages], **options))
     return collected.replies
+
+
+def _cut(call: ModelCall) -> DeadlineReached:
+    return DeadlineReached(f"the model call {_describe(call.model)} was cut at the run's deadline, "
+                           f"after {call.timeout_s:.1f} s")
 
 
 @dataclass
@@ -83,18 +117,29 @@ class _Collected:
     call: ModelCall
     replies: list[Reply] = field(default_factory=list)
     started: float = 0.0
+    ends: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.call.timeout_s is not None:
+            self.ends = time.perf_counter() + self.call.timeout_s
 
     def next_request(self) -> dict | None:
-        """The next request's options, or None when the call has its replies."""
+        """The next request's options, or None when the call has its replies. An OpenAI
+        client is given the call's time left as the request's own timeout, so that a request
+        cut at the deadline is also closed (the server stops writing it)."""
         wanted = self.call.samples - len(self.replies)
         if wanted <= 0:
             return None
         self.started = time.perf_counter()
+        options = _call_options(self.call.stop, 1 if self.call.seed is not None else min(self.call.per_call, wanted),
+                                self.call.max_tokens)
         if self.call.seed is not None:
             # One completion per request: a request carries one seed, and each reply needs
             # its own (the embedded server answers one completion per request anyway).
-            return {**_call_options(self.call.stop, 1, self.call.max_tokens), "seed": self.call.seed + len(self.replies)}
-        return _call_options(self.call.stop, min(self.call.per_call, wanted), self.call.max_tokens)
+            options["seed"] = self.call.seed + len(self.replies)
+        if self.ends is not None and isinstance(self.call.model, BaseChatOpenAI):
+            options["timeout"] = max(self.ends - self.started, 0.001)
+        return options
 
     def add(self, result: LLMResult) -> None:
         """A request's result: its completions, up to the replies the call asks for."""

@@ -64,6 +64,8 @@ def check_values(values: Mapping[str, object], choices: Mapping[str, tuple[objec
             raise ConfigError(f"{name} must be between 0 and {_BETWEEN[name]}, got {value!r}")
     if values.get("timeout_s") is not None and not values["timeout_s"] > 0:
         raise ConfigError(f"timeout_s must be > 0 seconds or None, got {values['timeout_s']!r}")
+    if "deadline_s" in values and not values["deadline_s"] > 0:
+        raise ConfigError(f"deadline_s must be > 0 seconds, got {values['deadline_s']!r}")
     if "model" in values and not values["model"]:
         raise ConfigError("model must not be empty")
     if "then_models" in values:

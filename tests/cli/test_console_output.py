@@ -70,13 +70,31 @@ def test_solve_verbose_shows_each_attempts_code_as_a_diff_of_the_one_before(tmp_
     assert "-    return a - b" in second and "+    return a + b" in second
 
 
-def test_the_spinner_shows_what_runs_and_the_elapsed_time() -> None:
+def test_the_spinner_shows_what_runs_the_elapsed_time_and_the_time_left() -> None:
     out = io.StringIO()
-    narrator = _Narrator(Console(file=out, width=400), Context(), reflects=True)
+    narrator = _Narrator(Console(file=out, width=400), Context(deadline_s=300), reflects=True)
     narrator.started -= 75  # the run began 75 s ago
     narrator.doing.started = narrator.started
+    narrator.doing.ends -= 75
     narrator.on_event({"kind": "run_started", "first": "model", "files": 0})
     shown = Console(file=io.StringIO(), width=400)
     with shown.capture() as capture:
         shown.print(narrator.doing)
-    assert capture.get().strip() == "attempt 1 of 3: writing code · 75 s"
+    assert capture.get().strip() == "attempt 1 of 3: writing code · 75 s · 225 s left"
+    narrator.on_event({"kind": "attempt_started", "attempt": 2, "max_attempts": 3, "seconds_left": 100.4})
+    with shown.capture() as capture:
+        shown.print(narrator.doing)
+    assert capture.get().strip().endswith("· 100 s left")  # the run's own clock, as its event says
+
+
+def test_an_attempt_line_says_how_long_is_left_and_a_run_out_of_time_says_so() -> None:
+    out = io.StringIO()
+    narrator = _Narrator(Console(file=out, width=400), Context(deadline_s=300), reflects=True)
+    narrator.on_event({"kind": "attempt_started", "attempt": 1, "max_attempts": 3, "seconds_left": 40.2})
+    narrator.on_event({"kind": "tests_result", "attempt": 1, "passed": False, "passed_count": 0, "total": 1,
+                       "summary": "failed 0/1", "seconds": 1.0, "sandbox_seconds": 1.0, "isolation": "bwrap"})
+    narrator.on_event({"kind": "status", "status": "deadline", "attempts": 1})
+    text = out.getvalue()
+    assert "attempt 1: failed, 0 of 1 passed (1 failed); tests ran 1.0 s (bwrap sandbox); 40 s left" in text
+    assert "deadline after 1 attempt(s)" in text
+    assert "the run's time (300 s) ran out: its best attempt so far is reported" in text

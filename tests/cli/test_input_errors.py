@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from doubles import ADD_TESTS, fenced, scripted
@@ -82,3 +84,30 @@ def test_the_cli_refuses_bad_input_before_importing_the_graph(tmp_path, argv, ex
     done = subprocess.run([sys.executable, "-c", probe, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert expected in done.stderr
     assert done.stdout.split(None, 1) == ["2", "[]\n"]
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("0", "deadline_s must be > 0 seconds, got 0.0"),
+    ("-30", "deadline_s must be > 0 seconds, got -30.0"),
+    ("soon", "argument --deadline: invalid float value: 'soon'"),
+])
+def test_a_bad_deadline_exits_2_before_any_model_call(tmp_path, value, expected):
+    tests = tmp_path / "test_add.py"
+    tests.write_text(ADD_TESTS, encoding="utf-8")
+    # a model at an address nothing serves: a run that got as far as a model call would exit 3
+    argv = ["solve", "Add.", "--tests", str(tests), "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+            "--deadline", value]
+    here = str(Path(__file__).resolve().parents[2])  # this checkout's codeheal, whatever is installed
+    done = subprocess.run([sys.executable, "-m", "codeheal", *argv], cwd=tmp_path, capture_output=True, text=True, check=False,
+                          timeout=120, env={**os.environ, "PYTHONPATH": here})
+    assert done.returncode == 2 and expected in done.stderr
+
+
+def test_a_bad_deadline_in_pyproject_is_refused(tmp_path):
+    from codeheal.config_file import load_config
+
+    (tmp_path / "pyproject.toml").write_text("[tool.codeheal]\ndeadline = -1\n", encoding="utf-8")
+    settings = load_config(tmp_path, command="fix").settings
+    assert settings == {"deadline_s": -1}
+    with pytest.raises(ConfigError, match="deadline_s must be > 0 seconds"):
+        resolve(config=settings)

@@ -75,7 +75,9 @@ def test_retry_with_a_hint_joins_the_memory_and_grants_attempts():
     assert [event["kind"] for event in custom] == [
         "reflection_written", "attempt_started", "candidates_written", "tests_result", "status",
     ]
+    left = custom[1].pop("seconds_left")
     assert custom[1] == {"kind": "attempt_started", "attempt": 3, "max_attempts": 4}
+    assert 590 < left <= 600  # the reviewer's retry starts the run's time afresh
 
 
 def test_a_retry_that_fails_again_pauses_again():

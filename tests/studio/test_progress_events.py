@@ -21,7 +21,7 @@ def _stream(replies: list[AIMessage], context: Context, request: dict = TASK) ->
 def test_a_healed_run_reports_each_step_in_order():
     chunks = _stream([WRONG, AIMessage("It subtracts; add instead."), RIGHT], Context(max_attempts=3))
     custom = [data for mode, data in chunks if mode == "custom"]
-    timings = ("seconds", "sandbox_seconds")
+    timings = ("seconds", "sandbox_seconds", "seconds_left")
     written = {"prompt_tokens": 0, "completion_tokens": 0}  # the fake model reports no usage
     assert [{k: v for k, v in event.items() if k not in timings} for event in custom] == [
         {"kind": "run_started", "first": "model", "files": 0},
@@ -37,6 +37,7 @@ def test_a_healed_run_reports_each_step_in_order():
         {"kind": "status", "status": "passed", "attempts": 2},
     ]
     assert custom[3]["summary"].startswith("failed 1/2")
+    assert all(590 < event["seconds_left"] <= 600 for event in custom if event["kind"] == "attempt_started")
     tested = [event for event in custom if event["kind"] == "tests_result"]
     assert all(event["seconds"] >= event["sandbox_seconds"] > 0 for event in tested)
     nodes = [next(iter(data)) for mode, data in chunks if mode == "updates"]
