@@ -503,6 +503,7 @@ def _scrubbed_env(runtime: Runtime, isolation: Isolation) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONHASHSEED": "0",
+        "PYTHONNOUSERSITE": "1",  # HOME is the workspace: a project's own .local never runs at start
         "PYTHONPATH": site,
         "TMPDIR": "/tmp",
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,26 @@ def test_a_second_supervisor_record_is_never_trusted() -> None:
     for text in (record + record, evidence + record + evidence, evidence + record + record):
         report = parse_report(text)
         assert report.supervisor is None or report.stray_lines, text
+
+
+USER_SITE_HOOK = 'import sys\nsys.stderr.write("USER SITE RAN\\n")\n'
+
+
+def test_the_projects_own_user_site_never_runs_in_a_job(shop: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """An interpreter with user site on (a virtualenv with system site packages): a
+    `usercustomize` (and a `.pth`) in the project's own `.local` (the job's HOME is the project)
+    would run at every start, before the harness. Jobs run with PYTHONNOUSERSITE."""
+    venv = tmp_path_factory.mktemp("venv") / ".venv"
+    venv_with_pytest(venv)
+    config = venv / "pyvenv.cfg"
+    config.write_text(config.read_text().replace("include-system-site-packages = false",
+                                                 "include-system-site-packages = true"))
+    shutil.copytree(venv, shop / ".venv", symlinks=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    user_site = shop / ".local" / "lib" / version / "site-packages"
+    user_site.mkdir(parents=True)
+    (user_site / "usercustomize.py").write_text(USER_SITE_HOOK)
+    (user_site / "hook.pth").write_text("import sys; sys.stderr.write('USER SITE RAN\\n')\n")
+    result = run(shop, "python -m pytest -q", fixed=True)
+    assert "USER SITE RAN" not in result.stderr + result.stdout
+    assert run_feedback(result, None)["passed"], run_feedback(result, None)
