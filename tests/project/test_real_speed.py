@@ -62,7 +62,10 @@ def serve(*replies: str) -> ScriptedServer:
 
 
 def fix(server: ScriptedServer, project: Path, sandbox: CountingSandbox, **settings):
-    context = resolve({"model": "scripted", "base_url": server.url, "max_attempts": 3, "mutants": 0, **settings}).context
+    # importers: these tests count and time the repairs' own runs; regression=runs (the default)
+    # adds one whole-suite run with coverage of the project as it is (tests/project/test_regression_runs.py)
+    context = resolve({"model": "scripted", "base_url": server.url, "max_attempts": 3, "mutants": 0,
+                       "regression": "importers", **settings}).context
     app = build_graph(sandbox=sandbox).compile()
     return app.invoke({"project": str(project), "test_command": TEST}, context=context)
 
