@@ -222,11 +222,9 @@ def _answer(host, data):
         op, ref, rest = _Requests(data, host).load()
     except Exception as exc:  # noqa: BLE001
         return ["error", f"the arguments could not cross to the candidate's process ({type(exc).__name__}: {exc})"[:MESSAGE_CHARS]]
-    before, others = {}, {}
-    if op == "call":
-        args, kwargs = rest
-        before = {k: host.wire(v) for k, v in [*enumerate(args), *kwargs.items()] if type(v) in MUTABLE}
-        others = {k: _dumped(v) for k, v in [*enumerate(args), *kwargs.items()] if type(v) not in (*MUTABLE, *EXACT)}
+    arguments = dict([*enumerate(rest[0]), *rest[1].items()]) if op == "call" else {}
+    before = {k: host.wire(v) for k, v in arguments.items() if type(v) in MUTABLE}
+    others = {k: _dumped(v) for k, v in arguments.items() if type(v) not in (*MUTABLE, *EXACT)}
     try:
         result = host.serve(op, ref, rest)
     except BaseException as exc:  # noqa: BLE001
@@ -236,12 +234,11 @@ def _answer(host, data):
     try:
         changed = _changed(host, *rest, before) if before else {}  # changes in place count when it raised too
         # an argument of another kind (a deque, a bytearray) changed in place: the tests' copy did not
-        untracked = any(_dumped(rest[0][k] if isinstance(k, int) else rest[1][k]) != dump for k, dump in others.items())
+        untracked = any(_dumped(arguments[k]) != dump for k, dump in others.items())
         if answer:
             answer[1][5] = answer[1][5] and not untracked
             return answer + [changed]
-        same = next((str(k) for k, v in [*enumerate(rest[0]), *rest[1].items()] if v is result), None) \
-            if op == "call" and type(result) in MUTABLE else None
+        same = next((str(k) for k, v in arguments.items() if v is result), None) if type(result) in MUTABLE else None
         again = type(result) in MUTABLE and same is None and id(result) in host.returned
         if type(result) in MUTABLE:
             host.returned[id(result)] = result
