@@ -1,59 +1,122 @@
-"""Failing tests as diagnostics: each at the innermost line of its traceback that lies in the
-project, with the failure's message; a failure with no such line (a collection error, a
-crash) is put at the top of the test's file."""
+"""Failing tests as diagnostics where they fail: at the innermost line of the traceback that lies
+in the project's own code (not its tests), the file the user edits, with related information
+pointing at the test's line (its assert, or the import that failed); a syntax error or a
+collection error in the project's code is a failure whose traceback ends at its line
+(forms/project/syntax_slips.py), so it lands there too. The test's line keeps a diagnostic of
+its own, pointing back at the code. A failure whose traceback never leaves the tests (an assert
+on a returned value) is shown at the test's line alone; one with no line in the project at
+all (a crash) at the top of the test's file."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.state import CheckFailure
 
 SOURCE = "codeheal"
 
 
-def place(root: Path, failure: CheckFailure) -> tuple[Path, int] | None:
-    """The file and 0-based line where `failure` happens: its innermost frame in a file of the
-    project; else line 0 of the test's own file; None when neither is in the project."""
+@dataclass(frozen=True)
+class Place:
+    """A 0-based line of a file of the project."""
+
+    path: Path
+    line: int
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a failure is shown: in the project's code (None when its traceback never leaves
+    the tests), and at the test's own line."""
+
+    code: Place | None
+    test: Place | None
+
+
+def place(root: Path, failure: CheckFailure) -> Placed:
+    """The innermost frame of `failure` in the project's code, and the innermost in its tests
+    (else line 0 of the test's file, when its name gives one)."""
+    code = test = None
     for frame in reversed(failure["frames"]):
         path = _in_project(root, frame["file"])
-        if path is not None and frame["line"] > 0:
-            return path, frame["line"] - 1
-    test_file = _in_project(root, failure["test"].split("::")[0])
-    return (test_file, 0) if test_file is not None else None
+        if path is None or frame["line"] <= 0:
+            continue
+        if _is_test(root, path):
+            test = test or Place(path, frame["line"] - 1)
+        else:
+            code = code or Place(path, frame["line"] - 1)
+    if test is None:
+        test_file = _in_project(root, failure["test"].split("::")[0])
+        test = Place(test_file, 0) if test_file is not None else None
+    return Placed(code, test)
 
 
 def message(failure: CheckFailure) -> str:
     """What the editor shows: the test, then what went wrong."""
+    test = failure["test"]
+    fails = "could not be loaded" if "::" not in test and test.endswith(".py") else "failed"
+    return f"{test} {fails}: {_what(failure)}"
+
+
+def _what(failure: CheckFailure) -> str:
     what = f"{failure['exception']}: {failure['message']}" if failure["message"] else failure["exception"]
     if failure["expected"] is not None and failure["actual"] is not None:
         what += f" (expected {failure['expected']}, got {failure['actual']})"
-    return f"{failure['test']} failed: {what}"
+    return what
 
 
 def diagnostics(root: Path, failures: list[CheckFailure], lines_of: dict[Path, list[str]]) -> dict[Path, list[types.Diagnostic]]:
     """The diagnostics of `failures`, by file; `lines_of` gives a file's lines (to span the
-    failing line from its first non-blank character), read from disk when absent."""
-    found: dict[Path, list[types.Diagnostic]] = defaultdict(list)
+    failing line from its first non-blank character), read from disk when absent. Failures
+    with the same message at the same line (a module that does not parse, seen by every test
+    file that imports it) are one diagnostic, which names each test."""
+    merged: dict[tuple[Place, str], list[tuple[CheckFailure, Place | None]]] = defaultdict(list)
     for failure in failures:
-        where = place(root, failure)
-        if where is None:
-            continue
-        path, line = where
-        if path not in lines_of:
-            lines_of[path] = _read_lines(path)
-        text = lines_of[path][line] if line < len(lines_of[path]) else ""
-        start = len(text) - len(text.lstrip())
-        found[path].append(types.Diagnostic(
-            range=types.Range(types.Position(line, start), types.Position(line, max(len(text), start))),
-            message=message(failure),
-            severity=types.DiagnosticSeverity.Error,
-            source=SOURCE,
-            code=failure["test"],
+        placed = place(root, failure)
+        what = _what(failure)
+        if placed.code is not None:
+            merged[(placed.code, what)].append((failure, placed.test))
+            if placed.test is not None:
+                merged[(placed.test, what)].append((failure, placed.code))
+        elif placed.test is not None:
+            merged[(placed.test, what)].append((failure, None))
+    found: dict[Path, list[types.Diagnostic]] = defaultdict(list)
+    for (where, what), seen in merged.items():
+        tests = list(dict.fromkeys(failure["test"] for failure, _ in seen))
+        text = message(seen[0][0]) if len(tests) == 1 else f"{', '.join(tests)}: {what}"
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=from_fs_path(str(other.path)) or "", range=_line_range(other, lines_of)),
+                message=(f"the test {failure['test']}" if _is_test(root, other.path)
+                         else f"where it fails: {other.path.relative_to(root.resolve())} line {other.line + 1}"),
+            )
+            for failure, other in seen if other is not None
+        ]
+        found[where.path].append(types.Diagnostic(
+            range=_line_range(where, lines_of), message=text, severity=types.DiagnosticSeverity.Error,
+            source=SOURCE, code=tests[0], related_information=related or None,
         ))
     return dict(found)
+
+
+def _line_range(where: Place, lines_of: dict[Path, list[str]]) -> types.Range:
+    """The line from its first non-blank character to its end."""
+    if where.path not in lines_of:
+        lines_of[where.path] = _read_lines(where.path)
+    lines = lines_of[where.path]
+    text = lines[where.line] if where.line < len(lines) else ""
+    start = len(text) - len(text.lstrip())
+    return types.Range(types.Position(where.line, start), types.Position(where.line, max(len(text), start)))
+
+
+def _is_test(root: Path, path: Path) -> bool:
+    return is_test_file(path.relative_to(root.resolve()).as_posix())
 
 
 def _in_project(root: Path, file: str) -> Path | None:

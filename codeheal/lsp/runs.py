@@ -76,6 +76,9 @@ class Healed:
     changes: dict[str, str]
     summary: str
     """The last attempt's outcome, in words."""
+    best: Attempt | None = None
+    """When no change healed the tests: the attempt with a change that passed the most of
+    them (rules.best_attempt among those that changed something), if any passed one."""
 
 
 async def heal(project: Project, on_event: Callable[[ProgressEvent], None], target: str | None = None) -> Healed:
@@ -83,10 +86,12 @@ async def heal(project: Project, on_event: Callable[[ProgressEvent], None], targ
     given; `on_event` sees its progress."""
     output = await _final_output(project, project.context(), on_event, target)
     history: list[Attempt] = list(output.get("history") or [])
-    passed = output.get("status") == "passed"
-    best = best_attempt(history) if history else None
-    changes = dict((best or {}).get("changes") or {}) if passed else {}
-    return Healed(output.get("status") or "failed", changes, history[-1]["summary"] if history else "no attempt ran")
+    summary = history[-1]["summary"] if history else "no attempt ran"
+    if output.get("status") == "passed":
+        return Healed("passed", dict(best_attempt(history).get("changes") or {}), summary)
+    changed = [attempt for attempt in history if attempt.get("changes")]
+    best = best_attempt(changed) if changed else None
+    return Healed(output.get("status") or "failed", {}, summary, best if best and best["passed_count"] else None)
 
 
 async def _final_output(

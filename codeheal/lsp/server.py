@@ -4,11 +4,16 @@
   a short pause (a later save cancels the run and starts it over); their failures replace
   the project's diagnostics, which clear when the tests pass.
 - codeAction on such a diagnostic: "Heal with codeheal", a command. The command runs a fix
-  run with work-done progress (attempt, tests, tokens), cancellable from the editor, and
-  sends the change as workspace/applyEdit; the server writes no file itself.
+  run with work-done progress (attempt, phase, tokens as the model writes them, time left:
+  progress.py), cancellable from the editor, and sends the change as workspace/applyEdit;
+  the server writes no file itself.
 - codeAction inside a stub (a docstring, no body yet): "Write this function", the same run
   with that function as its target (`fix --target`): the project's tests that call it say
-  what it must do.
+  what it must do. When no attempt passes them all, the best one is offered (a message
+  whose action inserts it).
+- A project whose tests cannot run (none collected, a test command that fails) is said once
+  in a message, until its tests run again.
+- shutdown stops the runs in flight before it answers.
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from codeheal.errors import CodehealError, ConfigError, InputError
 from codeheal.lsp.diagnostics import SOURCE, diagnostics
 from codeheal.lsp.edits import workspace_edit
 from codeheal.lsp.options import ServerOptions, options_of
-from codeheal.lsp.runs import Healed, heal, project_of, run_tests
+from codeheal.lsp.progress import Narration
+from codeheal.lsp.runs import Healed, Project, heal, project_of, run_tests
 from codeheal.lsp.stubs import stub_at
 from codeheal.progress import ProgressEvent
 
@@ -48,6 +54,8 @@ class CodehealServer(LanguageServer):
         self.marked: dict[Path, set[str]] = {}
         """Project root -> the URIs that hold its diagnostics."""
         self.told_untrusted: set[Path] = set()
+        self.told_untestable: dict[Path, str] = {}
+        """Project root -> why its tests could not run, said once (until they run)."""
 
     def root_of(self, uri: str) -> Path | None:
         """The workspace folder (innermost) that holds the file at `uri`; else the folder of
@@ -89,12 +97,24 @@ class CodehealServer(LanguageServer):
         try:
             outcome = await run_tests(project_of(root, self.options))
         except (InputError, ConfigError, CodehealError) as exc:
-            self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"codeheal: {exc}"))
+            self._untestable(root, f"codeheal: the tests of {root} could not run: {exc}")
+            self._publish(root, {})
             return
         if outcome.error and not outcome.failures:
-            self.window_log_message(types.LogMessageParams(types.MessageType.Warning, f"codeheal: {outcome.error}"))
+            self._untestable(root, f"codeheal: the tests of {root} could not run: {outcome.error}")
+        else:
+            self.told_untestable.pop(root, None)
         lines = {Path(p).resolve(): d.lines for d in self.workspace.text_documents.values() if (p := to_fs_path(d.uri))}
-        found = diagnostics(root, outcome.failures, lines)
+        self._publish(root, diagnostics(root, outcome.failures, lines))
+
+    def _untestable(self, root: Path, text: str) -> None:
+        """Say why the tests of `root` could not run, once for as long as it stays so."""
+        if self.told_untestable.get(root) != text:
+            self.told_untestable[root] = text
+            self._tell(text, types.MessageType.Warning)
+
+    def _publish(self, root: Path, found: dict[Path, list[types.Diagnostic]]) -> None:
+        """Replace the diagnostics of `root`'s project with `found`."""
         now = {from_fs_path(str(path)) or "": marks for path, marks in found.items()}
         for uri in self.marked.get(root, set()) - set(now):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -111,12 +131,16 @@ class CodehealServer(LanguageServer):
         unsaved = [d.uri for d in self.workspace.text_documents.values() if _unsaved(d.uri, d.source)]
         if unsaved:
             return self._tell(f"codeheal: save {', '.join(unsaved)} first: the tests run on the files on disk")
+        try:
+            project = project_of(root, self.options)
+        except ConfigError as exc:
+            return self._tell(f"codeheal: {exc}", types.MessageType.Error)
         token = str(uuid.uuid4())
-        progress = _Progress(self, token)
+        progress = _Progress(self, token, project)
         await progress.begin()
         started = time.time()
         target = f"{Path(to_fs_path(uri) or '').resolve().relative_to(root)}::{function}" if function else None
-        task = asyncio.ensure_future(heal(project_of(root, self.options), progress.on_event, target))
+        task = asyncio.ensure_future(heal(project, progress.on_event, target))
         self.heals[token] = task
         try:
             healed = await task
@@ -129,25 +153,57 @@ class CodehealServer(LanguageServer):
         finally:
             self.heals.pop(token, None)
         progress.end(healed.status)
-        return await self._send(root, healed, started)
+        if healed.status == "passed":
+            if not healed.changes:
+                return self._tell("codeheal: the tests pass as the project is: nothing to change")
+            return await self._send(root, healed.changes, started, "codeheal: heal", "healed")
+        if function is not None and healed.best is not None:
+            return await self._offer_best(root, healed, started)
+        return self._tell(f"codeheal: not healed; last attempt: {healed.summary}", types.MessageType.Warning)
 
-    async def _send(self, root: Path, healed: Healed, started: float) -> str:
-        if healed.status != "passed":
-            return self._tell(f"codeheal: not healed; last attempt: {healed.summary}", types.MessageType.Warning)
-        if not healed.changes:
-            return self._tell("codeheal: the tests pass as the project is: nothing to change")
+    async def _offer_best(self, root: Path, healed: Healed, started: float) -> str:
+        """Offer the best attempt of a "Write this function" that passed some of the tests."""
+        best = healed.best
+        assert best is not None
+        title = f"Insert best attempt ({best['passed_count']} of {best['total']} tests pass)"
+        chosen = await self.window_show_message_request_async(types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"codeheal: no attempt passed every test; attempt {best['attempt']} passes "
+                    f"{best['passed_count']} of {best['total']}. Last attempt: {healed.summary}",
+            actions=[types.MessageActionItem(title=title), types.MessageActionItem(title="Discard")],
+        ))
+        if chosen is None or chosen.title != title:
+            return "codeheal: not healed; the best attempt was discarded"
+        return await self._send(root, dict(best.get("changes") or {}), started, f"codeheal: {title.lower()}",
+                                "inserted the best attempt in")
+
+    async def _send(self, root: Path, changes: dict[str, str], started: float, label: str, done: str) -> str:
+        """Send `changes` (project-relative path -> new text) as one edit labelled `label`;
+        what happened, in words (`done` and the files)."""
         texts: dict[str, tuple[str, str]] = {}
-        for relative, new in healed.changes.items():
+        for relative, new in changes.items():
             path = root / relative
             if path.stat().st_mtime > started:
                 return self._tell(f"codeheal: {relative} changed while healing: heal again", types.MessageType.Warning)
             texts[from_fs_path(str(path)) or ""] = (path.read_text(encoding="utf-8"), new)
         applied = await self.workspace_apply_edit_async(
-            types.ApplyWorkspaceEditParams(edit=workspace_edit(texts), label="codeheal: heal"))
+            types.ApplyWorkspaceEditParams(edit=workspace_edit(texts), label=label))
         if not applied.applied:
             return self._tell(f"codeheal: the editor did not apply the change: {applied.failure_reason or 'no reason given'}",
                               types.MessageType.Warning)
-        return f"codeheal: healed {', '.join(sorted(healed.changes))}"
+        return f"codeheal: {done} {', '.join(sorted(changes))}"
+
+    def stop_runs(self) -> None:
+        """Cancel the test runs and heals in flight, and the editor's requests still open
+        (pygls 2.1's shutdown cancels them while it iterates over the live table, which each
+        cancelled request's callback shrinks: the `dictionary changed size during iteration`
+        it logged when an editor quit during a heal)."""
+        for task in [*self.test_runs.values(), *self.heals.values()]:
+            task.cancel()
+        protocol = self.protocol
+        for msg_id, future in list(protocol._request_futures.items()):
+            if msg_id != protocol.msg_id and not future.done():
+                future.cancel()
 
     def _tell(self, text: str, kind: types.MessageType = types.MessageType.Info) -> str:
         self.window_show_message(types.ShowMessageParams(kind, text))
@@ -155,12 +211,13 @@ class CodehealServer(LanguageServer):
 
 
 class _Progress:
-    """Work-done progress of one heal: the attempt, its tests and the tokens so far."""
+    """Work-done progress of one heal, as progress.Narration words it."""
 
-    def __init__(self, server: CodehealServer, token: str) -> None:
+    def __init__(self, server: CodehealServer, token: str, project: Project) -> None:
         self.server, self.token = server, token
         self.shown = False
-        self.attempt = self.tokens = 0
+        context = project.context()
+        self.narration = Narration(context.max_attempts, context.deadline_s)
 
     async def begin(self) -> None:
         capabilities = self.server.client_capabilities.window
@@ -168,23 +225,12 @@ class _Progress:
             return
         await self.server.work_done_progress.create_async(self.token)
         self.server.work_done_progress.begin(self.token, types.WorkDoneProgressBegin(
-            title="codeheal: healing", cancellable=True, message="testing the project as it is"))
+            title="codeheal: healing", cancellable=True, message=self.narration.message()))
         self.shown = True
 
     def on_event(self, event: ProgressEvent) -> None:
-        kind = event["kind"]
-        if kind == "attempt_started":
-            self.attempt = event["attempt"]
-            text = f"attempt {event['attempt']} of {event['max_attempts']}"
-        elif kind == "candidates_written":
-            self.tokens += event["prompt_tokens"] + event["completion_tokens"]
-            text = f"attempt {event['attempt']}: testing ({self.tokens} tokens so far)"
-        elif kind == "tests_result":
-            text = (f"attempt {event['attempt']}: {event['passed_count']} of {event['total']} tests passed "
-                    f"({self.tokens} tokens so far)")
-        else:
-            return
-        if self.shown:
+        text = self.narration.on_event(event)
+        if text is not None and self.shown:
             self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(message=text))
 
     def end(self, status: str) -> None:
@@ -214,6 +260,11 @@ server = CodehealServer()
 @server.feature(types.INITIALIZE)
 def _initialize(ls: CodehealServer, params: types.InitializeParams) -> None:
     ls.options = options_of(params.initialization_options)
+
+
+@server.feature(types.SHUTDOWN)
+def _shutdown(ls: CodehealServer, params: None) -> None:
+    ls.stop_runs()
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)

@@ -17,10 +17,11 @@ import pytest
 import pytest_lsp
 from doubles import SHOP, SHOP_FIXED
 from lsprotocol import types
+from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from scripted_openai import ScriptedServer, is_fix_actor
 
-from codeheal.lsp.server import HEAL, HEAL_TITLE, WRITE_TITLE
+from codeheal.lsp.server import HEAL, HEAL_TITLE, WRITE, WRITE_TITLE
 
 LESSON = "bulk_discount compares with > but a tier starts at its threshold: use >=."
 SLOW_S = 60.0
@@ -32,12 +33,25 @@ CALC = {
 }
 """A project whose function is a stub with a docstring, which its test calls."""
 CALC_WRITTEN = '```python\n# calc.py\ndef add(a: int, b: int) -> int:\n    """The sum of a and b."""\n    return a + b\n```\n'
+CALC_HALF = {**CALC, "tests/test_calc.py": CALC["tests/test_calc.py"] + "\n\ndef test_add_negatives():\n    assert add(-1, -2) == -3\n"}
+"""CALC with a second test, which the scripted model's body (abs) does not pass."""
+CALC_ABS = CALC_WRITTEN.replace("return a + b", "return abs(a) + abs(b)")
 
 
 def script(body: dict) -> str:
     if not is_fix_actor(body["messages"]):
         return LESSON
-    return CALC_WRITTEN if "The sum of a and b" in str(body["messages"]) else SHOP_FIXED
+    if "The sum of a and b" in str(body["messages"]):
+        return CALC_ABS if "test_add_negatives" in str(body["messages"]) else CALC_WRITTEN
+    return SHOP_FIXED
+
+
+def broken_shop(project: Path) -> None:
+    """The shop, its discount tiers right, with a one-line bug that raises in its code: a
+    misspelt name in bulk_discount (shop/pricing.py line 9)."""
+    pricing = project / "shop" / "pricing.py"
+    text = pricing.read_text(encoding="utf-8").replace("quantity > threshold", "quantity >= threshold")
+    pricing.write_text(text.replace("in DISCOUNT_TIERS:", "in DISCOUNT_TIER:"), encoding="utf-8")
 
 
 @pytest.fixture
@@ -50,15 +64,21 @@ def model(request: pytest.FixtureRequest) -> Iterator[ScriptedServer]:
 
 @pytest.fixture
 def shop(request: pytest.FixtureRequest, tmp_path: Path, model: ScriptedServer) -> Path:
-    """The shop fixture (or, parametrised indirectly with "calc", CALC), its model and test
-    command in its pyproject.toml as a user sets them."""
+    """The shop fixture (parametrised indirectly: "broken", broken_shop; "no tests", the shop
+    without its tests; "calc", CALC; "calc half", CALC_HALF), its model and test command in its
+    pyproject.toml as a user sets them."""
     project = tmp_path / "shop"
-    if getattr(request, "param", "shop") == "calc":
-        for name, text in CALC.items():
+    kind = getattr(request, "param", "shop")
+    if kind.startswith("calc"):
+        for name, text in (CALC_HALF if kind == "calc half" else CALC).items():
             (project / name).parent.mkdir(parents=True, exist_ok=True)
             (project / name).write_text(text, encoding="utf-8")
     else:
         shutil.copytree(SHOP, project)
+    if kind == "broken":
+        broken_shop(project)
+    elif kind == "no tests":
+        shutil.rmtree(project / "tests")
     (project / "pyproject.toml").write_text(
         f'[tool.codeheal]\nmodel = "scripted"\nbase-url = "{model.url}"\nmax-attempts = 3\n\n'
         f'[tool.codeheal.fix]\ntest = "{sys.executable} -m pytest -q"\nmutants = 0\n',
@@ -70,6 +90,7 @@ def shop(request: pytest.FixtureRequest, tmp_path: Path, model: ScriptedServer) 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "codeheal", "lsp"]))
 async def client(lsp_client: LanguageClient, shop: Path):
     lsp_client.applied = []
+    lsp_client.asked = []
     converter = lsp_client.protocol._converter
     # lsprotocol reads any reply with a `command` key as a Command, even a CodeAction whose
     # command is an object (editors read the JSON as the protocol says): read it as they do.
@@ -82,6 +103,12 @@ async def client(lsp_client: LanguageClient, shop: Path):
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         lsp_client.applied.append(params.edit)
         return types.ApplyWorkspaceEditResult(applied=True)
+
+    @lsp_client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def ask(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        """The user takes the first action offered."""
+        lsp_client.asked.append(params)
+        return params.actions[0] if params.actions else None
 
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("neovim"),
@@ -226,3 +253,62 @@ async def test_saves_in_quick_succession_run_the_tests_once(client: LanguageClie
     assert await diagnostics_of(client, uri)
     with pytest.raises(TimeoutError):
         await diagnostics_of(client, uri, timeout_s=5)
+
+
+@pytest.mark.parametrize("shop", ["broken"], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_failure_raised_in_the_code_is_shown_on_its_line_there_pointing_at_the_test(
+    client: LanguageClient, shop: Path,
+) -> None:
+    pricing = shop / "shop" / "pricing.py"
+    uri = open_file(client, pricing)
+    found = await diagnostics_of(client, uri)
+    assert {d.range.start.line for d in found} == {8}  # `for threshold, percent in DISCOUNT_TIER:`
+    assert all("NameError: name 'DISCOUNT_TIER' is not defined" in d.message for d in found)
+    related = {(r.location.uri, r.location.range.start.line) for d in found for r in d.related_information}
+    assert ((shop / "tests" / "test_pricing.py").as_uri(), 4) in related  # `assert bulk_discount(3) == 0`
+    said = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=HEAL, arguments=[uri]))
+    assert said == "codeheal: healed shop/pricing.py"
+    apply(client.applied[0])
+    assert passes_its_tests(shop)
+
+
+@pytest.mark.parametrize("shop", ["no tests"], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_project_whose_tests_cannot_run_is_told_so_once(client: LanguageClient, shop: Path) -> None:
+    uri = open_file(client, shop / "shop" / "pricing.py")
+    await asyncio.wait_for(client.wait_for_notification(types.WINDOW_SHOW_MESSAGE), 60)
+    assert "could not run" in client.messages[-1].message and "no tests were collected" in client.messages[-1].message
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(client.wait_for_notification(types.WINDOW_SHOW_MESSAGE), 10)
+    assert sum("could not run" in m.message for m in client.messages) == 1
+
+
+@pytest.mark.parametrize("shop", ["calc half"], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_write_this_function_offers_its_best_attempt_when_none_passes(client: LanguageClient, shop: Path) -> None:
+    uri = open_file(client, shop / "calc.py")
+    said = await client.workspace_execute_command_async(types.ExecuteCommandParams(command=WRITE, arguments=[uri, "add"]))
+    [asked] = client.asked
+    assert [a.title for a in asked.actions] == ["Insert best attempt (1 of 2 tests pass)", "Discard"]
+    assert said == "codeheal: inserted the best attempt in calc.py"
+    [edit] = client.applied
+    apply(edit)
+    assert "return abs(a) + abs(b)" in (shop / "calc.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("model", [SLOW_S], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_shutting_down_during_a_heal_stops_it_cleanly(client: LanguageClient, shop: Path) -> None:
+    uri = open_file(client, shop / "tests" / "test_cart.py")
+    await diagnostics_of(client, uri)
+    heal = asyncio.ensure_future(client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=HEAL, arguments=[uri])))
+    while not any(len(reports) > 1 for reports in client.progress_reports.values()):
+        await asyncio.sleep(0.05)
+    await asyncio.wait_for(client.shutdown_session(), 10)  # shutdown (an error reply raises here), exit, the process ends
+    client.capabilities = None  # the fixture's own shutdown_session then does nothing
+    with pytest.raises(JsonRpcRequestCancelled):  # the heal's request, which the server dropped
+        await heal
+    assert client.applied == []
