@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system demo test clean
+.PHONY: setup system neovim demo test clean
 
 setup: $(STAMP)
 
@@ -18,23 +18,27 @@ $(STAMP): pyproject.toml codeheal_bench/pyproject.toml
 	$(BIN)/codeheal model local-0.5b --verify
 	touch $(STAMP)
 
-# System packages: bubblewrap isolates the local sandbox (prlimit and setpriv come with
-# util-linux); Neovim is the real editor tests/lsp drive `codeheal lsp` from. Installed when we
-# are root on Debian/Ubuntu; otherwise we say how to get them (without bubblewrap codeheal
-# refuses to run candidates unless told --isolation basic; without Neovim its test skips).
-system:
-	@missing=""; \
-	command -v bwrap >/dev/null 2>&1 && echo "bubblewrap: present" || missing="$$missing bubblewrap"; \
-	command -v nvim >/dev/null 2>&1 && echo "neovim: present" || missing="$$missing neovim"; \
+# System packages, each installed when missing and we are root on Debian/Ubuntu; otherwise we
+# say how to get it. `system`: bubblewrap isolates the local sandbox (prlimit and setpriv come
+# with util-linux); without it codeheal refuses to run candidates unless told --isolation basic.
+# `neovim`: the real editor tests/lsp drive `codeheal lsp` from, for `make test` alone (the demo
+# needs no editor); without it that test skips.
+APT_PACKAGE = missing=""; command -v $(1) >/dev/null 2>&1 && echo "$(2): present" || missing="$(2)"; \
 	if [ -z "$$missing" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "not installed:$$missing: run 'sudo apt-get install$$missing' (or your distribution's packages)"; fi
+	else echo "not installed: $$missing: run 'sudo apt-get install $$missing' (or your distribution's package)"; fi
+
+system:
+	@$(call APT_PACKAGE,bwrap,bubblewrap)
+
+neovim:
+	@$(call APT_PACKAGE,nvim,neovim)
 
 demo: setup
 	$(BIN)/codeheal solve @examples/fizzbuzz/task.md --tests examples/fizzbuzz/tests.py --max-attempts 5
 
-test: setup
+test: setup neovim
 	$(BIN)/python -m pytest
 
 clean:

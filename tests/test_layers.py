@@ -124,6 +124,7 @@ FORM_INTERNALS_ALLOWED = {
     "codeheal.forms.choice": "the one place that knows the forms by name",
     "codeheal.cli": "the printer of a project result (its DirtyTreeError and annotations); the module form's text checks, run before the heavy imports",
     "codeheal.judge": "the public evaluate(): the module form's judging of one candidate",
+    "codeheal.lsp.diagnostics": "the editor runs the project form: its rule of which files are tests, to show a failure in the code",
 }
 
 
