@@ -24,10 +24,11 @@ class Narration:
         """The message after `event`; None when it changes nothing shown."""
         kind = event.get("kind")
         if kind == "attempt_started":
+            screen = event["max_attempts"] > self.max_attempts  # the screen's attempt is one more
             self.attempt, self.max_attempts = event["attempt"], event["max_attempts"]
             if "seconds_left" in event:  # the run's own clock
                 self.ends = self.clock() + event["seconds_left"]
-            self.phase, self.doing = "model", "writing code"
+            self.phase, self.doing = ("screen", "writing one-line mutations") if screen else ("model", "writing code")
         elif kind == "writing":
             self.phase = "model"
             self.doing = f"writing code, {event['completion_tokens']} tokens in {event['seconds']:.0f} s"
@@ -38,10 +39,8 @@ class Narration:
                 written = f"{event['completion_tokens']} tokens in {event['seconds']:.0f} s"
                 self.phase, self.doing = "tests", f"running the tests (code written: {written})"
         elif kind == "tests_result":
+            self.attempt = event["attempt"]
             self.doing = f"{event['passed_count']} of {event['total']} tests passed"
-            if not event["passed"]:  # what follows is the next attempt's, as the CLI counts
-                self.attempt, self.phase = event["attempt"] + 1, "model"
-                self.doing = f"attempt {event['attempt']}: {self.doing}; the next attempt starts"
         else:
             return None
         return self.message()

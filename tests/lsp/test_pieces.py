@@ -70,9 +70,9 @@ def test_the_progress_says_the_attempt_as_the_cli_numbers_it_the_phase_the_token
     assert narration.message() == "attempt 1 of 3: tests: running the tests of the project as it is · 600 s left"
     now[0] = 10.0
     said = narration.on_event({"kind": "tests_result", "attempt": 1, "passed": False, "passed_count": 1, "total": 3})
-    assert said == "attempt 2 of 3: model: attempt 1: 1 of 3 tests passed; the next attempt starts · 590 s left"
+    assert said == "attempt 1 of 3: tests: 1 of 3 tests passed · 590 s left"
     assert narration.on_event({"kind": "attempt_started", "attempt": 2, "max_attempts": 4, "seconds_left": 580.4}) == (
-        "attempt 2 of 4: model: writing code · 580 s left")
+        "attempt 2 of 4: screen: writing one-line mutations · 580 s left")  # one more attempt: the screen's
     assert narration.on_event({"kind": "candidates_written", "attempt": 2, "seconds": 0.0, "prompt_tokens": 0,
                                "completion_tokens": 0, "mutants": 12}).startswith(
         "attempt 2 of 4: screen: testing 12 one-line mutations (no model call)")
