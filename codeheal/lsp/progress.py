@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 
+
 class Narration:
     """The progress message of a heal, event by event (codeheal.progress's shapes, read by
     their `kind`; unknown kinds change nothing)."""

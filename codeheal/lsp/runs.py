@@ -17,8 +17,8 @@ from codeheal.config_file import load_config
 from codeheal.context import Context, resolve
 from codeheal.loop.builder import build_graph
 from codeheal.lsp.options import ServerOptions
-from codeheal.rules import best_attempt
 from codeheal.progress import ProgressEvent
+from codeheal.rules import best_attempt
 from codeheal.state import Attempt, CheckFailure
 
 AS_IS_ONLY = {"max_attempts": 1, "mutants": 0}

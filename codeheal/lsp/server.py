@@ -32,7 +32,7 @@ from codeheal.lsp.diagnostics import SOURCE, diagnostics
 from codeheal.lsp.edits import workspace_edit
 from codeheal.lsp.options import ServerOptions, options_of
 from codeheal.lsp.progress import Narration
-from codeheal.lsp.runs import Healed, Project, heal, project_of, run_tests
+from codeheal.lsp.runs import Healed, heal, project_of, run_tests
 from codeheal.lsp.stubs import stub_at
 from codeheal.progress import ProgressEvent
 
@@ -133,10 +133,11 @@ class CodehealServer(LanguageServer):
             return self._tell(f"codeheal: save {', '.join(unsaved)} first: the tests run on the files on disk")
         try:
             project = project_of(root, self.options)
-        except ConfigError as exc:
+            context = project.context()
+        except (InputError, ConfigError) as exc:
             return self._tell(f"codeheal: {exc}", types.MessageType.Error)
         token = str(uuid.uuid4())
-        progress = _Progress(self, token, project)
+        progress = _Progress(self, token, Narration(context.max_attempts, context.deadline_s))
         await progress.begin()
         started = time.time()
         target = f"{Path(to_fs_path(uri) or '').resolve().relative_to(root)}::{function}" if function else None
@@ -213,11 +214,9 @@ class CodehealServer(LanguageServer):
 class _Progress:
     """Work-done progress of one heal, as progress.Narration words it."""
 
-    def __init__(self, server: CodehealServer, token: str, project: Project) -> None:
-        self.server, self.token = server, token
+    def __init__(self, server: CodehealServer, token: str, narration: Narration) -> None:
+        self.server, self.token, self.narration = server, token, narration
         self.shown = False
-        context = project.context()
-        self.narration = Narration(context.max_attempts, context.deadline_s)
 
     async def begin(self) -> None:
         capabilities = self.server.client_capabilities.window

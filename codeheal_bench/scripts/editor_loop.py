@@ -45,11 +45,13 @@ def slip(project: Path) -> None:
 CASES = {"one-line bug": lambda project: None, "syntax slip": slip}
 
 
-async def one_run(case: str, folder: Path) -> dict:
+async def one_run(case: str, folder: Path, mutants: int | None) -> dict:
     project = folder / "shop"
     shutil.copytree(SHOP, project)
     CASES[case](project)
-    (project / "pyproject.toml").write_text(f'[tool.codeheal.fix]\ntest = "{sys.executable} -m pytest -q"\n', encoding="utf-8")
+    screen = "" if mutants is None else f"mutants = {mutants}\n"
+    (project / "pyproject.toml").write_text(f'[tool.codeheal.fix]\ntest = "{sys.executable} -m pytest -q"\n{screen}',
+                                            encoding="utf-8")
     client = LanguageClient("editor-loop", "1")
     published: asyncio.Queue[types.PublishDiagnosticsParams] = asyncio.Queue()
     edits: asyncio.Queue[float] = asyncio.Queue()
@@ -122,6 +124,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--quiet", action="store_true", help="no test suite beside it")
+    parser.add_argument("--mutants", type=int, help="the fix setting (0: no screen, the model heals); default: the project's default")
     args = parser.parse_args()
     beside = None if args.quiet else subprocess.Popen(
         ["sh", "-c", f"while true; do {' '.join(BESIDE)} >/dev/null 2>&1; done"], cwd=ROOT, start_new_session=True)
@@ -130,7 +133,7 @@ def main() -> None:
         for number in range(1, args.runs + 1):
             for case in CASES:
                 with tempfile.TemporaryDirectory() as folder:
-                    runs.append(asyncio.run(one_run(case, Path(folder))))
+                    runs.append(asyncio.run(one_run(case, Path(folder), args.mutants)))
                 print(f"run {number}: {json.dumps(runs[-1])}", flush=True)
     finally:
         if beside is not None:
@@ -141,7 +144,7 @@ def main() -> None:
         "question": "the editor loop's times, the embedded model, a test suite beside it" + (" (no: --quiet)" if args.quiet else ""),
         "command": "flock /tmp/codeheal-model.lock .venv/bin/python codeheal_bench/scripts/editor_loop.py "
                    + " ".join(sys.argv[1:]),
-        "beside": None if args.quiet else " ".join(BESIDE[2:]), "cores": os.cpu_count(), "load_at_end": os.getloadavg()[0],
+        "mutants": args.mutants, "beside": None if args.quiet else " ".join(BESIDE[2:]), "cores": os.cpu_count(), "load_at_end": os.getloadavg()[0],
         "medians": summary, "runs": runs,
     }, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))
