@@ -119,6 +119,21 @@ def median(runs: list[dict], key: str) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
 
+def write(args: argparse.Namespace, runs: list[dict]) -> dict:
+    """Write the runs so far and their medians to args.out; the medians."""
+    summary = {case: {key: median([r for r in runs if r["case"] == case], key)
+                      for key in ("open_to_diagnostic_s", "save_to_diagnostic_s", "action_to_edit_s")}
+               for case in CASES if any(r["case"] == case for r in runs)}
+    args.out.write_text(json.dumps({
+        "question": "the editor loop's times, the embedded model, a test suite beside it" + (" (no: --quiet)" if args.quiet else ""),
+        "command": "flock /tmp/codeheal-model.lock .venv/bin/python codeheal_bench/scripts/editor_loop.py "
+                   + " ".join(sys.argv[1:]),
+        "mutants": args.mutants, "beside": None if args.quiet else " ".join(BESIDE[2:]), "cores": os.cpu_count(),
+        "load_at_end": os.getloadavg()[0], "medians": summary, "runs": runs,
+    }, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
@@ -128,25 +143,17 @@ def main() -> None:
     args = parser.parse_args()
     beside = None if args.quiet else subprocess.Popen(
         ["sh", "-c", f"while true; do {' '.join(BESIDE)} >/dev/null 2>&1; done"], cwd=ROOT, start_new_session=True)
-    runs = []
+    runs: list[dict] = []
     try:
         for number in range(1, args.runs + 1):
             for case in CASES:
                 with tempfile.TemporaryDirectory() as folder:
                     runs.append(asyncio.run(one_run(case, Path(folder), args.mutants)))
                 print(f"run {number}: {json.dumps(runs[-1])}", flush=True)
+                summary = write(args, runs)  # after each run: a measurement cut short keeps what it has
     finally:
         if beside is not None:
             os.killpg(beside.pid, 15)
-    summary = {case: {key: median([r for r in runs if r["case"] == case], key)
-                      for key in ("open_to_diagnostic_s", "save_to_diagnostic_s", "action_to_edit_s")} for case in CASES}
-    args.out.write_text(json.dumps({
-        "question": "the editor loop's times, the embedded model, a test suite beside it" + (" (no: --quiet)" if args.quiet else ""),
-        "command": "flock /tmp/codeheal-model.lock .venv/bin/python codeheal_bench/scripts/editor_loop.py "
-                   + " ".join(sys.argv[1:]),
-        "mutants": args.mutants, "beside": None if args.quiet else " ".join(BESIDE[2:]), "cores": os.cpu_count(), "load_at_end": os.getloadavg()[0],
-        "medians": summary, "runs": runs,
-    }, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(summary, indent=2))
 
 
