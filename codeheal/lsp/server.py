@@ -32,9 +32,10 @@ from codeheal.lsp.diagnostics import SOURCE, diagnostics
 from codeheal.lsp.edits import workspace_edit
 from codeheal.lsp.options import ServerOptions, options_of
 from codeheal.lsp.progress import Narration
-from codeheal.lsp.runs import Healed, heal, project_of, run_tests
+from codeheal.lsp.runs import heal, project_of, run_tests
 from codeheal.lsp.stubs import stub_at
 from codeheal.progress import ProgressEvent
+from codeheal.state import Attempt
 
 HEAL = "codeheal.heal"
 HEAL_TITLE = "Heal with codeheal"
@@ -159,18 +160,17 @@ class CodehealServer(LanguageServer):
                 return self._tell("codeheal: the tests pass as the project is: nothing to change")
             return await self._send(root, healed.changes, started, "codeheal: heal", "healed")
         if function is not None and healed.best is not None:
-            return await self._offer_best(root, healed, started)
+            return await self._offer_best(root, healed.best, healed.summary, started)
         return self._tell(f"codeheal: not healed; last attempt: {healed.summary}", types.MessageType.Warning)
 
-    async def _offer_best(self, root: Path, healed: Healed, started: float) -> str:
-        """Offer the best attempt of a "Write this function" that passed some of the tests."""
-        best = healed.best
-        assert best is not None
+    async def _offer_best(self, root: Path, best: Attempt, summary: str, started: float) -> str:
+        """Offer `best`, the best attempt of a "Write this function" that passed some of the
+        tests but not all (`summary`: the last attempt's outcome)."""
         title = f"Insert best attempt ({best['passed_count']} of {best['total']} tests pass)"
         chosen = await self.window_show_message_request_async(types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message=f"codeheal: no attempt passed every test; attempt {best['attempt']} passes "
-                    f"{best['passed_count']} of {best['total']}. Last attempt: {healed.summary}",
+                    f"{best['passed_count']} of {best['total']}. Last attempt: {summary}",
             actions=[types.MessageActionItem(title=title), types.MessageActionItem(title="Discard")],
         ))
         if chosen is None or chosen.title != title:
