@@ -26,7 +26,14 @@ end
 local function heal_action(line)
   local params = vim.lsp.util.make_range_params()
   params.range = { start = { line = line, character = 0 }, ["end"] = { line = line, character = 0 } }
-  params.context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(0, line) }
+  local at_line = {}
+  for _, d in ipairs(vim.diagnostic.get(0, { lnum = line })) do -- as LSP diagnostics, on any version
+    table.insert(at_line, {
+      range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+      message = d.message, source = d.source, severity = d.severity,
+    })
+  end
+  params.context = { diagnostics = at_line }
   for _, reply in pairs(vim.lsp.buf_request_sync(0, "textDocument/codeAction", params, 10000) or {}) do
     for _, action in ipairs(reply.result or {}) do
       if action.title == "Heal with codeheal" then return action end
