@@ -43,7 +43,7 @@ from codeheal.forms.project.run import (
 from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.syntax_slips import Slip, cheap_repairs, region_code, spliced, whole_file_reply
 from codeheal.forms.project.job import project_tests
-from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project, parse_test_command
+from codeheal.forms.project.task import CHECK_TASK, DEFAULT_TASK, check_executable, load_project, parse_test_command
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.rules import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
@@ -107,7 +107,7 @@ class ProjectForm(Form):
         left_out = [f"{s.path} ({s.reason})" for s in sorted(
             project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))]
         return {
-            "task": task if task and task.strip() else DEFAULT_TASK,
+            "task": task if task and task.strip() else (DEFAULT_TASK if test_command else CHECK_TASK),
             "form_run": run,
             "left_out": left_out,
             "candidates": [AS_IS],

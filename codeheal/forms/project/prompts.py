@@ -55,6 +55,12 @@ FIX_LESSON_ASK = (
     "Do not write code yet. Diagnose the bug: explain in two to four sentences what is wrong and "
     "what exactly to change. Be specific (name the function, the line, the case)."
 )
+FIX_CHECK = (
+    "The checker's errors count as failures: fix the code so that it reports none (convert the value, "
+    "correct the annotation, check for None), and never silence it (no `# type: ignore`, `# noqa`, "
+    "`cast` or `Any`)."
+)
+"""What a repair under --check is told, before what to reply."""
 LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
@@ -71,6 +77,7 @@ def project_actor_messages(
     return fix_actor_messages(
         task=state.task,
         test_command=run["test_command"],
+        checker=checker_of(run),
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -164,6 +171,7 @@ def project_reflector_messages(
     return fix_reflector_messages(
         task=state.task,
         test_command=run["test_command"],
+        checker=checker_of(run),
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -180,6 +188,7 @@ def fix_actor_messages(
     *,
     task: str,
     test_command: str,
+    checker: str | None = None,
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -195,7 +204,8 @@ def fix_actor_messages(
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
-    outcome of the last change tried (None on the first repair); `refused`: how the changes
+    outcome of the last change tried (None on the first repair); `checker`: the --check
+    command, whose errors are among `failures`; `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
     suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
     not parse is told (rewrites.retry_note). When even the least repair context does not fit,
@@ -214,19 +224,27 @@ def fix_actor_messages(
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
     if parse_retry:
         tail.append(parse_retry)
+    if checker:
+        tail.append(FIX_CHECK)
     failing = failing_imports(failures, files)
     if failing:
         path, line, code = failing[0]
         tail.append(FIX_IMPORT_REPLY.format(path=path, line=line, code=code))
     else:
         tail.append(FIX_REPLY)
-    return _fitted(_head(task, test_command), tail, failures, files, targets, window, reply_tokens, counter,
+    return _fitted(_head(task, test_command, checker), tail, failures, files, targets, window, reply_tokens, counter,
                    suspicious, strict=strict)
 
 
-def _head(task: str, test_command: str) -> list[str]:
+def _head(task: str, test_command: str, checker: str | None) -> list[str]:
     """What both roles' prompts open with, before the repair context."""
-    return [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
+    return [f"Task:\n{task.strip()}", *([f"Test command: {test_command}"] if test_command else []),
+            *([f"Checker (must report no error): {checker}"] if checker else [])]
+
+
+def checker_of(run: ProjectRun) -> str | None:
+    """The run's --check command, as the user wrote it; None without one."""
+    return run["check"]["text"] if "check" in run else None
 
 
 def failing_imports(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[tuple[str, int, str]]:
@@ -246,6 +264,7 @@ def fix_reflector_messages(
     *,
     task: str,
     test_command: str,
+    checker: str | None = None,
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -265,7 +284,7 @@ def fix_reflector_messages(
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
-    return _fitted(_head(task, test_command), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
+    return _fitted(_head(task, test_command, checker), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
                    reply_tokens, counter, suspicious, strict=False)
 
 

@@ -27,6 +27,8 @@ ENVIRONMENT_LAUNCHERS = ("uv", "poetry", "pdm", "pipenv", "rye")
 """Launchers whose `run` uses the project's `.venv` when it has one."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
+CHECK_TASK = "The checker reports errors in the project. Fix the code so that it reports none, changing as little as possible."
+"""The task of a run whose checker alone is the specification (`fix --check` without --test)."""
 
 
 @dataclass(frozen=True)
