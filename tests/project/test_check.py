@@ -229,3 +229,17 @@ def test_a_checker_that_cannot_check_the_project_is_bad_input_before_any_model_c
     assert "check command 'python -m mypy shop/missing.py' cannot check the project as it is" in err
     assert "Cannot read file" in err
 
+
+
+def test_the_pre_commit_hooks_entry_checks_with_the_checker_its_config_names(
+    tmp_path: Path, venv: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = _project(tmp_path, venv, TYPED.split("\n\ndef describe")[0] + "\n")
+    (project / "pyproject.toml").write_text(
+        f'[tool.codeheal.fix]\ncheck = "python -m mypy shop"\npython = "{venv / "bin" / "python"}"\n')
+    with ScriptedServer(lambda body: "no call expected") as server:
+        code = main(["fix", str(project), "--exit-code", "--model", "scripted", "--base-url", server.url,
+                     "--checkpointer", str(tmp_path / "c.sqlite")])  # the hook's entry: `codeheal fix . --exit-code`
+    out, err = capsys.readouterr()
+    assert code == 4, err  # a change proposed, with which mypy agrees
+    assert "+    return total / count\n" in out
