@@ -15,7 +15,7 @@ from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal.cli import main
 from codeheal.forms.project.check_repairs import type_repairs
-from codeheal.forms.project.checker import Diagnostic, added, check_feedback, read_diagnostics, silenced
+from codeheal.forms.project.checker import Diagnostic, added, check_feedback, read_diagnostics, silenced, types_used
 from codeheal.sandboxes.base import RunResult
 
 CAPTURED = Path(__file__).parent / "fixtures" / "checkers"
@@ -243,3 +243,14 @@ def test_the_pre_commit_hooks_entry_checks_with_the_checker_its_config_names(
     out, err = capsys.readouterr()
     assert code == 4, err  # a change proposed, with which mypy agrees
     assert "+    return total / count\n" in out
+
+
+def test_the_model_is_shown_the_project_classes_an_error_involves_outlined() -> None:
+    code = ("from dataclasses import dataclass\n\n\n@dataclass\nclass Item:\n    name: str\n    price: float\n\n"
+            "    def label(self) -> str:\n        return self.name\n\n\nclass Cart:\n    items: list[Item]\n\n\n"
+            "def total(cart: Cart) -> float:\n    return cart.items\n")
+    diagnostic = Diagnostic(file="shop.py", line=18, code="return-value", function="total",
+                            message='Incompatible return value type (got "list[Item]", expected "float")')
+    assert types_used([diagnostic], {"shop.py": code, "tests/test_shop.py": "class Cart:\n    pass\n"}) == (
+        "# shop.py\nclass Item:\n    name: str\n    price: float\n    def label(self) -> str:\n        ...\n\n"
+        "# shop.py\nclass Cart:\n    items: list[Item]")

@@ -23,6 +23,7 @@ from typing_extensions import TypedDict  # pydantic (Studio's schemas) needs it 
 
 from codeheal.evaluation.feedback import feedback_of, strip_ansi
 from codeheal.forms.project.repair_context import project_functions
+from codeheal.forms.project.test_paths import is_test_file
 from codeheal.sandboxes.base import RunResult
 from codeheal.state import CheckFailure, Feedback, Frame
 
@@ -212,3 +213,53 @@ def silenced(before: Mapping[str, str], after: Mapping[str, str]) -> str | None:
             comment = next(iter(has - had))
             return (f"the change adds `{comment}` to {path}: fix what the checker reports, never silence it")
     return None
+
+
+QUOTED = re.compile(r'"([^"]+)"')
+"""A type a checker's message names in quotes (`"Cart"`, `"list[Item] | None"`)."""
+NAME = re.compile(r"[A-Za-z_]\w*")
+OUTLINE_LINES = 12
+OUTLINED = 3
+
+
+def types_used(diagnostics: Sequence[Diagnostic], files: Mapping[str, str]) -> str:
+    """The project's classes that the diagnostics' messages name or their functions' annotations
+    use, at most OUTLINED, each outlined (its class line, its fields, its methods' `def`
+    lines) under its path: what the model needs to see of the types an error is about; "" when
+    none is the project's."""
+    names: dict[str, None] = {}
+    for diagnostic in diagnostics:
+        for quoted in QUOTED.findall(diagnostic["message"]):
+            names.update(dict.fromkeys(NAME.findall(quoted)))
+        found = function_at(files.get(diagnostic["file"], ""), diagnostic["line"])
+        if found is not None:
+            node = found[1]
+            for annotation in [*(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg)), node.returns]:
+                for part in ast.walk(annotation) if annotation is not None else ():
+                    if isinstance(part, ast.Name):
+                        names[part.id] = None
+    outlines = []
+    for path, text in files.items():
+        if not path.endswith(".py") or is_test_file(path):
+            continue
+        try:
+            module = ast.parse(text)
+        except SyntaxError:
+            continue
+        lines = text.splitlines()
+        for node in module.body:
+            if isinstance(node, ast.ClassDef) and node.name in names and len(outlines) < OUTLINED:
+                outlines.append(f"# {path}\n" + "\n".join(_outline(node, lines)))
+    return "\n\n".join(outlines)
+
+
+def _outline(node: ast.ClassDef, lines: list[str]) -> list[str]:
+    shown = [lines[node.lineno - 1]]
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign | ast.Assign):
+            shown.append(lines[statement.lineno - 1])
+        elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = lines[statement.lineno - 1]
+            header = lines[statement.lineno - 1: statement.body[0].lineno - 1] or [first]
+            shown += [*header, first[: len(first) - len(first.lstrip())] + "    ..."]
+    return shown[:OUTLINE_LINES]

@@ -19,6 +19,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
+from codeheal.forms.project.checker import types_used
 from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.repair_context import repair_context
 from codeheal.forms.project.test_paths import is_test_file
@@ -78,6 +79,7 @@ def project_actor_messages(
         task=state.task,
         test_command=run["test_command"],
         checker=checker_of(run),
+        types=types_used(as_is.get("diagnostics", []), files_of(run)),
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -189,6 +191,7 @@ def fix_actor_messages(
     task: str,
     test_command: str,
     checker: str | None = None,
+    types: str = "",
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -205,7 +208,8 @@ def fix_actor_messages(
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
     outcome of the last change tried (None on the first repair); `checker`: the --check
-    command, whose errors are among `failures`; `refused`: how the changes
+    command, whose errors are among `failures`; `types`: the project's classes they involve,
+    outlined (checker.types_used); `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
     suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
     not parse is told (rewrites.retry_note). When even the least repair context does not fit,
@@ -224,6 +228,8 @@ def fix_actor_messages(
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
     if parse_retry:
         tail.append(parse_retry)
+    if types:
+        tail.append(f"Types the checker's errors involve:\n{CODE_FENCE}{types}{CLOSING_FENCE}")
     if checker:
         tail.append(FIX_CHECK)
     failing = failing_imports(failures, files)
