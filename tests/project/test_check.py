@@ -15,7 +15,14 @@ from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal.cli import main
 from codeheal.forms.project.check_repairs import type_repairs
-from codeheal.forms.project.checker import Diagnostic, added, check_feedback, read_diagnostics, silenced, types_used
+from codeheal.forms.project.checker import (
+    Diagnostic,
+    added,
+    check_feedback,
+    read_diagnostics,
+    silenced,
+    types_used,
+)
 from codeheal.sandboxes.base import RunResult
 
 CAPTURED = Path(__file__).parent / "fixtures" / "checkers"

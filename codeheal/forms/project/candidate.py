@@ -19,7 +19,7 @@ from codeheal.errors import EditRejected, FlakyTestsError, InputError
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.check_runs import as_is_check, both, change_check
-from codeheal.forms.project.checker import silenced
+from codeheal.forms.project.checker import Diagnostic, silenced
 from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.executed import executed_functions
@@ -70,10 +70,10 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     kept, targets = workspace(run["project"], run["workspace_key"]), targets_of(run)
     limit = as_is_time_limit(context)
     if run["command"] is None:  # the checker alone
-        checked, diagnostics = yield from as_is_check(sandbox, run, kept, limit, job.get("session"))
+        checked, found = yield from as_is_check(sandbox, run, kept, limit, job.get("session"))
         return TestedCandidate(index=job["index"], code=AS_IS, feedback=checked, form_run=ProjectRun(**{**run, "as_is": AsIs(
             failures=checked["failures"], tests_ran=[], tests_failed=[], seconds=checked["seconds"],
-            suspicious=rank_lines({}, (), checked["failures"], kept.files), diagnostics=diagnostics)}))
+            suspicious=rank_lines({}, (), checked["failures"], kept.files), diagnostics=found)}))
     command = command_of(run["command"])
     feedback, result = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None, coverage=True)
     slip = found_slip(feedback, kept.files)
@@ -93,7 +93,7 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
                 f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "
                 "a rerun of it unchanged: flaky tests, not repaired. Make them deterministic and run codeheal again"
             )
-    diagnostics = None
+    diagnostics: list[Diagnostic] | None = None
     if "check" in run:  # beside the tests: both must hold
         checked, diagnostics = yield from as_is_check(sandbox, run, kept, limit, job.get("session"))
         feedback = both(feedback, checked)

@@ -19,7 +19,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from typing_extensions import TypedDict  # pydantic (Studio's schemas) needs it on Python < 3.12
+from typing_extensions import (
+    TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
+)
 
 from codeheal.evaluation.feedback import feedback_of, strip_ansi
 from codeheal.forms.project.repair_context import project_functions
@@ -34,7 +36,7 @@ TEXT_LINE = re.compile(
 """mypy's `shop/a.py:6: error: message  [code]`, pyright's `/abs/a.py:6:12 - error: message (rule)`."""
 CODED_LINE = re.compile(r"^\s*(?P<file>[^\s:][^:]*\.pyi?):(?P<line>\d+):(?P<col>\d+):\s+(?P<code>[A-Z]+\d+)\s+(?P<message>.*)$")
 """ruff's concise output: `shop/a.py:9:17: UP045 [*] Use ...`."""
-SILENCERS = re.compile(r"#\s*(?:type:\s*ignore|pyright:\s*(?:ignore|basic|strict)|noqa|mypy:|ruff:\s*noqa)", re.I)
+SILENCERS = re.compile(r"#\s*(?:type:\s*ignore|pyright:\s*(?:ignore|basic|strict)|noqa|mypy:|ruff:\s*noqa)", re.IGNORECASE)
 """Comments that turn a checker's finding off instead of fixing it."""
 TAIL_LINES = 8
 
@@ -184,12 +186,12 @@ def check_feedback(
     if result.timed_out:
         return feedback_of(result, False, total, 0, [], f"{checker} did not finish within the time limit"), None
     if not diagnostics and result.exit_code != 0:
-        error = f"{checker} exited with code {result.exit_code} without a diagnostic codeheal can read"
-        return feedback_of(result, False, total, 0, [], f"{error}:\n{output_tail(result)}"), None
+        cause = f"{checker} exited with code {result.exit_code} without a diagnostic codeheal can read"
+        return feedback_of(result, False, total, 0, [], f"{cause}:\n{output_tail(result)}"), None
     diagnostics = diagnostics or []
     new = added(baseline, diagnostics)
     failures = [as_failure(d, files, checker) for d in (new or diagnostics)]
-    error = None
+    error: str | None = None
     if new:
         error = (f"the change adds {len(new)} {checker} diagnostic(s) the project as it is did not have: "
                  + "; ".join(f"{d['file']}:{d['line']} [{d['code']}] {d['message']}" for d in new[:3]))
@@ -238,7 +240,7 @@ def types_used(diagnostics: Sequence[Diagnostic], files: Mapping[str, str]) -> s
                 for part in ast.walk(annotation) if annotation is not None else ():
                     if isinstance(part, ast.Name):
                         names[part.id] = None
-    outlines = []
+    outlines: list[str] = []
     for path, text in files.items():
         if not path.endswith(".py") or is_test_file(path):
             continue
@@ -247,9 +249,9 @@ def types_used(diagnostics: Sequence[Diagnostic], files: Mapping[str, str]) -> s
         except SyntaxError:
             continue
         lines = text.splitlines()
-        for node in module.body:
-            if isinstance(node, ast.ClassDef) and node.name in names and len(outlines) < OUTLINED:
-                outlines.append(f"# {path}\n" + "\n".join(_outline(node, lines)))
+        for statement in module.body:
+            if isinstance(statement, ast.ClassDef) and statement.name in names and len(outlines) < OUTLINED:
+                outlines.append(f"# {path}\n" + "\n".join(_outline(statement, lines)))
     return "\n\n".join(outlines)
 
 
