@@ -6,7 +6,7 @@ the healed module is the one before the error (exact), the diff's changed lines,
 wall seconds. One JSON line per case is appended to OUT/type_heals[-mutants0].jsonl as it
 finishes (a rerun skips those); OUT/type_heals[-mutants0].json holds the summary by split and
 kind. `--python`: an interpreter whose environment has pytest and mypy (the sandbox sees
-only that environment's packages). `--max-attempts 1`: the screen alone (no model call);
+only that environment's packages). `healed_by` says whether the screen (no model call) or the model healed a case;
 `--mutants 0`: the model alone (run it under the model's lock: it calls the embedded model).
 
     .venv/bin/python codeheal_bench/scripts/type_heals.py --out benchmarks/results/type-heals \\
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--python", required=True, help="an interpreter whose environment has pytest and mypy")
     parser.add_argument("--split", choices=("tuning", "report"), help="only that split's cases")
-    parser.add_argument("--max-attempts", type=int, help="1: the screen alone, no model call")
+    parser.add_argument("--max-attempts", type=int, help="the attempts a case may use (the screen's does not count)")
     parser.add_argument("--mutants", type=int, help="0: the screen off, the model alone (files named -mutants0)")
     args = parser.parse_args()
     cases = [c for c in type_cases() if args.split is None or c.split == args.split]
