@@ -65,7 +65,9 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     the run's record with what it found (`as_is`: its failures, the tests it ran, its lines
     ranked by how suspicious they are, those of the --target first).
     Raises InputError when its tests cannot test it (refuse_untestable); a failing run is
-    rerun once, and FlakyTestsError (an InputError) raised when it passes then."""
+    rerun once, and FlakyTestsError (an InputError) raised when it passes then. With --check the
+    checker runs on it too (check_runs.as_is_check: its errors are failures, kept as
+    `diagnostics`), and without a test command it alone."""
     run = cast(ProjectRun, job["form_run"])
     kept, targets = workspace(run["project"], run["workspace_key"]), targets_of(run)
     limit = as_is_time_limit(context)
@@ -135,7 +137,8 @@ def applied(run: ProjectRun, candidate: str) -> AppliedChange:
 def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
     """One repair judged, from the change prepared with it (`applied`): a refused one is a
     failed attempt saying why; then the tamper scan of what the model wrote, the linter stage,
-    the test runs (job.repair_runs) and, when they pass, the regression check
+    with --check the checker (check_runs.change_check: a change it does not pass goes no
+    further), the test runs (job.repair_runs) and, when they pass, the regression check
     (regression.regression_steps)."""
     run, change, code = cast(ProjectRun, job["form_run"]), job["change"], job["candidate"]
     as_is = run["as_is"]
