@@ -23,7 +23,9 @@ from codeheal.forms.project.checker import (
     silenced,
     types_used,
 )
+from codeheal.forms.project.prompts import project_reply_start
 from codeheal.sandboxes.base import RunResult
+from codeheal.state import State
 
 CAPTURED = Path(__file__).parent / "fixtures" / "checkers"
 ROOT = "/tmp/i76"
@@ -261,3 +263,12 @@ def test_the_model_is_shown_the_project_classes_an_error_involves_outlined() -> 
     assert types_used([diagnostic], {"shop.py": code, "tests/test_shop.py": "class Cart:\n    pass\n"}) == (
         "# shop.py\nclass Item:\n    name: str\n    price: float\n    def label(self) -> str:\n        ...\n\n"
         "# shop.py\nclass Cart:\n    items: list[Item]")
+
+
+def test_under_a_checker_a_prefilled_reply_leaves_the_def_line_to_the_model() -> None:
+    scope = {"functions": None, "hints": [], "primary": {"path": "shop/prices.py", "header": "def f(x: int) -> str:\n"}}
+    tests_only = State(form_run={"scope": scope})  # type: ignore[typeddict-item]
+    checked = State(form_run={"scope": scope, "check": {"text": "mypy shop", "argv": ["mypy", "shop"]}})  # type: ignore[typeddict-item]
+    assert project_reply_start(tests_only)[0] == "```python\n# shop/prices.py\ndef f(x: int) -> str:\n"
+    start, stop = project_reply_start(checked)
+    assert start == "```python\n# shop/prices.py\n" and "\ndef " in stop  # the annotation may be what is wrong

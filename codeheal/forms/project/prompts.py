@@ -156,12 +156,15 @@ FUNCTION_END = ("\ndef ", "\nasync def ", "\nclass ", "\n@", "\nif __name__")
 def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
     """How a prefilled project-form reply starts, and where it ends: the code fence, then the
     path and the `def` line of the function the repair most likely changes; the model writes
-    its body, and generation stops at the closing fence or the next top-level statement."""
-    scope = run_of(state)["scope"]
+    its body, and generation stops at the closing fence or the next top-level statement. Under
+    --check the `def` lines are left to the model: an annotation may be what is wrong."""
+    run = run_of(state)
+    scope = run["scope"]
     primary = scope["primary"] if scope is not None else None
     if primary is None:
         return CODE_FENCE, (CLOSING_FENCE,)
-    return f"{CODE_FENCE}# {primary['path']}\n{primary['header']}", (CLOSING_FENCE, *FUNCTION_END)
+    header = "" if "check" in run else primary["header"]
+    return f"{CODE_FENCE}# {primary['path']}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
 
 
 def project_reflector_messages(
