@@ -10,7 +10,7 @@ only that environment's packages). `healed_by` says whether the screen (no model
 `--mutants 0`: the model alone (run it under the model's lock: it calls the embedded model).
 
     .venv/bin/python codeheal_bench/scripts/type_heals.py --out benchmarks/results/type-heals \\
-        --python /path/to/env/bin/python [--split tuning|report] [--max-attempts N] [--mutants 0]
+        --python /path/to/env/bin/python [--split tuning|report] [--kind KIND] [--max-attempts N] [--mutants 0]
 """
 
 from __future__ import annotations
@@ -94,10 +94,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--python", required=True, help="an interpreter whose environment has pytest and mypy")
     parser.add_argument("--split", choices=("tuning", "report"), help="only that split's cases")
+    parser.add_argument("--kind", choices=("conversion", "annotation", "optional"), help="only that kind's cases")
     parser.add_argument("--max-attempts", type=int, help="the attempts a case may use (the screen's does not count)")
     parser.add_argument("--mutants", type=int, help="0: the screen off, the model alone (files named -mutants0)")
     args = parser.parse_args()
-    cases = [c for c in type_cases() if args.split is None or c.split == args.split]
+    cases = [c for c in type_cases() if args.split in (None, c.split) and args.kind in (None, c.kind)]
     given = {"sandbox": "local", **({} if args.mutants is None else {"mutants": args.mutants}),
              **({} if args.max_attempts is None else {"max_attempts": args.max_attempts})}
     context = resolve(given).context
