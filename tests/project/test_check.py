@@ -93,6 +93,7 @@ def test_a_changes_check_counts_what_it_fixed_and_refuses_what_it_adds() -> None
     feedback, _ = check_feedback(new, FILES, ROOT, "mypy", as_is)
     assert not feedback["passed"]
     assert feedback["error"] is not None and feedback["error"].startswith("the change adds 1 mypy diagnostic(s)")
+    assert (feedback["passed_count"], feedback["total"]) == (3, 4)  # all three fixed, one added
     clean, _ = check_feedback(_result("Success: no issues found in 2 source files", 0), FILES, ROOT, "mypy", as_is)
     assert (clean["passed"], clean["passed_count"], clean["total"]) == (True, 3, 3)
 

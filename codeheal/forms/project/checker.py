@@ -179,7 +179,7 @@ def check_feedback(
     """The check of one run of the checker on `files` (the project as it is: `before` None;
     a change: the diagnostics of the project as it is), and the diagnostics read (None: none
     could be read though the checker failed; the feedback's error says so). Counts: the
-    diagnostics of the project as it is, those the change fixed passed."""
+    diagnostics of the project as it is and those the change added, those it fixed passed."""
     diagnostics = read_diagnostics(result.stdout + "\n" + result.stderr, files, root)
     baseline = list(before if before is not None else diagnostics or [])
     total = max(len(baseline), 1)
@@ -196,7 +196,7 @@ def check_feedback(
         error = (f"the change adds {len(new)} {checker} diagnostic(s) the project as it is did not have: "
                  + "; ".join(f"{d['file']}:{d['line']} [{d['code']}] {d['message']}" for d in new[:3]))
     fixed = len(baseline) - (len(diagnostics) - len(new)) if baseline else int(not diagnostics)
-    return feedback_of(result, not diagnostics, total, max(fixed, 0), failures, error), diagnostics
+    return feedback_of(result, not diagnostics, total + len(new), max(fixed, 0), failures, error), diagnostics
 
 
 def output_tail(result: RunResult) -> str:
