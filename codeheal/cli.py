@@ -259,8 +259,8 @@ def _fix(args: argparse.Namespace) -> int:
     given = {**config.fix, **{k: getattr(args, k) for k in own if getattr(args, k)}}
     if not given.get("test_command") and not given.get("check_command"):
         raise InputError(
-            "no test command: give --test CMD (or --check CMD, a type checker), or set test in [tool.codeheal.fix] "
-            "of the project's pyproject.toml, e.g. test = \"python -m pytest -q\""
+            "no test command: give --test CMD, or set test in [tool.codeheal.fix] of the project's "
+            "pyproject.toml, e.g. test = \"python -m pytest -q\" (or give --check CMD, a type checker, alone)"
         )
     request = {
         "project": str(Path(args.project).absolute()),
