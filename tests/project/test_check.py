@@ -63,6 +63,9 @@ def test_output_without_a_diagnostic_is_not_read_and_notes_warnings_and_other_fi
             "/usr/lib/python3/typing.py:3: error: Name \"x\" is not defined  [name-defined]\n"
             f"{ROOT}/shop/prices.py:10:5 - warning: Import \"y\" could not be resolved\n")
     assert read_diagnostics(text, FILES, ROOT) == []
+    file_level = '{"file": "shop/prices.py", "line": -1, "message": "m", "code": "misc", "severity": "error"}'
+    assert read_diagnostics(file_level, FILES, ROOT) == [Diagnostic(file="shop/prices.py", line=1, code="misc",
+                                                                    message="m", function="<module>")]
 
 
 def _diagnostic(line: int, code: str = "return-value", message: str = "m", function: str = "unit_price") -> Diagnostic:

@@ -77,6 +77,7 @@ def read_diagnostics(text: str, files: Mapping[str, str], root: str) -> list[Dia
         project_path = _project_path(path, files, root)
         if project_path is None or severity != "error":
             continue
+        line = max(line, 1)  # a file-level error (mypy's line -1, pyright's 0 made 1)
         diagnostics.append(Diagnostic(file=project_path, line=line, code=code, message=message.strip(),
                                       function=enclosing_function(files[project_path], line)))
     return diagnostics
