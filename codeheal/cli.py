@@ -124,6 +124,9 @@ def _parser() -> argparse.ArgumentParser:
                      help='the test command, run from DIR without a shell: "python -m pytest ARGS", pytest behind '
                      'a launcher ("uv run pytest ARGS"), or any command ("make test", judged by its exit code); '
                      "default: test in [tool.codeheal.fix] of the project's pyproject.toml")
+    fix.add_argument("--check", metavar="CMD", dest="check_command",
+                     help='a static checker whose errors are failures too ("python -m mypy PKG", pyright, ruff): '
+                     "alone or with --test (then both must hold); see docs/fix.md")
     fix.add_argument("--task", metavar="TEXT", help="what the code should do, when the tests do not say it all "
                      "(text, or @path to read it from a file)")
     fix.add_argument("--target", metavar="FILE::FUNC",
@@ -252,15 +255,17 @@ def _fix(args: argparse.Namespace) -> int:
     if not Path(args.project).is_dir():
         raise InputError(f"{args.project}: not a folder; give the project's directory")
     config = load_config(Path(args.project), command="fix")
-    given = {**config.fix, **{k: getattr(args, k) for k in ("test_command", "task", "target", "python") if getattr(args, k)}}
-    if not given.get("test_command"):
+    own = ("test_command", "check_command", "task", "target", "python")
+    given = {**config.fix, **{k: getattr(args, k) for k in own if getattr(args, k)}}
+    if not given.get("test_command") and not given.get("check_command"):
         raise InputError(
             "no test command: give --test CMD, or set test in [tool.codeheal.fix] of the project's "
-            "pyproject.toml, e.g. test = \"python -m pytest -q\""
+            "pyproject.toml, e.g. test = \"python -m pytest -q\" (or give --check CMD, a type checker, alone)"
         )
     request = {
         "project": str(Path(args.project).absolute()),
-        "test_command": given["test_command"],
+        "test_command": given.get("test_command"),
+        "check_command": given.get("check_command"),
         "target": given.get("target"),
         "python": given.get("python"),
         "apply": args.apply,

@@ -46,7 +46,7 @@ RUN_FLAGS = {
     "then_models": "--then-model",  # given once per model
 }
 NO_FLAG = {"review_on_exhaustion"}
-FIX_KEYS = {"test": "test_command", "task": "task", "target": "target", "python": "python"}
+FIX_KEYS = {"test": "test_command", "check": "check_command", "task": "task", "target": "target", "python": "python"}
 """`[tool.codeheal.fix]` keys of fix's own flags -> the argument each fills."""
 FORMS: dict[Command, FormName] = {"solve": "module", "fix": "project"}
 
@@ -75,7 +75,7 @@ class ProjectConfig:
     settings: dict[str, object] = field(default_factory=dict)
     """Settings by flat name -> values."""
     fix: dict[str, str] = field(default_factory=dict)
-    """fix's own arguments (test_command, task, target, python) -> values."""
+    """fix's own arguments (test_command, check_command, task, target, python) -> values."""
 
 
 def find_pyproject(start: Path) -> Path | None:

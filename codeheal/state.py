@@ -316,6 +316,10 @@ class RunInput(TypedDict):
     test_command: NotRequired[str | None]
     """Project form: the test command, run from the project's root, e.g.
     "python -m pytest -q tests/test_cart.py" (pytest, shell-free)."""
+    check_command: NotRequired[str | None]
+    """Project form: a static checker whose errors are failures too, e.g. "python -m mypy shop"
+    (mypy, pyright, ruff, or one printing `file:line: error: message`); alone, or with
+    `test_command` (then both must hold)."""
     target: NotRequired[str | None]
     """Project form: FILE::FUNC, the function to repair (else those on the failing traceback)."""
     python: NotRequired[str | None]
@@ -405,6 +409,7 @@ class State:
     starting_code: str | None = None
     project: str | None = None
     test_command: str | None = None
+    check_command: str | None = None
     target: str | None = None
     python: str | None = None
     apply: bool = False

@@ -13,22 +13,24 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 
-def venv_with_pytest(venv: Path) -> Path:
-    """Make a virtualenv at `venv` holding pytest and what it requires; its site-packages."""
+def venv_with_pytest(venv: Path, *others: str) -> Path:
+    """Make a virtualenv at `venv` holding pytest, the distributions named in `others` (e.g.
+    mypy) and what they require; its site-packages."""
     base = getattr(sys, "_base_executable", sys.executable)
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next((venv / "lib").glob("python3*/site-packages"))
-    for dist in pytest_closure():
+    for dist in pytest_closure(*others):
         for top in {file.parts[0] for file in dist.files or ()} - {"..", "__pycache__"}:
             source = Path(dist.locate_file(top))
             (shutil.copytree if source.is_dir() else shutil.copy)(source, site / top)
     return site
 
 
-def pytest_closure() -> list[md.Distribution]:
-    """pytest and the distributions it requires here (their files, metadata included)."""
+def pytest_closure(*others: str) -> list[md.Distribution]:
+    """pytest (and `others`) and the distributions they require here (their files, metadata
+    included)."""
     seen: dict[str, md.Distribution] = {}
-    pending = ["pytest"]
+    pending = ["pytest", *others]
     while pending:
         dist = md.distribution(pending.pop())
         if dist.metadata["Name"].lower() in seen:

@@ -2,5 +2,5 @@
 against the project's own test command. Everything the form owns is here: its input and
 workspace (task, snapshot, workspace_store), where the defect is (suspicious, tracebacks,
 repair_context), its candidates and edits (mutations, line_candidates, edits, realign), its
-prompts (prompts), how a candidate is judged (candidate, failing_first, lint),
-and its outcome (diff, annotations); `form.ProjectForm` ties them to the loop."""
+prompts (prompts), how a candidate is judged (candidate, failing_first, lint), a static
+checker as a second specification (checker, check_runs, check_repairs), and its outcome (diff, annotations); `form.ProjectForm` ties them to the loop."""

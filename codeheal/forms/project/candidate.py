@@ -18,6 +18,8 @@ from codeheal.context import Context
 from codeheal.errors import EditRejected, FlakyTestsError, InputError
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
+from codeheal.forms.project.check_runs import as_is_check, both, change_check
+from codeheal.forms.project.checker import Diagnostic, silenced
 from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.executed import executed_functions
@@ -63,10 +65,18 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
     the run's record with what it found (`as_is`: its failures, the tests it ran, its lines
     ranked by how suspicious they are, those of the --target first).
     Raises InputError when its tests cannot test it (refuse_untestable); a failing run is
-    rerun once, and FlakyTestsError (an InputError) raised when it passes then."""
+    rerun once, and FlakyTestsError (an InputError) raised when it passes then. With --check the
+    checker runs on it too (check_runs.as_is_check: its errors are failures, kept as
+    `diagnostics`), and without a test command it alone."""
     run = cast(ProjectRun, job["form_run"])
     kept, targets = workspace(run["project"], run["workspace_key"]), targets_of(run)
-    command, limit = command_of(run["command"]), as_is_time_limit(context)
+    limit = as_is_time_limit(context)
+    if run["command"] is None:  # the checker alone
+        checked, found = yield from as_is_check(sandbox, run, kept, limit, job.get("session"))
+        return TestedCandidate(index=job["index"], code=AS_IS, feedback=checked, form_run=ProjectRun(**{**run, "as_is": AsIs(
+            failures=checked["failures"], tests_ran=[], tests_failed=[], seconds=checked["seconds"],
+            suspicious=rank_lines({}, (), checked["failures"], kept.files), diagnostics=found)}))
+    command = command_of(run["command"])
     feedback, result = yield from judged_run(sandbox, kept, command, limit, job.get("session"), run, None, coverage=True)
     slip = found_slip(feedback, kept.files)
     if slip is not None:  # a project module does not parse: a failure with its location, not bad input
@@ -85,6 +95,10 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
                 f"the tests failed on the project as it is ({_first(run_failures(feedback))}), then passed on "
                 "a rerun of it unchanged: flaky tests, not repaired. Make them deterministic and run codeheal again"
             )
+    diagnostics: list[Diagnostic] | None = None
+    if "check" in run:  # beside the tests: both must hold
+        checked, diagnostics = yield from as_is_check(sandbox, run, kept, limit, job.get("session"))
+        feedback = both(feedback, checked)
     failures, files = run_failures(feedback), kept.files
     target_functions = {(target.file, target.function.rsplit(".", 1)[-1]) for target in targets}
     coverage = coverage_by_test(result)
@@ -99,6 +113,7 @@ def as_is_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[
         test_limits=learned_limits(durations_of(result), set(feedback.get("tests_ran") or []) - failed, failed),
         executed=executed_functions(coverage, failed, files),
         **({"slip": slip} if slip is not None else {}),
+        **({"diagnostics": diagnostics} if diagnostics is not None else {}),
     )
     return TestedCandidate(index=job["index"], code=AS_IS, feedback=feedback, form_run=ProjectRun(**{**run, "as_is": as_is}))
 
@@ -115,13 +130,15 @@ def applied(run: ProjectRun, candidate: str) -> AppliedChange:
         edit = apply_reply(files_of(run), candidate, hints=hints_of(run))
     except EditRejected as exc:
         return AppliedChange(files={}, changed=[], refused=str(exc))
-    return AppliedChange(files=edit.files, changed=edit.changed, refused=refusal(run["scope"], edit.changed))
+    refused = refusal(run["scope"], edit.changed) or (silenced(files_of(run), edit.files) if "check" in run else None)
+    return AppliedChange(files=edit.files, changed=edit.changed, refused=refused)
 
 
 def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps[TestedCandidate]:
     """One repair judged, from the change prepared with it (`applied`): a refused one is a
     failed attempt saying why; then the tamper scan of what the model wrote, the linter stage,
-    the test runs (job.repair_runs) and, when they pass, the regression check
+    with --check the checker (check_runs.change_check: a change it does not pass goes no
+    further), the test runs (job.repair_runs) and, when they pass, the regression check
     (regression.regression_steps)."""
     run, change, code = cast(ProjectRun, job["form_run"]), job["change"], job["candidate"]
     as_is = run["as_is"]
@@ -135,15 +152,21 @@ def repair_steps(sandbox: Sandbox, job: CandidateJob, context: Context) -> Steps
     lint = added_findings(files, change["files"], run["project"]) if feedback is None and context.project.lint else None
     if lint is not None and lint.findings:
         feedback = lint_feedback(lint.findings)
-    if feedback is None:
+    with_change = kept._replace(files={**files, **change["files"]})
+    checked = None
+    if feedback is None and "check" in run:  # the checker first: it runs none of the code, and is quick
+        checked = yield from change_check(sandbox, run, with_change, as_is_time_limit(context), job.get("session"))
+        feedback = None if checked["passed"] and run["command"] is not None else checked
+    if feedback is None and run["command"] is not None:
         limit = (screen_time_limit if job.get("screened") else time_limit)(context, as_is["seconds"])
         regression_limit = as_is_time_limit(context)
         commands = command_of(run["command"]), command_of(run["first_command"]) if run["first_command"] else None
-        with_change = kept._replace(files={**files, **change["files"]})
         feedback = yield from repair_runs(sandbox, run, with_change, commands, limit, job.get("session"))
         if feedback["passed"]:
             feedback = yield from regression_steps(sandbox, run, kept, commands[0], change["files"], feedback,
                                                    context.project.regression, regression_limit, job.get("session"))
+        feedback = both(feedback, checked) if checked is not None else feedback
+    assert feedback is not None
     if lint is not None and lint.unavailable:
         feedback["lint"] = [*feedback.get("lint", []), lint.unavailable]
     diff = unified_diff(files, change["files"])

@@ -17,6 +17,7 @@ from codeheal.context import Context, Policy
 from codeheal.errors import InputError, PromptTooLargeError
 from codeheal.forms.base import Draw, Form
 from codeheal.forms.project.candidate import applied, as_is_steps, repair_steps
+from codeheal.forms.project.check_repairs import type_repairs
 from codeheal.forms.project.diff import refuse_uncommitted, rooted, unified_diff, write_changes
 from codeheal.forms.project.edits import canonical_reply
 from codeheal.forms.project.import_slips import import_repairs
@@ -31,6 +32,7 @@ from codeheal.forms.project.prompts import (
 )
 from codeheal.forms.project.rewrites import NO_TRAIL, ended, followed, rewrites_to_draw
 from codeheal.forms.project.run import (
+    CheckCommand,
     ProjectRun,
     files_of,
     run_of,
@@ -41,7 +43,7 @@ from codeheal.forms.project.run import (
 from codeheal.forms.project.snapshot import git_prefix
 from codeheal.forms.project.syntax_slips import Slip, cheap_repairs, region_code, spliced, whole_file_reply
 from codeheal.forms.project.job import project_tests
-from codeheal.forms.project.task import DEFAULT_TASK, check_executable, load_project
+from codeheal.forms.project.task import CHECK_TASK, DEFAULT_TASK, check_executable, load_project, parse_test_command
 from codeheal.llm.factory import MAX_TOKENS
 from codeheal.rules import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
 from codeheal.progress import ChangeToWrite, RunStarted, emit
@@ -60,7 +62,7 @@ from codeheal.state import (
 from codeheal.steps import Steps
 from codeheal.tokens import TokenCounter
 
-PROJECT_INPUT = ("project", "test_command", "target", "python")
+PROJECT_INPUT = ("project", "test_command", "check_command", "target", "python")
 LINE_TOKENS = 96
 """A line candidate's reply: one line of code."""
 
@@ -72,7 +74,7 @@ class ProjectForm(Form):
 
     name = "project"
     run_fields = ("form_run",)
-    task_keys = ("project", "test_command")
+    task_keys = ("project", "test_command", "check_command")
     output_keys = ("diff", "changed", "files_written", "checked")
 
     def policy_for(self, policy: Policy) -> Policy:
@@ -90,17 +92,22 @@ class ProjectForm(Form):
         if task is not None and not isinstance(task, str):
             raise InputError(f"task must be a string, got {type(task).__name__}")
         test_command = state.test_command or ""
-        project = load_project(state.project, test_command, target=state.target, python=state.python)
+        check = parse_test_command(state.check_command, "check command") if state.check_command else None
+        project = load_project(state.project, test_command or (None if check else ""), target=state.target,
+                               python=state.python)
         if context.sandbox == "local":
-            check_executable(project.command, project.interpreter)
+            for command, what in ((project.command, "test command"), (check, "check command")):
+                if command is not None:
+                    check_executable(command, project.interpreter, what)
         if state.apply and not state.force:
             tests = project_tests(project.snapshot.files)
             refuse_uncommitted(project.snapshot.root, [p for p in project.snapshot.files if p.endswith(".py") and p not in tests])
-        run = started(state.project, test_command, project)
+        run = started(state.project, test_command, project, CheckCommand(text=state.check_command, argv=list(check.argv))
+                      if check is not None and state.check_command else None)
         left_out = [f"{s.path} ({s.reason})" for s in sorted(
             project.snapshot.skipped, key=lambda s: ("secret" not in s.reason and "key" not in s.reason, s.path))]
         return {
-            "task": task if task and task.strip() else DEFAULT_TASK,
+            "task": task if task and task.strip() else (DEFAULT_TASK if test_command else CHECK_TASK),
             "form_run": run,
             "left_out": left_out,
             "candidates": [AS_IS],
@@ -237,7 +244,8 @@ def end_note(best: Attempt | None, status: Status) -> str | None:
 def screen(run: ProjectRun, context: Context) -> list[Candidate]:
     """The screen's candidates, tested before the first model call: when a project module does
     not parse, its cheap repairs (syntax_slips.py); when an import of the project fails, the
-    misspelt name respelt (import_slips.py); else one-line mutations of the
+    misspelt name respelt (import_slips.py); else the cheap repairs of the checker's type
+    errors (check_repairs.py, with --check), then one-line mutations of the
     MUTATED_LINES most suspicious lines of the project as it is (project/mutations.py), at most
     ProjectSettings.mutants, likeliest operator class first and within a class the more
     suspicious line first; each a reply like a line candidate's. None without suspicious lines,
@@ -253,14 +261,16 @@ def screen(run: ProjectRun, context: Context) -> list[Candidate]:
         respelt = import_repairs(as_is["failures"], imports, files_of(run))
         if respelt:
             return respelt
-    if not (as_is is not None and as_is["suspicious"]):
-        return []
+    typed = type_repairs(as_is.get("diagnostics", []), files_of(run), context.project.mutants) if as_is else []
+    if run["command"] is None or not (as_is is not None and as_is["suspicious"]):
+        return typed  # a checker alone: no test's coverage ranks the lines a mutant would change
     ranked = [
         (mutant.rank, place, slot.reply(mutant.line))
         for place, slot in enumerate(repair_line_slots(run, MUTATED_LINES))
         for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
     ]
-    return [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])[:context.project.mutants]]
+    mutants = [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])]
+    return [*typed, *mutants][:context.project.mutants]
 
 
 def slip_of(run: ProjectRun) -> Slip | None:

@@ -19,6 +19,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from codeheal.context import Context
 from codeheal.errors import PromptTooLargeError
+from codeheal.forms.project.checker import types_used
 from codeheal.forms.project.edits import Target, import_at
 from codeheal.forms.project.repair_context import repair_context
 from codeheal.forms.project.test_paths import is_test_file
@@ -55,6 +56,12 @@ FIX_LESSON_ASK = (
     "Do not write code yet. Diagnose the bug: explain in two to four sentences what is wrong and "
     "what exactly to change. Be specific (name the function, the line, the case)."
 )
+FIX_CHECK = (
+    "The checker's errors count as failures: fix the code so that it reports none (convert the value, "
+    "correct the annotation, check for None), and never silence it (no `# type: ignore`, `# noqa`, "
+    "`cast` or `Any`)."
+)
+"""What a repair under --check is told, before what to reply."""
 LAST_OUTCOME_SHARE = 6
 """The last attempt's outcome gets at most 1/LAST_OUTCOME_SHARE of the window."""
 
@@ -71,6 +78,8 @@ def project_actor_messages(
     return fix_actor_messages(
         task=state.task,
         test_command=run["test_command"],
+        checker=checker_of(run),
+        types=types_used(as_is.get("diagnostics", []), files_of(run)),
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -147,12 +156,15 @@ FUNCTION_END = ("\ndef ", "\nasync def ", "\nclass ", "\n@", "\nif __name__")
 def project_reply_start(state: State) -> tuple[str, tuple[str, ...]]:
     """How a prefilled project-form reply starts, and where it ends: the code fence, then the
     path and the `def` line of the function the repair most likely changes; the model writes
-    its body, and generation stops at the closing fence or the next top-level statement."""
-    scope = run_of(state)["scope"]
+    its body, and generation stops at the closing fence or the next top-level statement. Under
+    --check the `def` lines are left to the model: an annotation may be what is wrong."""
+    run = run_of(state)
+    scope = run["scope"]
     primary = scope["primary"] if scope is not None else None
     if primary is None:
         return CODE_FENCE, (CLOSING_FENCE,)
-    return f"{CODE_FENCE}# {primary['path']}\n{primary['header']}", (CLOSING_FENCE, *FUNCTION_END)
+    header = "" if "check" in run else primary["header"]
+    return f"{CODE_FENCE}# {primary['path']}\n{header}", (CLOSING_FENCE, *FUNCTION_END)
 
 
 def project_reflector_messages(
@@ -164,6 +176,7 @@ def project_reflector_messages(
     return fix_reflector_messages(
         task=state.task,
         test_command=run["test_command"],
+        checker=checker_of(run),
         failures=as_is["failures"],
         files=files_of(run),
         targets=targets_of(run),
@@ -180,6 +193,8 @@ def fix_actor_messages(
     *,
     task: str,
     test_command: str,
+    checker: str | None = None,
+    types: str = "",
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -195,7 +210,9 @@ def fix_actor_messages(
 ) -> list[BaseMessage]:
     """The actor's prompt in the project form, in at most `window` tokens with room for a
     reply of `reply_tokens`. `failures`: those of the project as it is; `last_feedback`: the
-    outcome of the last change tried (None on the first repair); `refused`: how the changes
+    outcome of the last change tried (None on the first repair); `checker`: the --check
+    command, whose errors are among `failures`; `types`: the project's classes they involve,
+    outlined (checker.types_used); `refused`: how the changes
     tried so far ended (they are not tried again); `suspicious`: the lines ranked most
     suspicious, listed in the repair context; `parse_retry`: what the retry of a reply that did
     not parse is told (rewrites.retry_note). When even the least repair context does not fit,
@@ -214,19 +231,29 @@ def fix_actor_messages(
         tail.append(f"Your previous change failed:\n{outcome}\nSend a different correction.")
     if parse_retry:
         tail.append(parse_retry)
+    if types:
+        tail.append(f"Types the checker's errors involve:\n{CODE_FENCE}{types}{CLOSING_FENCE}")
+    if checker:
+        tail.append(FIX_CHECK)
     failing = failing_imports(failures, files)
     if failing:
         path, line, code = failing[0]
         tail.append(FIX_IMPORT_REPLY.format(path=path, line=line, code=code))
     else:
         tail.append(FIX_REPLY)
-    return _fitted(_head(task, test_command), tail, failures, files, targets, window, reply_tokens, counter,
+    return _fitted(_head(task, test_command, checker), tail, failures, files, targets, window, reply_tokens, counter,
                    suspicious, strict=strict)
 
 
-def _head(task: str, test_command: str) -> list[str]:
+def _head(task: str, test_command: str, checker: str | None) -> list[str]:
     """What both roles' prompts open with, before the repair context."""
-    return [f"Task:\n{task.strip()}", f"Test command: {test_command}"]
+    return [f"Task:\n{task.strip()}", *([f"Test command: {test_command}"] if test_command else []),
+            *([f"Checker (must report no error): {checker}"] if checker else [])]
+
+
+def checker_of(run: ProjectRun) -> str | None:
+    """The run's --check command, as the user wrote it; None without one."""
+    return run["check"]["text"] if "check" in run else None
 
 
 def failing_imports(failures: Sequence[CheckFailure], files: Mapping[str, str]) -> list[tuple[str, int, str]]:
@@ -246,6 +273,7 @@ def fix_reflector_messages(
     *,
     task: str,
     test_command: str,
+    checker: str | None = None,
     failures: Sequence[CheckFailure],
     files: Mapping[str, str],
     targets: Sequence[Target],
@@ -265,7 +293,7 @@ def fix_reflector_messages(
         tail = [f"The change that was tested (corrected definitions):\n{change}", f"Its test results:\n{outcome}"]
     else:
         tail = ["No change has been tried yet: say which function is wrong and how to fix it."]
-    return _fitted(_head(task, test_command), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
+    return _fitted(_head(task, test_command, checker), [*tail, FIX_LESSON_ASK], failures, files, targets, window,
                    reply_tokens, counter, suspicious, strict=False)
 
 

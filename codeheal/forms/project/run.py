@@ -14,6 +14,7 @@ from typing_extensions import (
     TypedDict,  # pydantic (Studio's schemas) needs it on Python < 3.12
 )
 
+from codeheal.forms.project.checker import Diagnostic
 from codeheal.forms.project.edits import Target
 from codeheal.forms.project.failing_first import failing_first
 from codeheal.forms.project.repair_context import primary_function, repair_scope
@@ -30,6 +31,14 @@ class CommandWords(TypedDict):
 
     argv: list[str]
     pytest_at: int | None
+
+
+class CheckCommand(TypedDict):
+    """`--check CMD`: the static checker whose errors are failures too (checker.py)."""
+
+    text: str
+    """As the user wrote it."""
+    argv: list[str]
 
 
 class Place(TypedDict):
@@ -67,6 +76,9 @@ class AsIs(TypedDict):
     executed: NotRequired[dict[str, list[str]]]
     """Path -> the project functions the failing tests executed (executed.py): in the repair's
     scope however the tests reached them; absent in a run checkpointed before it was kept."""
+    diagnostics: NotRequired[list[Diagnostic]]
+    """With --check: the checker's errors in the project as it is, which a change may fix and
+    must not add to (checker.py)."""
     slip: NotRequired[Slip]
     """The project module that does not parse and kept the tests from running, where the
     parser stopped (syntax_slips.py); absent when every module parses."""
@@ -93,7 +105,10 @@ class ProjectRun(FormRun):
     project: str
     test_command: str
     """As the user wrote it (prompts and messages show it)."""
-    command: CommandWords
+    command: CommandWords | None
+    """None: no test command, the checker alone is the specification (`check`)."""
+    check: NotRequired[CheckCommand]
+    """With --check: the checker; absent without one."""
     target: Place | None
     workspace_key: str
     root: str
@@ -114,12 +129,13 @@ class ProjectRun(FormRun):
     first repair attempt."""
 
 
-def started(project: str, test_command: str, task: ProjectTask) -> ProjectRun:
+def started(project: str, test_command: str, task: ProjectTask, check: CheckCommand | None = None) -> ProjectRun:
     """The record of a run whose input was read and checked (task.load_project); its files
     kept by content key."""
     target = task.target
     return ProjectRun(
-        project=project, test_command=test_command, command=words(task.command),
+        project=project, test_command=test_command, command=words(task.command) if task.command else None,
+        **({"check": check} if check is not None else {}),
         target=Place(file=target.file, function=target.function) if target else None,
         workspace_key=keep(task.snapshot.files, task.snapshot.data), root=str(task.snapshot.root),
         folders=sorted(task.snapshot.folders), interpreter=task.interpreter,
@@ -176,7 +192,8 @@ def scoped(run: ProjectRun) -> ProjectRun:
             functions[path] = sorted({*functions.get(path, []), *names})
         if "slip" in as_is:  # the module that does not parse is repaired whole
             functions.setdefault(as_is["slip"]["file"], [])
-    first = failing_first(command_of(run["command"]), as_is["tests_failed"], as_is["tests_ran"], files)
+    first = failing_first(command_of(run["command"]), as_is["tests_failed"], as_is["tests_ran"], files) \
+        if run["command"] is not None else None
     return ProjectRun(**{**run, "scope": RepairScope(
         functions=functions,
         primary=PrimaryFunction(path=primary[0], header=primary[1]) if primary else None,

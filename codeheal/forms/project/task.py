@@ -27,6 +27,8 @@ ENVIRONMENT_LAUNCHERS = ("uv", "poetry", "pdm", "pipenv", "rye")
 """Launchers whose `run` uses the project's `.venv` when it has one."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
+CHECK_TASK = "The checker reports errors in the project. Fix the code so that it reports none, changing as little as possible."
+"""The task of a run whose checker alone is the specification (`fix --check` without --test)."""
 
 
 @dataclass(frozen=True)
@@ -70,24 +72,25 @@ class TestCommand:
         return (*self.argv[:start], python, "-m", module, *options, *self.argv[self.pytest_at:])
 
 
-def parse_test_command(test_command: str) -> TestCommand:
+def parse_test_command(test_command: str, what: str = "test command") -> TestCommand:
     """The test command as words, and where its pytest is. InputError for an empty command or
-    one that needs a shell (pipes, `&&`, redirections, variables)."""
+    one that needs a shell (pipes, `&&`, redirections, variables); `what`: the command's name in
+    the message (the check command: the same rules)."""
     try:
         argv = tuple(shlex.split(test_command))
     except ValueError as exc:
-        raise InputError(f"test command {test_command!r}: {exc}") from None
+        raise InputError(f"{what} {test_command!r}: {exc}") from None
     if not argv:
-        raise InputError("the test command is empty: give one, e.g. --test 'python -m pytest -q'")
+        raise InputError(f"the {what} is empty: give one, e.g. --test 'python -m pytest -q'")
     shell = [word for word in argv if word in SHELL_WORDS or "$" in word]
     if shell:
         raise InputError(
-            f"test command {test_command!r}: {shell[0]!r} needs a shell, and codeheal runs the command "
+            f"{what} {test_command!r}: {shell[0]!r} needs a shell, and codeheal runs the command "
             "without one: put it in a script of the project and give `sh run-tests.sh`"
         )
     if argv[0].startswith("./"):
         raise InputError(
-            f"test command {test_command!r}: the sandbox's copy of the project keeps no executable "
+            f"{what} {test_command!r}: the sandbox's copy of the project keeps no executable "
             f"bits; give `sh {argv[0]}` (or bash, python) instead"
         )
     return TestCommand(argv, _pytest_start(argv))
@@ -109,28 +112,26 @@ class ProjectTask:
     """A project read into memory, its test command, and its Python."""
 
     snapshot: Snapshot
-    command: TestCommand
+    command: TestCommand | None
+    """None: no test command (a checker alone is the specification)."""
     interpreter: str | None
     """None: the sandbox's own interpreter (codeheal's)."""
     target: Target | None
 
 
 def load_project(
-    project: str, test_command: str, *, target: str | None = None, python: str | None = None
+    project: str, test_command: str | None, *, target: str | None = None, python: str | None = None
 ) -> ProjectTask:
     """Read the project and check its input: a test command that runs without a shell, test
     files (and a script it starts) that exist in the project, a --target that names a function
     of it, no installed copy of the project's own package shadowing its source
-    (installed.py). Raises InputError."""
-    if not isinstance(test_command, str) or not test_command.strip():
+    (installed.py). `test_command` None: none (a checker alone is the specification). Raises
+    InputError."""
+    if test_command is not None and (not isinstance(test_command, str) or not test_command.strip()):
         raise InputError("the test command is empty: give one, e.g. --test 'python -m pytest -q'")
-    command = parse_test_command(test_command)
+    command = parse_test_command(test_command) if test_command is not None else None
     snapshot = read_project(project)
-    named = [arg.split("::", 1)[0] for arg in command.pytest_args if not arg.startswith("-")]
-    named = [path for path in named if path.endswith(".py")]
-    if command.argv[0] in ("sh", "bash") and len(command.argv) > 1 and not command.argv[1].startswith("-"):
-        named.append(command.argv[1])  # the script
-    for path in named:
+    for path in _named_files(command) if command is not None else []:
         if not paths_named(path.removeprefix("./"), snapshot.files):
             raise InputError(f"test command {test_command!r}: {path} is not in the project {snapshot.root}")
     chosen = parse_target(target) if target else None
@@ -138,9 +139,18 @@ def load_project(
         _check_target(chosen, snapshot)
     env = find_python(snapshot.root, python=python)
     refuse_installed_copy(snapshot.files, snapshot.root, str(env.interpreter) if env else None)
-    if env is not None and env.source.startswith("project "):
+    if command is not None and env is not None and env.source.startswith("project "):
         command = on_environment(command, env.interpreter)
     return ProjectTask(snapshot, command, str(env.interpreter) if env else None, chosen)
+
+
+def _named_files(command: TestCommand) -> list[str]:
+    """The test files a command names (and the script it starts), as it names them."""
+    named = [arg.split("::", 1)[0] for arg in command.pytest_args if not arg.startswith("-")]
+    named = [path for path in named if path.endswith(".py")]
+    if command.argv[0] in ("sh", "bash") and len(command.argv) > 1 and not command.argv[1].startswith("-"):
+        named.append(command.argv[1])  # the script
+    return named
 
 
 def on_environment(command: TestCommand, interpreter: Path) -> TestCommand:
@@ -157,7 +167,7 @@ def on_environment(command: TestCommand, interpreter: Path) -> TestCommand:
     return TestCommand(("python", "-m", "pytest", *command.pytest_args), 3)
 
 
-def check_executable(command: TestCommand, interpreter: str | None) -> None:
+def check_executable(command: TestCommand, interpreter: str | None, what: str = "test command") -> None:
     """InputError when the local sandbox could not find the test command's program: a name
     found neither in the bin folder of the project's Python (`interpreter`) nor on the
     sandbox's PATH; a path that does not exist. pytest itself runs on the interpreter, and
@@ -167,12 +177,12 @@ def check_executable(command: TestCommand, interpreter: str | None) -> None:
         return
     if "/" in program:
         if not Path(program).exists():
-            raise InputError(f"test command: {program} does not exist")
+            raise InputError(f"{what}: {program} does not exist")
         return
     folders = [os.path.dirname(interpreter)] if interpreter else []
     if shutil.which(program, path=os.pathsep.join([*folders, SANDBOX_PATH])) is None:
         raise InputError(
-            f"test command: {program!r} is not installed: it is neither in the project's Python's bin "
+            f"{what}: {program!r} is not installed: it is neither in the project's Python's bin "
             f"folder nor on the sandbox's PATH ({SANDBOX_PATH}); install it, or give a command "
             "that starts with python (e.g. 'python -m pytest -q')"
         )
