@@ -56,15 +56,18 @@ class TestRun:
     failures: list[CheckFailure]
     error: str | None
     """Why no test could be judged (an import crash, a timeout, no test collected)."""
+    executed: dict[str, list[str]]
+    """Project-relative path -> the functions the failing tests executed, by their line
+    coverage (forms/project/executed.py); empty when none was recorded."""
 
 
 async def run_tests(project: Project) -> TestRun:
     """Run the project's test command in the sandbox, once, with no model call."""
-    output = await _final_output(project, project.context(AS_IS_ONLY), None)
+    output, executed = await _final_output(project, project.context(AS_IS_ONLY), None)
     feedback = output.get("feedback") or {}
     passed = output.get("status") == "passed"
     return TestRun(passed, [] if passed else list(feedback.get("failures") or []),
-                   None if passed else feedback.get("error"))
+                   None if passed else feedback.get("error"), executed)
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,7 @@ class Healed:
 async def heal(project: Project, on_event: Callable[[ProgressEvent], None], target: str | None = None) -> Healed:
     """A fix run of the project (nothing written to it), of `target` (`FILE::FUNC`) alone when
     given; `on_event` sees its progress."""
-    output = await _final_output(project, project.context(), on_event, target)
+    output, _ = await _final_output(project, project.context(), on_event, target)
     history: list[Attempt] = list(output.get("history") or [])
     summary = history[-1]["summary"] if history else "no attempt ran"
     if output.get("status") == "passed":
@@ -96,14 +99,17 @@ async def heal(project: Project, on_event: Callable[[ProgressEvent], None], targ
 
 async def _final_output(
     project: Project, context: Context, on_event: Callable[[ProgressEvent], None] | None, target: str | None = None,
-) -> dict:
+) -> tuple[dict, dict[str, list[str]]]:
     """The run's last streamed values: a plain dict of its channels, as every stream and
-    checkpoint gives them (not a State)."""
+    checkpoint gives them (not a State); and the functions the failing tests of the project
+    as it is executed (its run's record, which the run drops before it ends)."""
     graph = await asyncio.to_thread(lambda: build_graph().compile(name="codeheal"))  # the editor's loop never waits
     final: dict = {}
+    executed: dict[str, list[str]] = {}
     async for mode, payload in graph.astream(project.request(target), context=context, stream_mode=["custom", "values"]):
         if mode == "values":
             final = payload
+            executed = dict(((payload.get("form_run") or {}).get("as_is") or {}).get("executed") or executed)
         elif on_event is not None:
             on_event(payload)
-    return final
+    return final, executed

@@ -106,7 +106,7 @@ class CodehealServer(LanguageServer):
         else:
             self.told_untestable.pop(root, None)
         lines = {Path(p).resolve(): d.lines for d in self.workspace.text_documents.values() if (p := to_fs_path(d.uri))}
-        self._publish(root, diagnostics(root, outcome.failures, lines))
+        self._publish(root, diagnostics(root, outcome.failures, lines, outcome.executed))
 
     def _untestable(self, root: Path, text: str) -> None:
         """Say why the tests of `root` could not run, once for as long as it stays so."""
