@@ -38,6 +38,11 @@ CALC_HALF = {**CALC, "tests/test_calc.py": CALC["tests/test_calc.py"] + "\n\ndef
 CALC_ABS = CALC_WRITTEN.replace("return a + b", "return abs(a) + abs(b)")
 
 
+THRESHOLD_TEST = "\n\ndef test_discount_at_a_threshold():\n    assert bulk_discount(10) == 10\n"
+"""A test of the shop's bug on bulk_discount's value (tests/test_pricing.py line 14), whose
+traceback never leaves the test."""
+
+
 def script(body: dict) -> str:
     if not is_fix_actor(body["messages"]):
         return LESSON
@@ -65,8 +70,8 @@ def model(request: pytest.FixtureRequest) -> Iterator[ScriptedServer]:
 @pytest.fixture
 def shop(request: pytest.FixtureRequest, tmp_path: Path, model: ScriptedServer) -> Path:
     """The shop fixture (parametrised indirectly: "broken", broken_shop; "no tests", the shop
-    without its tests; "calc", CALC; "calc half", CALC_HALF), its model and test command in its
-    pyproject.toml as a user sets them."""
+    without its tests; "threshold", the shop with THRESHOLD_TEST; "calc", CALC; "calc half",
+    CALC_HALF), its model and test command in its pyproject.toml as a user sets them."""
     project = tmp_path / "shop"
     kind = getattr(request, "param", "shop")
     if kind.startswith("calc"):
@@ -79,6 +84,9 @@ def shop(request: pytest.FixtureRequest, tmp_path: Path, model: ScriptedServer) 
         broken_shop(project)
     elif kind == "no tests":
         shutil.rmtree(project / "tests")
+    elif kind == "threshold":
+        with (project / "tests" / "test_pricing.py").open("a", encoding="utf-8") as tests:
+            tests.write(THRESHOLD_TEST)
     (project / "pyproject.toml").write_text(
         f'[tool.codeheal]\nmodel = "scripted"\nbase-url = "{model.url}"\nmax-attempts = 3\n\n'
         f'[tool.codeheal.fix]\ntest = "{sys.executable} -m pytest -q"\nmutants = 0\n',
@@ -271,6 +279,22 @@ async def test_a_failure_raised_in_the_code_is_shown_on_its_line_there_pointing_
     assert said == "codeheal: healed shop/pricing.py"
     apply(client.applied[0])
     assert passes_its_tests(shop)
+
+
+@pytest.mark.parametrize("shop", ["threshold"], indirect=True)
+@pytest.mark.asyncio(loop_scope="function")
+async def test_a_failing_assert_on_a_value_is_shown_at_the_function_it_calls(client: LanguageClient, shop: Path) -> None:
+    pricing = shop / "shop" / "pricing.py"
+    uri = open_file(client, pricing)
+    [found] = await diagnostics_of(client, uri)
+    assert found.range.start.line == 6  # `def bulk_discount(quantity: int) -> int:`
+    assert found.message.startswith("test_discount_at_a_threshold failed: AssertionError: assert 0 == 10")
+    [related] = found.related_information
+    assert (related.location.uri, related.location.range.start.line) == ((shop / "tests" / "test_pricing.py").as_uri(), 13)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=found.range,
+        context=types.CodeActionContext(diagnostics=[found])))
+    assert [a.title for a in actions] == [HEAL_TITLE]
 
 
 @pytest.mark.parametrize("shop", ["no tests"], indirect=True)
