@@ -2,9 +2,9 @@
 statement at that line, their names resolved through the test module's imports (`from m import
 f`, `import pkg.mod as m`, one re-export of a package's `__init__.py`) and, for a method, the
 class of the object it is called on (`Cart(c).total()`, or `cart.total()` after `cart =
-Cart(c)` in the test). A call that does not resolve to exactly one `def` in the project's code
-(not its tests) is left out: a builtin, a fixture, a name the test defines itself, a module
-found twice."""
+Cart(c)` in the test). A call that does not resolve to exactly one `def` in a file of the
+project is left out: a builtin, a fixture, a name the test defines itself, a module found
+twice. (Which of those files are tests is the caller's to say.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from codeheal.forms.project.test_paths import is_test_file
 from codeheal.syntax import parse_code
 
 
@@ -158,7 +157,7 @@ def _bound(node: ast.stmt) -> list[str]:
 def _module(root: Path, importer: Path, dotted: str, level: int) -> Path | None:
     """The project file of module `dotted` (relative by `level` to `importer`'s package),
     looked for under the root, its src/ and the importer's folder; None when absent from
-    them, found as two files, or one of the tests."""
+    them, found as two files, or outside the root."""
     parts = [p for p in dotted.split(".") if p]
     if level:
         bases = [importer.parents[level - 1]] if level <= len(importer.parents) else []
@@ -168,7 +167,7 @@ def _module(root: Path, importer: Path, dotted: str, level: int) -> Path | None:
     if len(found) != 1:
         return None
     [path] = found
-    return path if root in path.parents and not is_test_file(path.relative_to(root).as_posix()) else None
+    return path if root in path.parents else None
 
 
 def _files(base: Path, parts: list[str]) -> list[Path]:

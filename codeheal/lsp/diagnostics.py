@@ -47,7 +47,7 @@ class Placed:
 def place(root: Path, failure: CheckFailure, executed: Mapping[str, Collection[str]] | None = None) -> Placed:
     """The innermost frame of `failure` in the project's code, and the innermost in its tests
     (else line 0 of the test's file, when its name gives one); with no frame in the code, the
-    project functions the test's line calls, only those in `executed` (project-relative path
+    project functions (not its tests') the test's line calls, only those in `executed` (project-relative path
     -> the names of the functions the failing tests executed) when it names any."""
     code = test = None
     for frame in reversed(failure["frames"]):
@@ -63,7 +63,7 @@ def place(root: Path, failure: CheckFailure, executed: Mapping[str, Collection[s
         return Placed(code, Place(test_file, 0) if test_file is not None else None)
     if code is not None:
         return Placed(code, test)
-    called = called_functions(root, test.path, test.line)
+    called = [c for c in called_functions(root, test.path, test.line) if not _is_test(root, c.path)]
     if executed:
         called = [c for c in called if c.name.rsplit(".", 1)[-1] in executed.get(_relative(root, c.path), ())]
     return Placed(None, test, tuple(called))

@@ -38,6 +38,13 @@ def called(root: Path, test: str, line: int) -> list[tuple[str, int, str]]:
     return [(c.path.relative_to(root.resolve()).as_posix(), c.line, c.name) for c in found]
 
 
+def failing_assert(message: str) -> dict:
+    """tests/test_it.py::test_p's assert on line 4 failing with `message`, its traceback in the test alone."""
+    return {"test": "tests/test_it.py::test_p", "exception": "AssertionError", "message": message, "line": None,
+            "frames": [{"file": "tests/test_it.py", "line": 4, "function": "test_p", "source": ""}],
+            "expected": None, "actual": None}
+
+
 def test_a_name_imported_from_the_projects_module_is_its_def(tmp_path: Path) -> None:
     test = "from shop.pricing import price, tax as levy\n\ndef test_p():\n    assert price(3) == 5\n    assert levy(3) == 1\n"
     assert called(tmp_path, test, 3) == [("shop/pricing.py", 0, "price")]
@@ -82,19 +89,15 @@ def test_of_two_project_functions_the_test_calls_the_one_its_failing_line_calls(
     assert called(tmp_path, test, 4) == [("shop/pricing.py", 0, "price")]
 
 
-def test_a_module_found_twice_or_one_of_the_tests_is_none(tmp_path: Path) -> None:
+def test_a_module_found_twice_is_none(tmp_path: Path) -> None:
     files = {**PROJECT, "src/shop/__init__.py": "", "src/shop/pricing.py": "def price(n):\n    return n\n"}
     test = "from shop.pricing import price\n\ndef test_p():\n    assert price(3) == 5\n"
     assert called_functions(tmp_path, project(tmp_path, test, files), 3) == []  # shop/ and src/shop/: which one?
-    helper = {"tests/helpers.py": "def price(n):\n    return n\n"}
-    assert called_functions(tmp_path / "b", project(tmp_path / "b", test.replace("shop.pricing", "helpers"), helper), 3) == []
 
 
 def test_an_assert_on_a_value_is_shown_at_the_def_it_calls_related_to_the_test(tmp_path: Path) -> None:
     test_file = project(tmp_path, "from shop.pricing import price\n\ndef test_p():\n    assert price(3) == 5\n")
-    failure = {"test": "tests/test_it.py::test_p", "exception": "AssertionError", "message": "assert 6 == 5",
-               "line": None, "frames": [{"file": "tests/test_it.py", "line": 4, "function": "test_p", "source": ""}],
-               "expected": None, "actual": None}
+    failure = failing_assert("assert 6 == 5")
     pricing, test = (tmp_path / "shop" / "pricing.py").resolve(), Place(test_file.resolve(), 3)
     assert place(tmp_path, failure) == Placed(None, test, (Called(pricing, 0, "price"),))
     assert place(tmp_path, failure, {"shop/pricing.py": ["tax"]}) == Placed(None, test)  # the tests never ran it
@@ -107,3 +110,11 @@ def test_an_assert_on_a_value_is_shown_at_the_def_it_calls_related_to_the_test(t
     [at_test] = found[test.path]
     assert at_test.related_information[0].message == "price, which the test's line calls: shop/pricing.py line 1"
     assert set(diagnostics(tmp_path, [failure], {}, {"shop/pricing.py": ["tax"]})) == {test.path}
+
+
+def test_a_function_of_the_tests_own_helpers_is_not_shown(tmp_path: Path) -> None:
+    helper = {"tests/helpers.py": "def price(n):\n    return n\n"}
+    test_file = project(tmp_path, "from helpers import price\n\ndef test_p():\n    assert price(3) == 5\n", helper)
+    assert [c.name for c in called_functions(tmp_path, test_file, 3)] == ["price"]
+    failure = failing_assert("assert 3 == 5")
+    assert place(tmp_path, failure) == Placed(None, Place(test_file.resolve(), 3))
