@@ -53,11 +53,14 @@ def called_functions(root: Path, test_file: Path, line: int) -> list[Called]:
 
 class _Resolver:
     def __init__(self, root: Path, test_file: Path, tree: ast.Module, number: int) -> None:
-        self.root, self.test_file, self.number = root, test_file, number
+        self.root, self.test_file = root, test_file
         statements = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and _spans(n, number)]
-        self.statement = min(statements, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
         functions = [n for n in statements if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-        self.test_function = min(functions, key=lambda n: (n.end_lineno or n.lineno) - n.lineno, default=None)
+        self.statement = min([n for n in statements if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)],
+                             key=_length, default=None)
+        self.test_function = min(functions, key=_length, default=None)
+        self.resolving: set[str] = set()
+        """The names whose object's class is being found (`cart = cart.copy()` ends there)."""
         self.names: dict[str, ast.stmt | ast.arg] = {}
         """Name -> what binds it where the line runs: an import, a definition, an assignment
         (in the test's function, the last before the line), a parameter."""
@@ -72,9 +75,15 @@ class _Resolver:
                 self.names.update(dict.fromkeys(_bound(node), node))
 
     def calls(self) -> list[ast.Call]:
+        """The calls of the line's statement: of a `with` its body too (`with pytest.raises(...):`),
+        of another compound statement (`if`, `for`) its header alone."""
         if self.statement is None:
             return []
-        found = [n for n in ast.walk(self.statement) if isinstance(n, ast.Call)]
+        parts: list[ast.AST] = [self.statement]
+        if not isinstance(self.statement, ast.With | ast.AsyncWith) and hasattr(self.statement, "body"):
+            parts = [c for c in ast.iter_child_nodes(self.statement)
+                     if not isinstance(c, ast.stmt | ast.excepthandler | ast.match_case)]
+        found = [n for part in parts for n in ast.walk(part) if isinstance(n, ast.Call)]
         return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
     def called(self, call: ast.Call) -> Called | None:
@@ -100,9 +109,13 @@ class _Resolver:
         last bound to one."""
         if isinstance(expr, ast.Name):
             bound = self.names.get(expr.id)
-            if not isinstance(bound, ast.Assign):
+            if not isinstance(bound, ast.Assign) or expr.id in self.resolving:
                 return None
-            expr = bound.value
+            self.resolving.add(expr.id)
+            try:
+                return self.instance_class(bound.value)
+            finally:
+                self.resolving.discard(expr.id)
         if not isinstance(expr, ast.Call):
             return None
         made = self.symbol(expr.func)
@@ -205,6 +218,10 @@ def _method(owner: _Definition, name: str) -> _Definition | None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             return _Definition(owner.path, node, f"{owner.name}.{name}")
     return None
+
+
+def _length(node: ast.stmt) -> int:
+    return (node.end_lineno or node.lineno) - node.lineno
 
 
 def _spans(node: ast.stmt, number: int) -> bool:

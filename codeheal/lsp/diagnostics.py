@@ -97,10 +97,10 @@ def diagnostics(
         what = _what(failure)
         if placed.test is not None:
             merged[(placed.test, what)].append((failure, None, ""))
-        for where, related in _code_places(root, placed):
+        for where, said_there in _code_places(root, placed):
             merged[(where, what)].append((failure, placed.test, f"the test {failure['test']}"))
             if placed.test is not None:
-                merged[(placed.test, what)].append((failure, where, related))
+                merged[(placed.test, what)].append((failure, where, said_there))
     found: dict[Path, list[types.Diagnostic]] = defaultdict(list)
     for (where, what), seen in merged.items():
         tests = list(dict.fromkeys(failure["test"] for failure, _, _ in seen))

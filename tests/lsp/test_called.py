@@ -68,6 +68,17 @@ def test_a_method_of_an_object_the_test_makes(tmp_path: Path) -> None:
     assert called(tmp_path, test, 8) == [("shop/cart.py", 4, "Cart.total")]
 
 
+def test_only_the_lines_statement_counts_and_a_name_bound_to_itself_ends(tmp_path: Path) -> None:
+    test = ("import pytest\nfrom shop import Cart\nfrom shop.pricing import price, tax\n\n"
+            "def test_t():\n    cart = Cart([1])\n    cart = cart.total()\n    assert cart.total() == 2\n"
+            "    if price(1) == 2:\n        assert tax(5) == 1\n"
+            "    with pytest.raises(ValueError):\n        tax(-1)\n")
+    assert called(tmp_path, test, 7) == []  # `cart = cart.total()`: no class known
+    assert called(tmp_path, test, 8) == [("shop/pricing.py", 0, "price")]  # an `if`: its header alone
+    assert called(tmp_path, test, 10) == [("shop/pricing.py", 4, "tax")]  # a `with`: its body too
+    assert called(tmp_path, test, 4) == []  # the `def` line of a test that crashed: no statement
+
+
 def test_one_re_export_of_a_packages_init_is_followed(tmp_path: Path) -> None:
     test = "from shop import cost\nimport shop\n\ndef test_c():\n    assert cost(1) == 3\n    assert shop.cost(1) == 3\n"
     assert called(tmp_path, test, 4) == [("shop/pricing.py", 0, "price")]
