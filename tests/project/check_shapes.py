@@ -83,6 +83,13 @@ SHAPES = [
     Shape("if TYPE_CHECKING: a second definition", RETURN, "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n"
           "    def unit_price(total: float, count: int) -> float: ...\nelse:\n    def unit_price(total, count):\n"
           "        return str(total / count)\n", False),
+    Shape("if False", RETURN, "def unit_price(total: float, count: int) -> float:\n    if False:\n"
+          "        return str(total / count)\n    return total / count\n", False),
+    Shape("the old line left after a return", RETURN,
+          _returning("total / count\n    return str(total / count)"), False),
+    Shape("the old line after a raise", RETURN,
+          _returning("str(total / count)", signature="def unit_price(total: float, count: int) -> float:\n"
+                                                     "    raise ValueError"), False),
     Shape("an unannotated helper returns Any", RETURN, "def _ratio(total, count):\n    return str(total / count)\n\n\n"
           + _returning("_ratio(total, count)"), False),
     Shape("eval", RETURN, _returning('eval("str(total / count)")'), False),

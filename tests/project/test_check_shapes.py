@@ -49,7 +49,7 @@ def test_the_reasons_name_what_the_change_did() -> None:
         "shop/prices.py: it leaves the parameter `total` of `unit_price` unannotated; fix what the checker reports, "
         "never hide code from it")
     assert "`# type: ignore`" in str(by_name["a string's silencer made a comment"])
-    assert "`object (in an annotation)`" in str(by_name["-> object"])
+    assert "`object` in an annotation" in str(by_name["-> object"])
     assert "`def __getattr__`" in str(by_name["__getattr__ on the class"])
     assert "the function `_ratio` with parameter `total` unannotated" in str(by_name["an unannotated helper returns Any"])
     assert str(by_name["a stub beside the module"]).startswith("the change writes shop/prices.pyi")

@@ -6,7 +6,7 @@ newly `Any` or `object`, no new unannotated parameter or function: mypy skips th
 an unannotated function, and an unannotated value is `Any`), and the names, resolved
 through the module's imports, that hide code or types from a checker (`cast`, `Any`,
 `no_type_check`, `TYPE_CHECKING`, `getattr`, `globals`, `eval`, `sys.modules`, a
-`__getattr__`, ...). A change may only touch the project's existing `.py` files: a stub, a
+`__getattr__`, ...), and code the checker skips as unreachable by its shape. A change may only touch the project's existing `.py` files: a stub, a
 `py.typed` or the checker's configuration changes what the checker reads, not the code."""
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ def _file_lost(before: str, after: str) -> str | None:
     if comments:
         return f"it adds the comment `{next(iter(comments))}`"
     names = Counter(_hiding(new)) - Counter(_hiding(old))
+    names += Counter(_unreachable(new)) - Counter(_unreachable(old))
     if names:
-        return f"it adds `{next(iter(names))}`, which hides code or types from the checker"
+        return f"it adds {next(iter(names))}, which hides code or types from the checker"
     return _annotations_lost(dict(_functions(old)), dict(_functions(new)))
 
 
@@ -87,19 +88,40 @@ def _hiding(module: ast.Module) -> Iterator[str]:
     imported, bound = _imports(module)
     for node in ast.walk(module):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in DYNAMIC_LOOKUP:
-            yield f"def {node.name}"
+            yield f"`def {node.name}`"
         annotations = (_annotations(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
                        else [node.annotation] if isinstance(node, ast.AnnAssign) else [])
         for annotation in annotations:
             for name, quoted in _names_in(annotation, imported, bound):
                 if name == "builtins.object":
-                    yield "object (in an annotation)"
+                    yield "`object` in an annotation"
                 elif name in HIDING and quoted:  # the walk below sees the unquoted ones
-                    yield name
+                    yield f"`{name}`"
         if isinstance(node, ast.Name | ast.Attribute):
             name = _resolved(node, imported, bound)
             if name in HIDING:
-                yield name
+                yield f"`{name}`"
+
+
+def _unreachable(module: ast.Module) -> Iterator[str]:
+    """Code a checker skips as unreachable, by its shape: a statement after a `return`,
+    `raise`, `continue` or `break` in the same block, a branch under a constant false test."""
+    for node in ast.walk(module):
+        if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert) and _always_false(node.test):
+            yield f"`{ast.unparse(node.test)}` as a condition"
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list):
+                ends = [i for i, statement in enumerate(block)
+                        if isinstance(statement, ast.Return | ast.Raise | ast.Continue | ast.Break)]
+                if ends and ends[0] < len(block) - 1:
+                    yield f"code after `{ast.unparse(block[ends[0]]).split()[0]}`"
+
+
+def _always_false(test: ast.expr) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance(test.operand, ast.Constant) and bool(test.operand.value)
+    return isinstance(test, ast.Constant) and not test.value
 
 
 def _imports(module: ast.Module) -> tuple[dict[str, str], set[str]]:
