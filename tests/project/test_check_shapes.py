@@ -105,3 +105,21 @@ def test_plain_mypy_is_clean_after_every_shape_and_only_the_judge_tells_the_twin
             feedback, _ = check_feedback(result, files, str(project), "mypy", as_is[shape.name])
             verdicts[shape.name] = feedback["passed"] and _judged(shape) is None
     assert verdicts == {shape.name: shape.honest for shape in SHAPES}
+
+
+def test_a_syntax_slips_repair_may_not_add_a_silencer_either() -> None:
+    slipped = "def f(x: int) -> int:\n    return (x  # type: ignore\n\n\ndef g(y: int) -> str:\n    return y\n"
+    assert silenced({"a.py": slipped}, {"a.py": slipped.replace("(x", "x")}) is None  # there before
+    repaired = slipped.replace("(x", "x").replace("return y", "return y  # noqa")
+    assert silenced({"a.py": slipped}, {"a.py": repaired}) == (
+        "a.py: it adds the comment `# noqa`; fix what the checker reports, never hide code from it")
+    assert silenced({"a.py": "x = 1\n"}, {"a.py": "x = 1  # see below  # NOQA\n"}) is not None  # anywhere in a comment
+
+
+def test_pyrights_and_ruffs_comments_and_other_files_are_refused_too() -> None:
+    code = "def f(x: int) -> int:\n    return x\n"
+    for header in ("# pyright: basic\n", "# pyright: reportGeneralTypeIssues=false\n", "# ruff: noqa\n",
+                   "# flake8: noqa\n"):
+        assert silenced({"a.py": code}, {"a.py": header + code}) is not None, header
+    for path in ("py.typed", "pyproject.toml", "pyrightconfig.json", "b.py"):  # b.py: not a file of the project
+        assert str(silenced({"a.py": code}, {path: ""})).startswith(f"the change writes {path}, which is not"), path

@@ -6,8 +6,9 @@ newly `Any` or `object`, no new unannotated parameter or function: mypy skips th
 an unannotated function, and an unannotated value is `Any`), and the names, resolved
 through the module's imports, that hide code or types from a checker (`cast`, `Any`,
 `no_type_check`, `TYPE_CHECKING`, `getattr`, `globals`, `eval`, `sys.modules`, a
-`__getattr__`, ...), and code the checker skips as unreachable by its shape. A change may only touch the project's existing `.py` files: a stub, a
-`py.typed` or the checker's configuration changes what the checker reads, not the code."""
+`__getattr__`, ...), and code the checker skips as unreachable by its shape. A change may
+only touch the project's existing `.py` files: a stub, a `py.typed` or the checker's
+configuration changes what the checker reads, not the code."""
 
 from __future__ import annotations
 
@@ -52,13 +53,13 @@ def silenced(before: Mapping[str, str], after: Mapping[str, str]) -> str | None:
 
 
 def _file_lost(before: str, after: str) -> str | None:
-    try:
-        old, new = ast.parse(before), ast.parse(after)
-    except SyntaxError:
-        return None  # a module that does not parse: the checker itself says so
     comments = Counter(_silencers(after)) - Counter(_silencers(before))
     if comments:
         return f"it adds the comment `{next(iter(comments))}`"
+    try:
+        old, new = ast.parse(before), ast.parse(after)
+    except SyntaxError:
+        return None  # a syntax slip repaired (only around it), or made: the checker says so
     names = Counter(_hiding(new)) - Counter(_hiding(old))
     names += Counter(_unreachable(new)) - Counter(_unreachable(old))
     if names:
@@ -68,17 +69,17 @@ def _file_lost(before: str, after: str) -> str | None:
 
 def _silencers(source: str) -> Iterator[str]:
     """Each comment a checker reads as an instruction, normalised (a string that holds one is
-    not a comment)."""
+    not a comment); in a module that does not tokenize (a syntax slip), each `#` of its text
+    that starts one."""
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+        comments = [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                    if t.type == tokenize.COMMENT]
     except (tokenize.TokenError, SyntaxError):
-        return
-    for token in tokens:
-        if token.type != tokenize.COMMENT:
-            continue
-        normal = unicodedata.normalize("NFKC", token.string).lower()
-        if SILENCER.search(normal):
-            yield " ".join(normal.split())
+        comments = [source[start:].partition("\n")[0] for start in range(len(source)) if source[start] == "#"]
+    for comment in comments:
+        normal = unicodedata.normalize("NFKC", comment).lower()
+        if match := SILENCER.search(normal):
+            yield " ".join(normal[match.start():].split())
 
 
 def _hiding(module: ast.Module) -> Iterator[str]:
