@@ -214,6 +214,34 @@ def test_a_scripted_model_heals_what_the_screen_does_not_try_shown_the_diagnosti
     assert "def describe(count: int) -> str:" in prompts[0] and "never silence it" in prompts[0]
 
 
+def test_a_model_that_silences_mypy_is_refused_and_told_why_then_heals(
+    tmp_path: Path, venv: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = _project(tmp_path, venv, TYPED)
+    seen: list[str] = []
+    silencing = ("```python\n# shop/prices.py\ndef unit_price(total: float, count: int) -> float:\n"
+                 "    return cast(float, str(total / count))\n\n\ndef describe(count: int) -> str:\n"
+                 "    return cast(str, \"items: \" + count)\n```")
+    honest = ("```python\n# shop/prices.py\ndef unit_price(total: float, count: int) -> float:\n"
+              "    return total / count\n\n\ndef describe(count: int) -> str:\n    return f\"items: {count}\"\n```")
+
+    def script(body: dict) -> str:
+        if not is_fix_actor(body["messages"]):
+            return "Fix the types instead of casting them."
+        seen.append(str(body["messages"]))
+        return silencing if len(seen) == 1 else honest
+
+    (project / "shop" / "prices.py").write_text("from typing import cast\n\n\n" + TYPED)
+    with ScriptedServer(script) as server:
+        code = _fix(tmp_path, project, server, venv, "--mutants", "0")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "it adds `typing.cast`, which hides code or types from the checker" in seen[-1]
+    diff = json.loads(out)["diff"]
+    assert '+    return f"items: {count}"' in diff and not any(
+        line.startswith("+") and "cast(" in line for line in diff.splitlines())
+
+
 def test_beside_the_tests_a_change_that_satisfies_the_checker_and_breaks_a_test_is_no_heal(
     tmp_path: Path, venv: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
