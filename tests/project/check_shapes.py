@@ -77,6 +77,8 @@ SHAPES = [
     Shape('-> "Any" in a string', RETURN, _returning("str(total / count)", "from typing import Any\n\n\n",
                                                      'def unit_price(total: float, count: int) -> "Any":'), False),
     Shape("@no_type_check", RETURN, "import typing\n\n\n@typing.no_type_check\n" + RETURN, False),
+    Shape("an untyped decorator makes the callee Any", "def _plain(function):\n    return function\n\n\n" + ARGUMENT,
+          "def _plain(function):\n    return function\n\n\n@_plain\n" + ARGUMENT, False),
     Shape("if not TYPE_CHECKING", RETURN, "from typing import TYPE_CHECKING\n\n\n"
           "def unit_price(total: float, count: int) -> float:\n    if not TYPE_CHECKING:\n"
           "        return str(total / count)\n    return total / count\n", False),

@@ -37,6 +37,9 @@ only the checker takes (or never takes), an attribute or name looked up by strin
 DYNAMIC_LOOKUP = frozenset({"__getattr__", "__getattribute__"})
 """A function by these names makes every attribute of its class (or module) exist."""
 SELF = frozenset({"self", "cls", "mcs"})
+PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
+"""Decorators a change may add: any other may give the function a type the checker cannot see
+through (an untyped decorator makes it `Any` to its callers)."""
 
 
 def silenced(before: Mapping[str, str], after: Mapping[str, str]) -> str | None:
@@ -210,9 +213,15 @@ def _annotations(node: Function) -> list[ast.expr]:
 
 
 def _annotations_lost(before: Mapping[str, Function], after: Mapping[str, Function]) -> str | None:
-    """An annotation removed, a parameter added without one, or a new function not fully
-    annotated (what mypy would not check, or would see as `Any`)."""
+    """An annotation removed, a parameter added without one, a new function not fully
+    annotated, or a decorator added (what mypy would not check, or would see as `Any`)."""
     for name, node in after.items():
+        decorators = Counter(ast.unparse(d) for d in node.decorator_list)
+        if name in before:
+            decorators -= Counter(ast.unparse(d) for d in before[name].decorator_list)
+        new = [d for d in decorators if d not in PLAIN_DECORATORS]
+        if new:
+            return f"it adds the decorator `@{new[0]}` to `{name}`, which may change the type the checker sees"
         parameters = _parameters(node)
         old = before.get(name)
         if old is None:
