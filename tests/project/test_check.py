@@ -15,12 +15,12 @@ from scripted_openai import ScriptedServer, is_fix_actor
 
 from codeheal.cli import main
 from codeheal.forms.project.check_repairs import type_repairs
+from codeheal.forms.project.check_surface import silenced
 from codeheal.forms.project.checker import (
     Diagnostic,
     added,
     check_feedback,
     read_diagnostics,
-    silenced,
     types_used,
 )
 from codeheal.forms.project.prompts import project_reply_start
@@ -113,7 +113,7 @@ def test_a_checker_that_fails_without_a_diagnostic_says_so_with_its_output() -> 
 def test_a_change_that_silences_the_checker_is_refused() -> None:
     silencing = PRICES.replace("return str(total / count)", "return str(total / count)  # type: ignore")
     assert silenced(FILES, {"shop/prices.py": silencing}) == (
-        "the change adds `# type: ignore` to shop/prices.py: fix what the checker reports, never silence it")
+        "shop/prices.py: it adds the comment `# type: ignore`; fix what the checker reports, never hide code from it")
     assert silenced({"a.py": "x = 1  # noqa\n"}, {"a.py": "x = 2  # noqa\n"}) is None  # there before
 
 
@@ -214,6 +214,34 @@ def test_a_scripted_model_heals_what_the_screen_does_not_try_shown_the_diagnosti
     assert "def describe(count: int) -> str:" in prompts[0] and "never silence it" in prompts[0]
 
 
+def test_a_model_that_silences_mypy_is_refused_and_told_why_then_heals(
+    tmp_path: Path, venv: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    project = _project(tmp_path, venv, TYPED)
+    seen: list[str] = []
+    silencing = ("```python\n# shop/prices.py\ndef unit_price(total: float, count: int) -> float:\n"
+                 "    return cast(float, str(total / count))\n\n\ndef describe(count: int) -> str:\n"
+                 "    return cast(str, \"items: \" + count)\n```")
+    honest = ("```python\n# shop/prices.py\ndef unit_price(total: float, count: int) -> float:\n"
+              "    return total / count\n\n\ndef describe(count: int) -> str:\n    return f\"items: {count}\"\n```")
+
+    def script(body: dict) -> str:
+        if not is_fix_actor(body["messages"]):
+            return "Fix the types instead of casting them."
+        seen.append(str(body["messages"]))
+        return silencing if len(seen) == 1 else honest
+
+    (project / "shop" / "prices.py").write_text("from typing import cast\n\n\n" + TYPED)
+    with ScriptedServer(script) as server:
+        code = _fix(tmp_path, project, server, venv, "--mutants", "0")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "it adds `typing.cast`, which hides code or types from the checker" in seen[-1]
+    diff = json.loads(out)["diff"]
+    assert '+    return f"items: {count}"' in diff and not any(
+        line.startswith("+") and "cast(" in line for line in diff.splitlines())
+
+
 def test_beside_the_tests_a_change_that_satisfies_the_checker_and_breaks_a_test_is_no_heal(
     tmp_path: Path, venv: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -276,3 +304,15 @@ def test_under_a_checker_a_prefilled_reply_leaves_the_def_line_to_the_model() ->
     assert project_reply_start(tests_only)[0] == "```python\n# shop/prices.py\ndef f(x: int) -> str:\n"
     start, stop = project_reply_start(checked)
     assert start == "```python\n# shop/prices.py\n" and "\ndef " in stop  # the annotation may be what is wrong
+
+
+def test_the_screen_never_changes_an_annotation_to_any_or_object() -> None:
+    files = {"m.py": "def f(x: int) -> int:\n    return g(x)\n"}
+    for got in ("Any", "object", "list[Any]"):
+        diagnostic = Diagnostic(file="m.py", line=2, code="return-value", function="f",
+                                message=f'Incompatible return value type (got "{got}", expected "int")')
+        assert [r for r in type_repairs([diagnostic], files, 10) if "->" in r.split("\n", 3)[2]
+                and "-> int" not in r] == []
+    changed = Diagnostic(file="m.py", line=2, code="return-value", function="f",
+                         message='Incompatible return value type (got "str", expected "int")')
+    assert any("def f(x: int) -> str:" in r for r in type_repairs([changed], files, 10))

@@ -19,7 +19,8 @@ from codeheal.errors import EditRejected, FlakyTestsError, InputError
 from codeheal.evaluation.coverage import coverage_by_test
 from codeheal.evaluation.feedback import attempt_feedback, tamper_feedback
 from codeheal.forms.project.check_runs import as_is_check, both, change_check
-from codeheal.forms.project.checker import Diagnostic, silenced
+from codeheal.forms.project.check_surface import silenced
+from codeheal.forms.project.checker import Diagnostic
 from codeheal.forms.project.diff import unified_diff
 from codeheal.forms.project.edits import apply_reply, written_code
 from codeheal.forms.project.executed import executed_functions

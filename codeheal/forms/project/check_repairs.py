@@ -36,6 +36,8 @@ ARGUMENT = re.compile(
 NONE_ATTRIBUTE = re.compile(r'Item "None" of "[^"]+" has no attribute "(?P<attribute>\w+)"'
                             r'|"(?P<attribute2>\w+)" is not a known attribute of "None"')
 MISSING_RETURN = re.compile(r"Missing return statement|must return value on all code paths")
+HIDING_TYPE = re.compile(r"\b(?:Any|object)\b")
+"""A type an annotation is never changed to: the checker would see less (check_surface.py)."""
 
 
 class Edit(NamedTuple):
@@ -70,12 +72,14 @@ def edits_for(diagnostic: Diagnostic, files: Mapping[str, str]) -> list[Edit]:
     text = lines[number - 1]
     if match := RETURNED.search(message):
         got, expected = match["got"] or match["got2"], match["expected"] or match["expected2"]
-        return [*_converted(path, number, text, r"return\s+", expected), *_annotated(path, files, number, got, expected)]
+        annotated = [] if HIDING_TYPE.search(got) else _annotated(path, files, number, got, expected)
+        return [*_converted(path, number, text, r"return\s+", expected), *annotated]
     if match := ASSIGNED.search(message):
         got, expected = match["got"] or match["got2"], match["expected"] or match["expected2"]
         converted = _converted(path, number, text, r"\w+(?:\s*:\s*[^=]+)?\s*=\s*", expected)
         annotation = re.sub(rf":\s*{re.escape(expected)}\s*=", f": {got} =", text, count=1)
-        return [*converted, *([Edit(path, number, (annotation,))] if annotation != text else [])]
+        annotated = annotation != text and not HIDING_TYPE.search(got)
+        return [*converted, *([Edit(path, number, (annotation,))] if annotated else [])]
     if match := ARGUMENT.search(message):
         return _argument(path, number, text, match)
     if match := NONE_ATTRIBUTE.search(message):
