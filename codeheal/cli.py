@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rich.console import Console
 
 from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupted
+from codeheal.interrupts import hear_interrupts
 from codeheal.printable import escaped, for_stdout
 from codeheal.printable import markup_escaped as escape
 
@@ -42,6 +43,7 @@ cut at 80 columns)."""
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `codeheal` console script; returns the exit code."""
+    hear_interrupts()
     parser = _parser()
     args = parser.parse_args(argv)
     try:
