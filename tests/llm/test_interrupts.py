@@ -23,7 +23,16 @@ from pathlib import Path
 
 import pytest
 
-from codeheal.llm.discovery import Resident, ensure_resident, read_state, running, runtime_dir, server_key, slots, stop
+from codeheal.llm.discovery import (
+    Resident,
+    ensure_resident,
+    read_state,
+    running,
+    runtime_dir,
+    server_key,
+    slots,
+    stop,
+)
 from codeheal.llm.server import model_file
 
 pytestmark = pytest.mark.timeout(600)
@@ -39,13 +48,12 @@ class Run:
 
     def __init__(self, args: list[str], tmp_path: Path, *, sigint_ignored: bool = False) -> None:
         self.lines: list[str] = []
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "codeheal", *args, "--model", MODEL, "--checkpointer", str(tmp_path / "c.sqlite")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-            env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
-            # A background job of a non-interactive shell starts so: the cold start.
-            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None,
-        )
+        command = [sys.executable, "-m", "codeheal", *args, "--model", MODEL, "--checkpointer", str(tmp_path / "c.sqlite")]
+        if sigint_ignored:  # as a background job of a non-interactive shell starts: the cold start
+            command = ["sh", "-c", 'trap "" INT; exec "$@"', "sh", *command]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        stdin=subprocess.DEVNULL, text=True,
+                                        env={**os.environ, "XDG_DATA_HOME": str(tmp_path)})
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
