@@ -375,6 +375,9 @@ class _Narrator:
                 tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
             self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")
             self._running("running the tests")
+        elif event["kind"] == "writing":
+            rate = event["completion_tokens"] / event["seconds"] if event["seconds"] else 0.0
+            self._running(f"writing code, {plural(event['completion_tokens'], 'token')} so far ({rate:.1f} a second)")
         elif event["kind"] == "tests_result":
             self._on_tested(event)
         elif event["kind"] == "reflection_written":
