@@ -14,6 +14,7 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
+from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.types import Command, StateSnapshot
 from rich.console import Console
 
@@ -85,7 +86,7 @@ def run_with_progress(
     with open_checkpointer(checkpointer, must_exist=request is None) as saver, open_store(checkpointer) as store:
         graph = build_graph().compile(checkpointer=saver, store=store, name="codeheal")
         snapshot = graph.get_state(config)
-        resuming = _must_resume(request, snapshot, thread_id)
+        resuming = _must_resume(request, snapshot, saver.get_tuple(config), thread_id)
         form = form_of(snapshot.values["form"]) if resuming else choose_form((request or {}).get("project"))
         if apply and form.name != "project":
             raise InputError(f"thread {thread_id} is a solve run: --apply writes the change of a fix run")
@@ -243,9 +244,11 @@ def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
     return {name: value for name, value in saved.items() if name in SETTINGS}
 
 
-def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
-    """Whether to continue the thread's last run instead of starting a new one."""
-    unfinished = is_unfinished(snapshot)
+def _must_resume(request: InputState | None, snapshot: StateSnapshot, saved: CheckpointTuple | None,
+                 thread_id: str) -> bool:
+    """Whether to continue the thread's last run (`snapshot`, its checkpoint `saved`) instead of
+    starting a new one."""
+    unfinished = is_unfinished(saved)
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "
@@ -254,7 +257,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if request is None:
         if not snapshot.values:
             raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
-        if run_status(snapshot) == REFUSED:
+        if run_status(saved) == REFUSED:
             raise CheckpointError(
                 f"thread {thread_id} has nothing to resume: its run was refused (bad input): start a new run "
                 f"on it with `codeheal solve ...` or `codeheal fix ...` and `--thread {thread_id}`"

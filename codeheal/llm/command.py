@@ -59,9 +59,10 @@ def server_status(console: Console) -> None:
         doing = (f"{server.slots} slot(s), state unknown" if now is None
                  else f"{len(now)} slot(s), {sum(slot.busy for slot in now)} busy")
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(server.started))
+        threads = f"\n  {server.threads} CPU thread(s) ({escape(server.threads_why)})" if server.threads else ""
         console.print(f"{escape(server.model)}: pid {server.pid}, since {since} (loaded in {server.start_seconds:.1f} s), "
                       f"{server.base_url}, {rss / 2**20 if rss else 0:.0f} MiB resident, {doing}; "
-                      f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}", soft_wrap=True)
+                      f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}{threads}", soft_wrap=True)
 
 
 def stop_servers(console: Console) -> None:
