@@ -83,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
         "3 model or sandbox unavailable, 4 a change proposed (fix --exit-code).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -582,6 +582,19 @@ def _lsp(args: argparse.Namespace) -> int:
         raise ConfigError(f"codeheal lsp needs {exc.name}: {extra_command('lsp')}") from None
     serve()
     return EXIT_PASSED
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (importlib.metadata costs
+    every other command start-up time)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
