@@ -220,9 +220,8 @@ def choose_threads(cores: int, load: float) -> int:
     """Threads for llama.cpp on `cores` cores with `load` (the 1-minute load average) from
     other work: one core left free for the rest of the machine (a test suite, the run's own
     sandbox), and none of the cores the load keeps busy; at least 1. llama.cpp's threads wait for
-    each other at every token, so one thread descheduled by other work stalls them all: on 2
-    cores beside a busy process, 2 threads wrote 2-9 tokens/s where 1 wrote 15-19
-    (codeheal_bench/scripts/thread_choice.py, docs/models.md)."""
+    each other at every token, so one thread descheduled by other work stalls them all
+    (measured: docs/models.md, codeheal_bench/scripts/thread_choice.py)."""
     return max(1, min(cores - 1, int(cores - load)))
 
 

@@ -59,8 +59,8 @@ def row(path: Path, name: str, threads: int | None, requests: int, tokens: int) 
     finally:
         del running
     return {"threads": settings.threads, "why": settings.threads_why, "load_1m": round(os.getloadavg()[0], 2),
-            "median_generation_per_s": statistics.median(a["generation_per_s"] for a in asked),
-            "median_prompt_per_s": statistics.median(a["prompt_per_s"] for a in asked), "requests": asked}
+            "median_generation_per_s": round(statistics.median(a["generation_per_s"] for a in asked), 2),
+            "median_prompt_per_s": round(statistics.median(a["prompt_per_s"] for a in asked), 2), "requests": asked}
 
 
 def main() -> None:
