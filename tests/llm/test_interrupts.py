@@ -92,6 +92,7 @@ def _solve(tmp_path: Path, *extra: str, task: str | None = None, **options: bool
 
 def _stopped_at_once(run: Run, *, resumable: bool = True) -> None:
     code, took, err = run.interrupt()
+    print(f"SIGINT to exit: {took:.2f} s")  # -s shows it (the benchmark's figure: docs/cli.md)
     assert code == 130, err
     assert took < 1.0, f"the run took {took:.2f} s to stop: {err}"
     if resumable:
