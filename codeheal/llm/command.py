@@ -50,7 +50,7 @@ def assemble_model(args: argparse.Namespace, console: Console) -> Path:
 
 def server_status(console: Console) -> None:
     """Say which resident model servers run for this user: model, since when, pid, address,
-    resident memory and what each slot does."""
+    resident memory, what each slot does, and its CPU threads with why that many."""
     servers = running()
     if not servers:
         console.print(f"no model server running (they start on a run's first use; files in {runtime_dir()})")
