@@ -9,7 +9,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -81,9 +81,12 @@ def run_with_progress(
 
     A new run starts at the graph's prepare, as every caller's does: bad input raises
     InputError before any model call, and the thread is left as it was (no checkpoint of
-    the refused run)."""
+    the refused run). SIGINT or SIGTERM raises RunInterrupted at once, leaving the run's thread
+    and the checkpointer it writes through as they are: the caller ends the process."""
     config = {"configurable": {"thread_id": thread_id}}
-    with open_checkpointer(checkpointer, must_exist=request is None) as saver, open_store(checkpointer) as store:
+    with ExitStack() as held:
+        saver = held.enter_context(open_checkpointer(checkpointer, must_exist=request is None))
+        store = held.enter_context(open_store(checkpointer))
         graph = build_graph().compile(checkpointer=saver, store=store, name="codeheal")
         snapshot = graph.get_state(config)
         resuming = _must_resume(request, snapshot, saver.get_tuple(config), thread_id)
@@ -120,7 +123,12 @@ def run_with_progress(
                     elif transcript is not None:
                         for node, values in payload.items():
                             transcript.on_update(node, values or {})
-            except KeyboardInterrupt as exc:  # arrived while an event was being narrated
+            except (KeyboardInterrupt, RunInterrupted) as exc:  # RunInterrupted: from _abandonable
+                # The abandoned run's thread may be writing a checkpoint: its connections are left
+                # open, not closed under it, and the process ends now (cli._exit_now).
+                held.pop_all()
+                if isinstance(exc, RunInterrupted):
+                    raise
                 raise _interrupted(exc, thread_id) from None
             except InputError:
                 if not resuming and _refused_at_prepare(graph, config):
