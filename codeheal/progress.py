@@ -3,7 +3,7 @@ of progress (the CLI narrates from them too).
 
 Read them with ``graph.stream(inp, stream_mode=["updates", "custom"])`` (each custom chunk is
 one event below) or through the LangGraph server's stream with ``stream_mode="custom"``.
-Every event is a plain dict whose ``kind`` key says which of the eight shapes it has:
+Every event is a plain dict whose ``kind`` key says which of the nine shapes it has:
 
 - ``run_started``: the run's input was accepted; ``first`` says what happens first: the
   ``"model"`` writes code, the ``"starting_code"`` is tested, or the ``"project"`` (of
@@ -19,6 +19,10 @@ Every event is a plain dict whose ``kind`` key says which of the eight shapes it
   ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them). With
   ``mutants`` (project form), the attempt's candidates are that many one-line mutations of
   the suspicious lines, written without a model call.
+- ``writing``: the model is writing ``attempt``'s candidates, a reply it streams (the embedded
+  model's resident server): ``completion_tokens`` written so far by the call, in ``seconds``
+  since it began; about once a second while it writes (none for a reply written within a
+  second, nor for a server that does not stream).
 - ``tests_result``: the evaluator finished ``attempt``: ``passed``, ``passed_count`` of
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
   sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
@@ -80,6 +84,13 @@ class CandidatesWritten(TypedDict):
     mutants: NotRequired[int]
 
 
+class Writing(TypedDict):
+    kind: Literal["writing"]
+    attempt: int
+    completion_tokens: int
+    seconds: float
+
+
 class AttemptTested(TypedDict):
     kind: Literal["tests_result"]
     attempt: int
@@ -110,7 +121,8 @@ class RunStatus(TypedDict):
     note: NotRequired[str]
 
 
-ProgressEvent = RunStarted | ChangeToWrite | ModelSwitched | AttemptStarted | CandidatesWritten | AttemptTested | ReflectionWritten | RunStatus
+ProgressEvent = (RunStarted | ChangeToWrite | ModelSwitched | AttemptStarted | CandidatesWritten | Writing | AttemptTested
+                 | ReflectionWritten | RunStatus)
 
 
 def emit(event: ProgressEvent) -> None:

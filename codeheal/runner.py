@@ -9,11 +9,12 @@ import signal
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
+from langgraph.checkpoint.base import CheckpointTuple
 from langgraph.types import Command, StateSnapshot
 from rich.console import Console
 
@@ -80,12 +81,15 @@ def run_with_progress(
 
     A new run starts at the graph's prepare, as every caller's does: bad input raises
     InputError before any model call, and the thread is left as it was (no checkpoint of
-    the refused run)."""
+    the refused run). SIGINT or SIGTERM raises RunInterrupted at once, leaving the run's thread
+    and the checkpointer it writes through as they are: the caller ends the process."""
     config = {"configurable": {"thread_id": thread_id}}
-    with open_checkpointer(checkpointer, must_exist=request is None) as saver, open_store(checkpointer) as store:
+    with ExitStack() as held:
+        saver = held.enter_context(open_checkpointer(checkpointer, must_exist=request is None))
+        store = held.enter_context(open_store(checkpointer))
         graph = build_graph().compile(checkpointer=saver, store=store, name="codeheal")
         snapshot = graph.get_state(config)
-        resuming = _must_resume(request, snapshot, thread_id)
+        resuming = _must_resume(request, snapshot, saver.get_tuple(config), thread_id)
         form = form_of(snapshot.values["form"]) if resuming else choose_form((request or {}).get("project"))
         if apply and form.name != "project":
             raise InputError(f"thread {thread_id} is a solve run: --apply writes the change of a fix run")
@@ -119,7 +123,12 @@ def run_with_progress(
                     elif transcript is not None:
                         for node, values in payload.items():
                             transcript.on_update(node, values or {})
-            except KeyboardInterrupt as exc:  # arrived while an event was being narrated
+            except (KeyboardInterrupt, RunInterrupted) as exc:  # RunInterrupted: from _abandonable
+                # The abandoned run's thread may be writing a checkpoint: its connections are left
+                # open, not closed under it, and the process ends now (cli._exit_now).
+                held.pop_all()
+                if isinstance(exc, RunInterrupted):
+                    raise
                 raise _interrupted(exc, thread_id) from None
             except InputError:
                 if not resuming and _refused_at_prepare(graph, config):
@@ -243,9 +252,11 @@ def saved_settings(snapshot: StateSnapshot) -> dict[str, object]:
     return {name: value for name, value in saved.items() if name in SETTINGS}
 
 
-def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id: str) -> bool:
-    """Whether to continue the thread's last run instead of starting a new one."""
-    unfinished = is_unfinished(snapshot)
+def _must_resume(request: InputState | None, snapshot: StateSnapshot, saved: CheckpointTuple | None,
+                 thread_id: str) -> bool:
+    """Whether to continue the thread's last run (`snapshot`, its checkpoint `saved`) instead of
+    starting a new one."""
+    unfinished = is_unfinished(saved)
     if any(task.interrupts for task in snapshot.tasks):
         raise CheckpointError(
             f"thread {thread_id} is paused for a human review, not cut short: answer the review "
@@ -254,7 +265,7 @@ def _must_resume(request: InputState | None, snapshot: StateSnapshot, thread_id:
     if request is None:
         if not snapshot.values:
             raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
-        if run_status(snapshot) == REFUSED:
+        if run_status(saved) == REFUSED:
             raise CheckpointError(
                 f"thread {thread_id} has nothing to resume: its run was refused (bad input): start a new run "
                 f"on it with `codeheal solve ...` or `codeheal fix ...` and `--thread {thread_id}`"
@@ -375,6 +386,9 @@ class _Narrator:
                 tokens = f" ({event['prompt_tokens']} prompt + {event['completion_tokens']} completion tokens)"
             self.console.print(f"attempt {self.attempt}: code written in {event['seconds']:.1f} s{tokens}")
             self._running("running the tests")
+        elif event["kind"] == "writing":
+            rate = event["completion_tokens"] / event["seconds"] if event["seconds"] else 0.0
+            self._running(f"writing code, {plural(event['completion_tokens'], 'token')} so far ({rate:.1f} a second)")
         elif event["kind"] == "tests_result":
             self._on_tested(event)
         elif event["kind"] == "reflection_written":

@@ -1,17 +1,18 @@
 """Reading threads back from a checkpointer, as a history of runs: what `codeheal threads` and
 `show` print (a fix run's project, test command, status and change), and the one test of
-whether a thread's run is unfinished (what `codeheal resume` continues)."""
+whether a thread's run is unfinished (what `codeheal resume` continues).
+
+A thread is read from its saved checkpoints alone, without the graph: the steps a run has
+left are the triggers its latest checkpoint holds (so `threads` and `show` import no graph, no
+model client: they answer in a fraction of a second)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import StateSnapshot
+from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 
 from codeheal.errors import CheckpointError, FlakyTestsError, InputError
-from codeheal.loop.builder import build_graph
 from codeheal.state import Attempt
 
 UNFINISHED = "unfinished"
@@ -56,87 +57,95 @@ class ThreadDetail(ThreadSummary):
     run did not pass); None for a solve thread or a run that has not finished."""
 
 
-def run_status(snapshot: StateSnapshot) -> str:
-    """How a thread's latest run stands: PAUSED for a human review, UNFINISHED while it has
-    steps left, else the status it ended with."""
-    if any(task.interrupts for task in snapshot.tasks):
-        return PAUSED
-    if any(isinstance(task.error, str) and task.error.split("(", 1)[0] in REFUSALS for task in snapshot.tasks):
-        return REFUSED
-    if snapshot.next:
+STEP_LEFT = ("branch:to:", "__start__", "__pregel_tasks")
+"""LangGraph's channels that trigger a step: a checkpoint that holds one (a trigger not yet
+consumed: a node's edge, the run's input, a Send) has a step to run."""
+
+
+def run_status(saved: CheckpointTuple | None) -> str:
+    """How the run of a thread's latest checkpoint (`saver.get_tuple`) stands: PAUSED for a
+    human review, REFUSED when bad input stopped it, UNFINISHED while it has steps left, else
+    the status it ended with."""
+    if saved is None:
         return UNFINISHED
-    return snapshot.values.get("status") or "ended"
+    writes = saved.pending_writes or []
+    if any(channel == "__interrupt__" for _, channel, _ in writes):
+        return PAUSED
+    if any(channel == "__error__" and isinstance(value, str) and value.split("(", 1)[0] in REFUSALS
+           for _, channel, value in writes):
+        return REFUSED
+    if _steps_left(saved):
+        return UNFINISHED
+    return saved.checkpoint["channel_values"].get("status") or "ended"
 
 
-def is_unfinished(snapshot: StateSnapshot) -> bool:
+def is_unfinished(saved: CheckpointTuple | None) -> bool:
     """Whether the thread's run was cut short and `codeheal resume` continues it: what
     `codeheal threads` lists as UNFINISHED."""
-    return run_status(snapshot) == UNFINISHED
+    return saved is not None and run_status(saved) == UNFINISHED
+
+
+def _steps_left(saved: CheckpointTuple) -> bool:
+    return any(channel.startswith(STEP_LEFT) for channel in saved.checkpoint["channel_values"])
 
 
 def list_threads(saver: BaseCheckpointSaver) -> list[ThreadSummary]:
     """Every thread in the store, most recently updated first."""
-    threads: list[str] = []
+    latest: dict[str, CheckpointTuple] = {}
     # `list` yields newest checkpoints first, so threads come in order of their last update.
     for item in saver.list(None):
         configurable = item.config["configurable"]
-        if not configurable.get("checkpoint_ns") and configurable["thread_id"] not in threads:
-            threads.append(configurable["thread_id"])
-    graph = _graph(saver)
-    summaries = [_summary(thread_id, graph, graph.get_state(_config(thread_id))) for thread_id in threads]
+        if not configurable.get("checkpoint_ns") and configurable["thread_id"] not in latest:
+            latest[configurable["thread_id"]] = item
+    summaries = [_summary(saver, thread_id, saver.get_tuple(_config(thread_id))) for thread_id in latest]
     return sorted(summaries, key=lambda s: s.updated, reverse=True)
 
 
 def thread_detail(saver: BaseCheckpointSaver, thread_id: str) -> ThreadDetail:
     """One thread's latest run and memory; CheckpointError when the store has no such thread."""
-    graph = _graph(saver)
-    snapshot = graph.get_state(_config(thread_id))
-    if snapshot.created_at is None:
+    saved = saver.get_tuple(_config(thread_id))
+    if saved is None:
         raise CheckpointError(f"no thread {thread_id!r} in this checkpointer: `codeheal threads` lists them")
-    values = snapshot.values
-    summary = _summary(thread_id, graph, snapshot)
+    values = saved.checkpoint["channel_values"]
+    summary = _summary(saver, thread_id, saved)
     return ThreadDetail(
         **vars(summary),
         history=list(values.get("history") or []),
         memory=list(values.get("reflections") or []),
-        diff=values.get("diff") if summary.project and not snapshot.next else None,
+        diff=values.get("diff") if summary.project and not _steps_left(saved) else None,
     )
 
 
-def _graph(saver: BaseCheckpointSaver) -> CompiledStateGraph:
-    """The graph over the store: a thread's state and steps left are read through it."""
-    return build_graph().compile(checkpointer=saver, name="codeheal")
-
-
 def _config(thread_id: str) -> dict:
-    return {"configurable": {"thread_id": thread_id}}
+    return {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
 
 
-def _project_input(graph: CompiledStateGraph, thread_id: str, snapshot: StateSnapshot) -> tuple[str | None, str | None]:
+def _project_input(saver: BaseCheckpointSaver, thread_id: str, values: dict) -> tuple[str | None, str | None]:
     """A fix run's project and test command: its finish clears them from the thread, so they
     are read from the run's latest checkpoint that holds them (the one before its end)."""
-    if snapshot.values.get("project"):
-        return snapshot.values["project"], snapshot.values.get("test_command")
-    if snapshot.values.get("form") != "project":
+    if values.get("project"):
+        return values["project"], values.get("test_command")
+    if values.get("form") != "project":
         return None, None
-    for earlier in graph.get_state_history(_config(thread_id)):  # newest first
-        if earlier.values.get("project"):
-            return earlier.values["project"], earlier.values.get("test_command")
+    for earlier in saver.list(_config(thread_id)):  # newest first
+        found = earlier.checkpoint["channel_values"]
+        if found.get("project"):
+            return found["project"], found.get("test_command")
     return None, None
 
 
-def _summary(thread_id: str, graph: CompiledStateGraph, snapshot: StateSnapshot) -> ThreadSummary:
-    values = snapshot.values
+def _summary(saver: BaseCheckpointSaver, thread_id: str, saved: CheckpointTuple) -> ThreadSummary:
+    values = saved.checkpoint["channel_values"]
     task = (values.get("task") or "").strip()
-    project, test_command = _project_input(graph, thread_id, snapshot)
+    project, test_command = _project_input(saver, thread_id, values)
     if project:
         task = f"{project}: {test_command or ''}".strip()
     return ThreadSummary(
         thread_id=thread_id,
-        status=run_status(snapshot),
+        status=run_status(saved),
         attempts=values.get("attempts") or 0,
         reflections=len(values.get("reflections") or []),
-        updated=snapshot.created_at or "",
+        updated=saved.checkpoint["ts"],
         task=task.splitlines()[0] if task else "",
         project=project,
         test_command=test_command,

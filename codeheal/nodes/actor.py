@@ -164,7 +164,7 @@ class Calls:
                     model, draw.messages, stop=draw.stop, samples=draw.samples, per_call=self.per_call,
                     max_tokens=allowance if self.context.max_tokens is not None or draw.max_tokens != MAX_TOKENS else None,
                     seed=sample_seed(self.context.policy.seed, self.attempt, len(self.usages)),
-                    timeout_s=call_timeout(self.state),
+                    timeout_s=call_timeout(self.state), attempt=self.attempt,
                 )
             except DeadlineReached:
                 self.stopped = "deadline"

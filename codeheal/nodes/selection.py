@@ -82,7 +82,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
                 ((inputs_reply, inputs_usage),) = yield ModelCall(
                     llm or chat_model(context, context.policy.temperature), inputs_prompt, stop=stop,
                     max_tokens=min(allowance, PROBE_MAX_TOKENS) if context.max_tokens is not None else PROBE_MAX_TOKENS,
-                    seed=sample_seed(context.policy.seed, attempt, 0), timeout_s=call_timeout(state),
+                    seed=sample_seed(context.policy.seed, attempt, 0), timeout_s=call_timeout(state), attempt=attempt,
                 )
             except (PromptTooLargeError, DeadlineReached):  # over the model's context or the time: the passing attempt stands
                 return {"generated_inputs": None}
@@ -95,7 +95,7 @@ def make_selector(llm: BaseChatModel | None = None) -> Callable[[State], Steps[d
             replies = yield ModelCall(
                 llm or chat_model(context, context.policy.retry_temperature), first_prompt, stop=stop, samples=samples,
                 per_call=per_call, max_tokens=allowance if context.max_tokens is not None else None,
-                seed=sample_seed(context.policy.seed, attempt, drawn), timeout_s=call_timeout(state),
+                seed=sample_seed(context.policy.seed, attempt, drawn), timeout_s=call_timeout(state), attempt=attempt,
             )
         except (PromptTooLargeError, DeadlineReached):  # over the model's context or the time: what is drawn stands
             return {"select_round": 2} if second_round else {"generated_inputs": None}

