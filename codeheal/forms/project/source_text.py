@@ -67,12 +67,18 @@ def file_bytes(path: str, text: str) -> str | bytes:
 
 def refuse_unreadable(path: str, before: str, after: str) -> None:
     """EditRejected when the change of `path` from `before` to `after` adds or alters a coding
-    declaration, or adds a control character other than newline and tab."""
+    declaration, writes a character its declared encoding cannot hold, or adds a control
+    character other than newline and tab."""
     old, new = declared_coding(before), declared_coding(after)
     if new != old:
         what = f"adds a coding declaration ({new})" if old is None else f"changes its coding declaration ({old})"
         raise EditRejected(f"{path}: the change {what}: codeheal reads and writes each module in the encoding it "
                            "declares, as Python does; keep the file's first two lines as they are")
+    try:
+        file_bytes(path, after)
+    except UnicodeEncodeError as exc:
+        raise EditRejected(f"{path}: the change writes {escaped(exc.object[exc.start:exc.end])!r}, which the file's "
+                           f"encoding ({old}) cannot hold: write it as an escape in a string instead") from None
     added = control_characters(after) - control_characters(before)
     if added:
         shown = ", ".join(sorted(escaped(character) for character in added))
