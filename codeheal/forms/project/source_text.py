@@ -6,8 +6,8 @@ written back, into the sandbox's copy and into the project, in its own encoding 
 A module whose bytes do not come back from that text (`# coding: utf-7` can spell one text many
 ways), or that its declaration cannot decode, is not text to codeheal: the snapshot keeps it as
 bytes, which the sandbox writes as they are and Python decodes as it would, and no change can
-touch it. A change may not add or alter a coding declaration, nor add control characters a
-terminal acts on (printable.py)."""
+touch it. A change may not add or alter a coding declaration, write a character the declared
+encoding cannot hold, nor add control characters a terminal acts on (printable.py)."""
 
 from __future__ import annotations
 
