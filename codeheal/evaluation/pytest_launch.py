@@ -58,7 +58,7 @@ codeheal_report = _load("codeheal_report")
 # The harness holds its key now. The job started with no site (-S): the environment's own
 # site-packages, and their .pth files (an editable install's import finder, which may run the
 # project's code), come only now, as Python's start would have added them.
-if os.environ.pop("CODEHEAL_SITE", None):
+if os.environ.get("CODEHEAL_SITE"):  # kept: the candidate's process starts with the same site
     import site  # noqa: E402
 
     _BEFORE = set(sys.path)
