@@ -378,8 +378,9 @@ class RunTotals(TypedDict):
     seconds: float
     """Wall time of this command's run."""
     healed_by: Literal["model", "screen", "nothing"] | None
-    """What wrote the passing code: the model, the screen of one-line mutations (no model
-    call), or nothing (the project or the given code passed as it was); None when not healed."""
+    """What wrote the passing code: the model, the screen (mutations, a syntax slip's or a failing
+    import's repairs; no model call), or nothing (the project or the given code passed as it
+    was); None when not healed."""
     healed_by_model: str | None
     """Which model wrote the passing code (Context.model, or one of then_models, the ladder);
     None unless healed_by is "model"."""
