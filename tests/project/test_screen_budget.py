@@ -126,3 +126,24 @@ def test_the_time_a_screened_candidate_may_take_is_the_screens_left_when_less() 
         pytest.approx(300.0, abs=1.0))  # the model's candidates: the run's time
     assert not rules.screen_time_up(screening)
     assert rules.screen_time_up(State(deadline=now + 239.0, screen_plan=plan, screened=True))
+
+
+def test_progress_says_what_the_screen_tries_its_time_and_what_it_left_untested() -> None:
+    import io
+
+    from rich.console import Console
+
+    from codeheal.runner import _Narrator
+
+    out = io.StringIO()
+    narrator = _Narrator(Console(file=out, width=300), Context(), reflects=False)
+    narrator.on_event({"kind": "candidates_written", "attempt": 2, "seconds": 0.0, "prompt_tokens": 0,
+                       "completion_tokens": 0, "mutants": 20, "screen": "one-line mutations of the suspicious lines",
+                       "screen_seconds": 120.0})
+    narrator.on_event({"kind": "tests_result", "attempt": 2, "passed": False, "passed_count": 0, "total": 1,
+                       "summary": "failed 0/1 passed", "seconds": 130.0, "sandbox_seconds": 400.0, "isolation": "bwrap",
+                       "time_limit_s": 4.0, "candidates": 4, "untested": 16})
+    shown = out.getvalue()
+    assert ": screen: 20 one-line mutations of the suspicious lines to test (no model call, within 120 s of the 600 s left)" in (
+        shown)
+    assert "; 16 left untested (the screen's time was up);" in shown
