@@ -19,8 +19,9 @@ REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 """The environment variable naming the report channel's descriptor inside the job."""
 SITE_ENV = "CODEHEAL_SITE"
 """Set in a job that reports (Job.report) whose test process runs with its environment's own
-site-packages: the job starts with -S, and codeheal's launcher adds them (site.main(), with
-their `.pth` files, which may run the project's code) only once the harness holds its key
+site-packages: it starts with -S (the local sandbox starts a project's interpreter so, the
+project form a launcher's python), and codeheal's launcher adds them (site.main(), with their
+`.pth` files, which may run the project's code) only once the harness holds its key
 (evaluation/pytest_launch.py)."""
 
 

@@ -182,7 +182,7 @@ class LocalSandbox(SyncFace):
             # A job that reports starts with no site at all (-S): no `.pth` of the environment (an
             # editable install's import finder) runs in the supervisor, nor in the test process
             # before the harness holds its key; the launcher adds the site then (SITE_ENV).
-            if job.report and (runtime.site or job.command):
+            if job.report and runtime.site:
                 env[SITE_ENV] = "1"
             as_root = os.geteuid() == 0
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None

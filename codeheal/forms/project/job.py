@@ -18,7 +18,7 @@ from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.time_limits import limits_files
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.forms.project.workspace_store import Workspace
-from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.sandboxes.base import SITE_ENV, Job, RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps
 
@@ -119,8 +119,9 @@ def project_job(
     tests = project_tests(every)
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
-    elif command.reports:
+    elif command.reports:  # the launcher's python starts with no site, added once the harness holds its key
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
+        env[SITE_ENV] = "1"
     else:
         return Job(files=every, read_only=tests, python_args=(), command=command.argv,
                    timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)
