@@ -17,8 +17,10 @@ Every event is a plain dict whose ``kind`` key says which of the nine shapes it 
   ``seconds_left`` of the run's time (Context.deadline_s).
 - ``candidates_written``: the actor wrote ``attempt``'s candidates in ``seconds``, using
   ``prompt_tokens`` + ``completion_tokens`` (0 when the model does not report them). With
-  ``mutants`` (project form), the attempt's candidates are that many one-line mutations of
-  the suspicious lines, written without a model call.
+  ``mutants`` (project form), the attempt is the screen: that many candidates written without
+  a model call, ``screen`` saying what they try ("one-line mutations of the suspicious lines",
+  "one-edit repairs of the syntax error in FILE line N", "respellings of the failing import", "cheap repairs of the checker's type errors"),
+  within ``screen_seconds`` of the run's time.
 - ``writing``: the model is writing ``attempt``'s candidates, a reply it streams (the embedded
   model's resident server): ``completion_tokens`` written so far by the call, in ``seconds``
   since it began; about once a second while it writes (none for a reply written within a
@@ -27,7 +29,9 @@ Every event is a plain dict whose ``kind`` key says which of the nine shapes it 
   ``total`` checks, a one-line ``summary``, the ``seconds`` the attempt took (model and
   sandbox), the ``sandbox_seconds`` of its tests and the sandbox's ``isolation``; in the
   project form also ``time_limit_s``, the limit each of its test runs had; in the module form
-  ``in_test_process``, why its tests were judged with the candidate in the test process.
+  ``in_test_process``, why its tests were judged with the candidate in the test process;
+  ``untested``: the candidates it left untested because its time (the screen's or the run's)
+  was up.
 - ``reflection_written``: the reflection drawn from ``attempt`` (from the reflector, or a
   human reviewer's hint).
 - ``change_to_write``: the project form is about to write its passing change, ``diff``, into
@@ -82,6 +86,8 @@ class CandidatesWritten(TypedDict):
     prompt_tokens: int
     completion_tokens: int
     mutants: NotRequired[int]
+    screen: NotRequired[str]
+    screen_seconds: NotRequired[float]
 
 
 class Writing(TypedDict):
@@ -106,6 +112,8 @@ class AttemptTested(TypedDict):
     candidates: NotRequired[int]
     """When the attempt tested more than one candidate: how many (sandbox_seconds sums their runs,
     which overlap)."""
+    untested: NotRequired[int]
+    """Candidates the attempt left untested because its time was up (the screen's, or the run's)."""
 
 
 class ReflectionWritten(TypedDict):

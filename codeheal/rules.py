@@ -39,6 +39,13 @@ candidate's run (per_test_limit)."""
 TEST_FLOOR_S = 1.0
 """The least time limit of one test (per_test_limit): a test of milliseconds is not stopped by
 the noise of a busy machine."""
+SCREEN_RUNS = 20
+"""The screen (State.screen) may take this many runs of the project as it is (screen_budget)."""
+SCREEN_BUDGET_MIN_S = 120.0
+"""The least time of the screen (screen_budget): a project of fast tests screens all its mutants
+(QuixBugs' screens that healed took up to 97 s on a loaded 2-core machine)."""
+SCREEN_SHARE = 0.5
+"""The most of the run's time left the screen may take (screen_budget): the rest is the model's."""
 MIN_CALL_S = 5.0
 """The least time left of the run (Context.deadline_s) to start more work in: with less, no
 attempt, reflection or batch of candidates starts, and the run ends with status "deadline"."""
@@ -66,6 +73,45 @@ def screen_time_limit(context: Context, as_is_seconds: float | None) -> float:
     the full `time_limit`."""
     limit = time_limit(context, as_is_seconds)
     return limit if as_is_seconds is None else min(limit, max(SCREEN_MIN_S, AS_IS_FACTOR * as_is_seconds))
+
+
+def screen_budget(as_is_seconds: float | None, left: float | None) -> float | None:
+    """The time the screen may take, from the project's own test time (`as_is_seconds`: its run
+    as it is; None when that did not finish) and the run's time `left` (None: no deadline):
+    SCREEN_RUNS runs of the project as it is, at least SCREEN_BUDGET_MIN_S, at most SCREEN_SHARE of
+    the time left (the model's attempts get the rest); that share when the project as it is did
+    not finish (how long its mutants run is not known: QuixBugs `sqrt` hangs as it is, and its
+    screen healed it in 97 s); None: no bound. Its mutants run only the tests that failed
+    (failing_first), each under screen_time_limit, so most of them fit."""
+    if left is None:
+        return None
+    share = SCREEN_SHARE * max(left, 0.0)
+    if as_is_seconds is None:
+        return round(share, 1)
+    return round(min(max(SCREEN_BUDGET_MIN_S, SCREEN_RUNS * as_is_seconds), share), 1)
+
+
+def screen_left(state: State, now: float | None = None) -> float | None:
+    """Seconds left of the screen's time (State.screen_plan) at `now` while its attempt runs
+    (the screen's candidates are being tested: `screened`, nothing written yet), else None."""
+    plan = state.screen_plan
+    left = seconds_left(state, now)
+    if plan is None or left is None or not state.screened or state.written:
+        return None
+    return left - plan["ends_with_left"]
+
+
+def screen_time_up(state: State) -> bool:
+    """Whether the screen's time is up: no more of its batches start."""
+    left = screen_left(state)
+    return left is not None and left <= 0
+
+
+def job_seconds_left(state: State) -> float | None:
+    """The time a candidate sent now may take, all its test runs together: the run's time left,
+    the screen's when less (None: no deadline)."""
+    times = [t for t in (seconds_left(state), screen_left(state)) if t is not None]
+    return max(min(times), 0.0) if times else None
 
 
 def per_test_limit(as_is_seconds: float) -> float:
@@ -105,6 +151,11 @@ def call_timeout(state: State) -> float | None:
     """How long a model call started now may run: until the run's deadline (None: no bound)."""
     left = seconds_left(state)
     return None if left is None else max(left, 0.0)
+
+
+def deadline_in(seconds: float | None) -> float | None:
+    """The moment `seconds` from now (None: none)."""
+    return None if seconds is None else time.time() + seconds
 
 
 def test_run_limit(limit: float, deadline: float | None) -> float:

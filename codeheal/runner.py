@@ -149,7 +149,7 @@ def totals_line(totals: RunTotals, *, resumed: bool = False) -> str:
     run's time and calls are this process's, its tokens the whole run's (the checkpoint's
     attempts): `resumed` says so on the line."""
     model = f" {totals['healed_by_model']}" if totals["healed_by_model"] else ""
-    healed = {"model": f"; healed by the model{model}", "screen": "; healed by the screen of one-line mutations (no model call)",
+    healed = {"model": f"; healed by the model{model}", "screen": "; healed by the screen (no model call)",
               "nothing": "; nothing to heal"}.get(totals["healed_by"] or "", "")
     tokens = f"{totals['prompt_tokens']} prompt + {totals['completion_tokens']} completion tokens"
     calls = plural(totals["model_calls"], "model call")
@@ -377,9 +377,11 @@ class _Narrator:
         elif event["kind"] == "candidates_written":
             if event.get("mutants"):
                 self.screened.add(event["attempt"])
-                self.console.print(f"attempt {self.attempt}: {event['mutants']} one-line mutations of the "
-                                   "suspicious lines to test (no model call)")
-                self._running("running the tests")
+                tries = event.get("screen", "one-line mutations of the suspicious lines")
+                within = f", within {event['screen_seconds']:g} s of the {self.doing.left()}" if "screen_seconds" in event else ""
+                self.console.print(f"attempt {self.attempt}: screen: {event['mutants']} {escape(tries)} to test "
+                                   f"(no model call{within})")
+                self._running(f"screen: {tries}")
                 return
             tokens = ""
             if event["prompt_tokens"] + event["completion_tokens"]:
@@ -408,7 +410,12 @@ class _Narrator:
 
     def _on_tested(self, event: AttemptTested) -> None:
         self.attempt = event["attempt"] + 1
-        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}; {self.doing.left()}", soft_wrap=True)
+        untested = ""
+        if event.get("untested"):
+            whose = "the screen's" if event["attempt"] in self.screened else "the run's"
+            untested = f"; {event['untested']} left untested ({whose} time was up)"
+        self.console.print(f"attempt {event['attempt']}: {tested_line(event)}{untested}; {self.doing.left()}",
+                           soft_wrap=True)
         if not event["passed"]:
             self.console.print(f"  [dim]{escape(event['summary'])}[/dim]")
             self._running("reflecting on the failure" if self.reflects else "writing code")

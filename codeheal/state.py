@@ -263,6 +263,20 @@ class PreparedCandidate(Prepared):
     """How many of the drawn candidates share its key (choosing by generated inputs counts each)."""
 
 
+class ScreenPlan(TypedDict):
+    """What the screen (State.screen) tries, and the time it may take."""
+
+    tries: str
+    """Its candidates, in words: "one-line mutations of the suspicious lines", "one-edit
+    repairs of the syntax error in FILE line N", ..."""
+    seconds: float
+    """Its time (rules.screen_budget: from the project's own test time and the run's time left)."""
+    ends_with_left: float
+    """The run's time left (rules.seconds_left) when the screen's is up: no batch of it starts
+    after, and no run of it goes past. Read against the run's deadline, it holds when a resumed
+    run's deadline is set afresh."""
+
+
 class Tried(TypedDict):
     """A candidate tested in this run: what makes it the same as another (Prepared.key)
     and how its test ended."""
@@ -368,8 +382,9 @@ class RunTotals(TypedDict):
     seconds: float
     """Wall time of this command's run."""
     healed_by: Literal["model", "screen", "nothing"] | None
-    """What wrote the passing code: the model, the screen of one-line mutations (no model
-    call), or nothing (the project or the given code passed as it was); None when not healed."""
+    """What wrote the passing code: the model, the screen (mutations, a syntax slip's or a failing
+    import's repairs; no model call), or nothing (the project or the given code passed as it
+    was); None when not healed."""
     healed_by_model: str | None
     """Which model wrote the passing code (Context.model, or one of then_models, the ladder);
     None unless healed_by is "model"."""
@@ -440,12 +455,16 @@ class State:
     """Candidates written without a model, tested as the next attempt before the model writes
     any (project form: the mutants of the suspicious lines, set by Form.record once the project
     as it is was tested); emptied when the actor takes them."""
+    screen_plan: ScreenPlan | None = None
+    """What the screen tries and its time, set with `screen`."""
     stop_reason: StopReason | None = None
     """Set by a node that could not afford its model call, or found the run's time out: the
     run finishes."""
     deadline: float | None = None
     """When the run must answer, in seconds since the epoch (time.time(); prepare sets it from
-    Context.deadline_s): routers and rules compare it with the clock."""
+    Context.deadline_s): routers and rules compare it with the clock. The run's time is a
+    budget counted from each start: a resumed run's is set afresh (runner.py), inside the
+    attempt it was cut in too (loop/attempt.py)."""
     tried: list[Tried] = field(default_factory=list)
     """Every candidate tested in this run, in order: one tried before is not tested again."""
     probe_function: str | None = None
@@ -532,6 +551,7 @@ class AttemptOutcome(TypedDict, total=False):
     prepared: list[PreparedCandidate]
     form_run: FormRun | None
     screen: list[Candidate]
+    screen_plan: ScreenPlan | None
     screened: bool
     written: int
     stop_reason: StopReason | None
@@ -557,6 +577,8 @@ class CandidateJob(TypedDict, total=False):
     screened: bool
     """The candidate was written without a model (`screen`): its test runs under
     rules.screen_time_limit."""
-    deadline: float
-    """The run's deadline (State.deadline): no test run of the candidate's goes on past it
-    (rules.test_run_limit)."""
+    seconds_left: float
+    """The run's time left when the candidate was sent (the screen's, when less): no test run
+    of the candidate's goes on longer than that from the start of its test
+    (rules.test_run_limit). Seconds, not a moment: a test sent again by a resumed run counts
+    them afresh, as the resumed run counts its own."""

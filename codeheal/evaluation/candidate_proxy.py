@@ -256,7 +256,8 @@ class _Link:
     def start(self, workspace):
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
-        flags = [flag for name, flag in (("no_site", "-S"),) if getattr(sys.flags, name)]
+        # The test process's site: none (-S), unless codeheal's launcher added it (CODEHEAL_SITE).
+        flags = ["-S"] if sys.flags.no_site and not os.environ.get("CODEHEAL_SITE") else []
         env = {k: v for k, v in os.environ.items() if not k.startswith("CODEHEAL")}
         self.process = subprocess.Popen(
             [sys.executable, "-s", "-B", "-u", *flags, os.path.join(workspace, HOST_SCRIPT), str(requests_read), str(answers_write)],

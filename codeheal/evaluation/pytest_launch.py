@@ -5,9 +5,13 @@ into that path): `python /WORKSPACE/codeheal_pytest.py PYTEST_ARGS`.
 It starts path-isolated: before anything is imported, every entry of `sys.path` in the
 workspace (its own folder, "", an editable install's source folder, a PYTHONPATH entry) is
 taken out, except the interpreter's own installation and virtualenv. Then it loads codeheal's
-report plugin, its plain-data encoder and its per-test clock by their absolute paths, and pytest; the plugin reads
+report plugin, its plain-data encoder and its per-test clock by their absolute paths; the plugin reads
 the key and binds its primitives then. So no project module named like one they import
-(`inspect`, `json`, `functools`, `pytest`) nor a package named like the harness runs first.
+(`inspect`, `json`, `functools`) nor a package named like the harness runs first. The job
+starts with no site (-S, the supervisor's too): where the test process runs with its
+environment's site-packages (CODEHEAL_SITE), they are added (site.main()) only now, so no `.pth`
+file of the environment (an editable install's import finder answering the harness's imports)
+runs before the key is held. Then pytest is imported.
 Only then is the path put back as it was, and pytest started with the plugin registered before
 it reads any configuration, so the plugin comes before the project's `addopts`, plugins and
 conftest files."""
@@ -50,6 +54,16 @@ _load("codeheal_plain")
 _load("codeheal_clock")
 _load("codeheal_proxy")
 codeheal_report = _load("codeheal_report")
+
+# The harness holds its key now. The job started with no site (-S): the environment's own
+# site-packages, and their .pth files (an editable install's import finder, which may run the
+# project's code), come only now, as Python's start would have added them.
+if os.environ.get("CODEHEAL_SITE"):  # kept: the candidate's process starts with the same site
+    import site  # noqa: E402
+
+    _BEFORE = set(sys.path)
+    site.main()
+    _PATH += [p for p in sys.path if p not in _BEFORE and p not in _PATH]
 
 import pytest  # noqa: E402
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import Runnable, RunnableLambda
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy
+from langgraph.types import Command, RetryPolicy
 
 from codeheal.context import Context
 from codeheal.errors import is_transient
@@ -73,19 +73,43 @@ def make_attempt(llm: BaseChatModel | None = None, sandbox: Sandbox | None = Non
     nothing written, tested or chosen yet."""
     attempt = build_attempt(llm, sandbox)
 
-    def run(state: State) -> AttemptOutcome:
+    def run(state: State, config: RunnableConfig) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        for mode, chunk in attempt.stream(fields_of(state), stream_mode=["custom", "values"]):
+        for mode, chunk in attempt.stream(_input(state, _saved(attempt, config)), stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 
-    async def arun(state: State) -> AttemptOutcome:
+    async def arun(state: State, config: RunnableConfig) -> AttemptOutcome:
         emit, values = get_stream_writer(), {}
-        async for mode, chunk in attempt.astream(fields_of(state), stream_mode=["custom", "values"]):
+        saved = await _asaved(attempt, config)
+        async for mode, chunk in attempt.astream(_input(state, saved), stream_mode=["custom", "values"]):
             values = _passed_on(emit, mode, chunk, values)
         return _outcome(values)
 
     return RunnableLambda(run, afunc=arun, name=ATTEMPT)
+
+
+def _input(state: State, saved: bool) -> dict | Command:
+    """The attempt's input: the run's fields; or, when the attempt goes on from its checkpoint
+    (a run cut short in it, resumed), the run's deadline as the run holds it now. The run's
+    time is a budget counted from each start: a resumed run's deadline is set afresh
+    (runner.py), and the attempt it was cut in must not keep the old one, which has passed."""
+    return Command(update={"deadline": state.deadline}) if saved else fields_of(state)
+
+
+def _saved(attempt: CompiledStateGraph, config: RunnableConfig) -> bool:
+    """Whether the attempt has a checkpoint to go on from (none without a checkpointer)."""
+    try:
+        return bool(attempt.get_state(config).values)
+    except ValueError:  # no checkpointer
+        return False
+
+
+async def _asaved(attempt: CompiledStateGraph, config: RunnableConfig) -> bool:
+    try:
+        return bool((await attempt.aget_state(config)).values)
+    except ValueError:  # no checkpointer
+        return False
 
 
 def _passed_on(emit: Any, mode: str, chunk: Any, values: dict) -> dict:

@@ -186,11 +186,15 @@ def hedged(shown: list[Draw], fresh: list[Draw]) -> list[Draw]:
 
 def screening(state: State, context: Context, candidates: list[str]) -> dict:
     """The attempt that tests the candidates written without a model (`screen`, which the
-    form's record of attempt 1 set)."""
+    form's record of attempt 1 set, with what they try and their time: `screen_plan`)."""
     attempt = state.attempts + 1
     emit(started(attempt, attempt_limit(replace(state, screened=True), context), state))
-    emit(CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
-                           completion_tokens=0, mutants=len(candidates)))
+    written = CandidatesWritten(kind="candidates_written", attempt=attempt, seconds=0.0, prompt_tokens=0,
+                                completion_tokens=0, mutants=len(candidates))
+    if state.screen_plan is not None:
+        written["screen"] = state.screen_plan["tries"]
+        written["screen_seconds"] = state.screen_plan["seconds"]
+    emit(written)
     return {"candidates": candidates, "generation": NO_USAGE,
             "fresh_start": False, "route": None, "model": None, "screened": True, "screen": []}
 

@@ -19,7 +19,7 @@ from codeheal.errors import CodehealError
 from codeheal.evaluation.checks import checks_after
 from codeheal.evaluation.examples import user_checks
 from codeheal.forms.choice import form_of
-from codeheal.rules import test_run_limit
+from codeheal.rules import deadline_in, job_seconds_left, test_run_limit
 from codeheal.sandboxes import sandbox_for
 from codeheal.sandboxes.base import Sandbox
 from codeheal.state import AttemptState, CandidateJob
@@ -50,8 +50,8 @@ def candidate_sends(state: AttemptState) -> list[Send]:
         pending = pending[:max(FIRST_BATCH, len(done))]
     if state.screened and not state.written:  # the screen's attempt: no model wrote these
         shared["screened"] = True
-    if state.deadline is not None:
-        shared["deadline"] = state.deadline
+    if (left := job_seconds_left(state)) is not None:
+        shared["seconds_left"] = left
     return [
         Send(TEST_CANDIDATE, CandidateJob(
             **shared, **({"change": p["change"]} if "change" in p else {}), candidate=p["code"], key=p["key"],
@@ -83,7 +83,7 @@ def make_candidate_test(sandbox: Sandbox | None = None) -> Callable[[CandidateJo
     def test_candidate(job: CandidateJob) -> Steps[dict]:
         context = current_context()
         steps = form_of(job["form"]).test_steps(sandbox or sandbox_for(context), job, context)
-        tested = yield from within_deadline(steps, job.get("deadline"))
+        tested = yield from within_deadline(steps, deadline_in(job.get("seconds_left")))
         return {"tested": [{**tested, "key": job["key"]}]}
 
     return test_candidate

@@ -18,7 +18,7 @@ from codeheal.nodes.selection import (
     visible_feedback,
     wants_more_samples,
 )
-from codeheal.rules import out_of_time, replaces_best
+from codeheal.rules import out_of_time, replaces_best, screen_time_up
 from codeheal.progress import AttemptTested, emit
 from codeheal.prompting.model_call import usage_fields
 from codeheal.state import (
@@ -37,9 +37,11 @@ def evaluator(state: AttemptState) -> dict:
     among the tested candidates, records the attempt and its Feedback, and empties `tested`
     for the next attempt. Candidates left untested once the run's time is out
     (rules.out_of_time) are not sent: the attempt is recorded with those tested, and the run
-    ends (stop_reason "deadline")."""
+    ends (stop_reason "deadline"). So are the screen's left untested once its time is up
+    (rules.screen_time_up), and the run goes on to the model's attempts."""
     cut = more_to_test(state) and out_of_time(state)
-    if more_to_test(state) and not cut:
+    screen_over = more_to_test(state) and screen_time_up(state)
+    if more_to_test(state) and not (cut or screen_over):
         return {}  # `tested` kept: the router sends the next batch
     tested = sorted(state.tested, key=lambda t: t["index"])
     if state.generated_inputs:
@@ -52,7 +54,8 @@ def evaluator(state: AttemptState) -> dict:
         choice.add(candidate)
     tried = state.tried
     before = {t["key"] for t in tried}
-    update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested))
+    untested = len(state.prepared) - len(tested) if cut or screen_over else 0
+    update = _record(state, choice, tested, repeat=all(t.get("key") in before for t in tested), untested=untested)
     tried = [*tried, *(Tried(key=t.get("key") or "", summary=summarize(t["feedback"])) for t in tested)]
     if cut:
         update["stop_reason"] = "deadline"
@@ -100,10 +103,10 @@ class Choice:
 
 
 def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], selection: Selection | None = None, *,
-            repeat: bool = False) -> dict:
+            repeat: bool = False, untested: int = 0) -> dict:
     """The attempt, its Feedback and what it cost, added to the run's history, with what the
     form adds to it and to the run (Form.record); `repeat`: every candidate it tested had been
-    tried before."""
+    tried before; `untested`: how many it left untested when its time was up."""
     feedback = choice.attempt_feedback()
     best = choice.best
     assert best is not None
@@ -146,6 +149,8 @@ def _record(state: AttemptState, choice: Choice, tested: list[TestedCandidate], 
         event["in_test_process"] = feedback["in_test_process"]
     if choice.tested > 1:
         event["candidates"] = choice.tested
+    if untested:
+        event["untested"] = untested
     emit(event)
     return {
         **run_fields,

@@ -51,6 +51,7 @@ def _prepare(state: State, sandbox: Sandbox | None) -> dict:
         "written": 0,
         "screened": False,
         "screen": [],
+        "screen_plan": None,
         "stop_reason": None,
         "deadline": deadline_from_now(context),
         "probe_function": None,

@@ -17,6 +17,12 @@ REPORT_CAP_BYTES = 4 * 1024 * 1024
 """How much of a job's report channel a sandbox keeps; the rest is dropped."""
 REPORT_FD_ENV = "CODEHEAL_REPORT_FD"
 """The environment variable naming the report channel's descriptor inside the job."""
+SITE_ENV = "CODEHEAL_SITE"
+"""Set in a job that reports (Job.report) whose test process runs with its environment's own
+site-packages: it starts with -S (the local sandbox starts a project's interpreter so, the
+project form a launcher's python), and codeheal's launcher adds them (site.main(), with their
+`.pth` files, which may run the project's code) only once the harness holds its key
+(evaluation/pytest_launch.py)."""
 
 
 @dataclass(frozen=True)

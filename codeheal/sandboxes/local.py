@@ -29,7 +29,7 @@ from codeheal.context import Isolation
 from codeheal.errors import SandboxError
 from codeheal.sandboxes import bwrap
 from codeheal.sandboxes.base import (
-    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, SANDBOX_PATH, Job, RunResult, SyncFace,
+    OUTPUT_CAP_BYTES, REPORT_CAP_BYTES, REPORT_FD_ENV, SANDBOX_PATH, SITE_ENV, Job, RunResult, SyncFace,
 )
 from codeheal.sandboxes.cgroups import job_group
 from codeheal.sandboxes.limits import Limits, drop_argv, job_uid, kill_uid, readable_by_anyone
@@ -179,11 +179,16 @@ class LocalSandbox(SyncFace):
         try:
             report_read, report_write = child_side.pipe(stack)
             env = {**_scrubbed_env(runtime, self.isolation), **job.env, REPORT_FD_ENV: str(report_write)}
+            # A job that reports starts with no site at all (-S): no `.pth` of the environment (an
+            # editable install's import finder) runs in the supervisor, nor in the test process
+            # before the harness holds its key; the launcher adds the site then (SITE_ENV).
+            if job.report and runtime.site:
+                env[SITE_ENV] = "1"
             as_root = os.geteuid() == 0
             uid = job_uid() if self.isolation == "bwrap" or self._can_drop_root(runtime) else None
             own_processes = self.isolation == "bwrap" or uid is not None
             limited = [*limits.prlimit_argv(own_processes=own_processes), *(drop_argv(uid) if uid is not None else ())]
-            run = job.argv([runtime.executable, *(() if runtime.site else ("-S",))])
+            run = job.argv([runtime.executable, *(() if runtime.site and not job.report else ("-S",))])
             interpreter_env = _interpreter_env(job) if job.command else None
             if interpreter_env is not None:
                 env["PATH"] = f"{interpreter_env.bin_dir}:{env['PATH']}"

@@ -40,6 +40,9 @@ def test_a_deadline_that_passes_mid_screen_ends_the_run_with_its_best_so_far(tmp
     (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
     clock = [1_000_000.0]
     monkeypatch.setattr(rules, "time", types.SimpleNamespace(time=lambda: clock[0]))
+    # the screen's own time as long as the run's: the run's time ends first
+    monkeypatch.setattr(rules, "SCREEN_SHARE", 1.0)
+    monkeypatch.setattr(rules, "SCREEN_BUDGET_MIN_S", float("inf"))
     request = {"project": str(tmp_path), "test_command": TEST}
     settings = {"max_attempts": 2, "mutants": 10, "reflect": False}
 

@@ -13,7 +13,7 @@ from doubles import CountingSandbox, node_updates
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 
-from codeheal import Context, build_graph
+from codeheal import Context, build_graph, rules
 from codeheal.context import ProjectSettings, resolve
 from codeheal.errors import ConfigError
 from codeheal.nodes.candidate_test import FIRST_BATCH
@@ -163,7 +163,8 @@ def test_the_screen_heals_a_one_token_defect_without_a_model_call(shop: Path) ->
     assert changed == ["-        if quantity > threshold:", "+        if quantity >= threshold:"]
     written = [e for e in events if e["kind"] == "candidates_written"]
     assert written == [{"kind": "candidates_written", "attempt": 2, "seconds": 0.0, "prompt_tokens": 0,
-                        "completion_tokens": 0, "mutants": Context().project.mutants}]
+                        "completion_tokens": 0, "mutants": Context().project.mutants,
+                        "screen": "one-line mutations of the suspicious lines", "screen_seconds": rules.SCREEN_BUDGET_MIN_S}]
     assert screen["candidates_tested"] == FIRST_BATCH  # the likeliest mutant passed: the rest untested
     started = [e for e in events if e["kind"] == "attempt_started"]
     assert [{k: v for k, v in e.items() if k != "seconds_left"} for e in started] == [

@@ -127,6 +127,10 @@ def test_fix_heals_a_missing_colon_by_the_screen(tmp_path: Path, capsys: pytest.
     assert "-    for item in items\n+    for item in items:\n" in out
     assert "calc/ops.py line 7 does not parse (SyntaxError: expected ':'), so the tests could not be loaded" in " ".join(
         err.split())
+    # the screen says what it tries: repairs of the slip, not mutations of suspicious lines
+    assert "screen: " in err and "one-edit repairs of the SyntaxError in calc/ops.py line 7 to test (no model call, within" in (
+        " ".join(err.split()))
+    assert "one-line mutations" not in err
 
 
 def test_fix_heals_a_slip_the_screen_cannot_with_the_models_region(

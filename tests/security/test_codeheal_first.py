@@ -6,6 +6,7 @@ supervisor record. A project or candidate that stops the report is a failed atte
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import sys
@@ -107,7 +108,7 @@ def launcher_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path_factory.mktemp("venv") / ".venv"
     venv_with_pytest(venv)
     launcher = venv / "bin" / "uv"
-    launcher.write_text('#!/bin/sh\n[ "$1" = run ] && shift\nexec "$@"\n')
+    launcher.write_text('#!/bin/sh\n[ "$1" = run ] && shift\n[ "$1" = --no-sync ] && shift\nexec "$@"\n')
     launcher.chmod(0o755)
     return venv
 
@@ -117,7 +118,7 @@ def test_in_the_launcher_form_the_workspace_reaches_only_the_test_process(shop: 
     (shop / "ctypes.py").write_text(FORGE_RECORD)
     (shop / "pytest.ini").write_text("[pytest]\naddopts = -p steal\n")
     (shop / "steal.py").write_text(STEAL)
-    result = run(shop, "uv run pytest -q")
+    result = run(shop, "uv run --no-sync pytest -q")  # a launcher given an option runs as given
     assert "SHADOW RAN IN THE SUPERVISOR" not in result.stderr
     report = parse_report(result.report)
     assert report.supervisor_records == 1 and report.supervisor["exit_code"] == 1
@@ -155,3 +156,76 @@ def test_the_projects_own_user_site_never_runs_in_a_job(shop: Path, tmp_path_fac
     result = run(shop, "python -m pytest -q", fixed=True)
     assert "USER SITE RAN" not in result.stderr + result.stdout
     assert run_feedback(result, None)["passed"], run_feedback(result, None)
+
+
+FINDER_PTH = "import shop_finder; shop_finder.install()\n"
+"""An editable install's way in: a `.pth` in the environment's site-packages that installs the
+project's import finder at every interpreter start (setuptools' `__editable__` finders)."""
+SHOP_FINDER = '''import importlib.abc, importlib.machinery, os, sys
+STOLEN = []
+
+
+def _steal():
+    fd = os.environ.get("CODEHEAL_KEY_FD")
+    if fd:
+        try:
+            STOLEN.append(os.read(int(fd), 64))
+        except OSError:
+            pass
+    if "codeheal_supervisor" in " ".join(sys.argv) and os.environ.get("CODEHEAL_REPORT_FD"):
+        sys.stderr.write("FINDER RAN IN THE SUPERVISOR\\n")
+        os.write(int(os.environ["CODEHEAL_REPORT_FD"]),
+                 b'{"supervisor": {"exit_code": 0, "forged_lines": 0, "evidence_cut": false}}\\n')
+
+
+class Finder(importlib.abc.MetaPathFinder):
+    """Answers the imports of `names` (the harness's, as the shape needs) before the standard ones."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name in NAMES:
+            _steal()
+            sys.stderr.write(f"FINDER ANSWERED {name}\\n")
+        return None  # the real module still loads: the finder only watches
+
+
+NAMES = {NAMES}
+
+
+def install():
+    if os.environ.get("SHOP_FINDER_AT_START"):
+        _steal()
+    sys.meta_path.insert(0, Finder())
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"STOLEN KEY {STOLEN}")
+'''
+
+
+@pytest.mark.parametrize(("names", "at_start"), [
+    ({"json", "hmac", "inspect", "functools", "pytest"}, False),  # the harness's imports, answered first
+    (set(), True),  # the reported shape's next step: the finder's module itself, at start
+    ({"codeheal_report", "codeheal_plain", "codeheal_clock", "_pytest", "pluggy"}, False),
+])
+def test_an_editable_installs_import_finder_runs_only_after_the_harness_holds_its_key(
+    shop: Path, launcher_venv: Path, names: set[str], at_start: bool,
+) -> None:
+    shutil.copytree(launcher_venv, shop / ".venv", symlinks=True)
+    site = next((shop / ".venv" / "lib").glob("python3*/site-packages"))
+    (site / "__editable__.shop-0.1.pth").write_text(FINDER_PTH)
+    (site / "shop_finder.py").write_text(SHOP_FINDER.replace("{NAMES}", repr(names)))
+    (shop / "conftest.py").write_text("from shop_finder import pytest_terminal_summary\n" + (shop / "conftest.py").read_text())
+    if at_start:
+        (shop / "pytest.ini").write_text("[pytest]\n")
+    for command in ("python -m pytest -q", "uv run --no-sync pytest -q"):  # pytest direct, behind a launcher
+        job = project_job(dict(read_project(shop).files) | {"shop/pricing.py": (shop / "shop" / "pricing.py").read_text()
+                          .replace("if quantity > threshold:", FIXED)}, load_project(str(shop), command).command, 60,
+                          python=load_project(str(shop), command).interpreter)
+        if at_start:
+            job = dataclasses.replace(job, env={**job.env, "SHOP_FINDER_AT_START": "1"})
+        result = LocalSandbox().run(job)
+        assert "FINDER RAN IN THE SUPERVISOR" not in result.stderr, command
+        assert parse_report(result.report).supervisor_records == 1
+        stolen = next(line for line in result.stdout.splitlines() if line.startswith("STOLEN KEY"))
+        assert stolen == "STOLEN KEY []", (command, stolen)
+        assert run_feedback(result, None)["passed"], (command, result.stderr[-2000:])

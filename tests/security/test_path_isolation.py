@@ -44,9 +44,12 @@ CLOSING_UV = """#!{python}
 # a `uv` that starts the command as a Python subprocess: inherited descriptors closed
 import subprocess, sys
 args = sys.argv[2:] if sys.argv[1:2] == ["run"] else sys.argv[1:]
+args = args[1:] if args[:1] == ["--no-sync"] else args
 sys.exit(subprocess.run(args).returncode)
 """
-EXEC_UV = '#!/bin/sh\n[ "$1" = run ] && shift\nexec "$@"\n'
+EXEC_UV = '#!/bin/sh\n[ "$1" = run ] && shift\n[ "$1" = --no-sync ] && shift\nexec "$@"\n'
+LAUNCHED = "uv run --no-sync pytest -q"
+"""pytest behind the launcher (`uv run pytest -q` would run pytest on the environment directly)."""
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +88,7 @@ SHADOWED = ["inspect", "json", "functools", "threading", "unittest", "time", "im
             "codeheal_pytest/__init__", "codeheal_report/__init__", "codeheal_plain/__init__"]
 
 
-@pytest.mark.parametrize("command", ["python -m pytest -q", "pytest -q", "uv run pytest -q"])
+@pytest.mark.parametrize("command", ["python -m pytest -q", "pytest -q", LAUNCHED])
 def test_no_project_module_named_like_the_harnesss_runs_before_it(shop: Path, venv: Path, command: str) -> None:
     for name in SHADOWED:
         path = shop / f"{name}.py"
@@ -114,7 +117,7 @@ def test_a_workspace_sitecustomize_never_runs_under_a_launcher(shop: Path, venv:
     with_venv(shop, venv, EXEC_UV)
     (shop / "sitecustomize.py").write_text(SILENCE)
     (shop / "usercustomize.py").write_text(SILENCE)
-    feedback, result = judged(shop, "uv run pytest -q", False)
+    feedback, result = judged(shop, LAUNCHED, False)
     assert "SILENCER RAN" not in result.stderr
     assert not feedback["passed"] and (feedback["total"], feedback["passed_count"]) == (12, 8)
 
@@ -122,7 +125,7 @@ def test_a_workspace_sitecustomize_never_runs_under_a_launcher(shop: Path, venv:
 @pytest.mark.parametrize("fixed", [False, True])
 def test_a_run_that_must_report_and_did_not_fails_whatever_its_exit_code(shop: Path, venv: Path, fixed: bool) -> None:
     with_venv(shop, venv, CLOSING_UV)
-    feedback, result = judged(shop, "uv run pytest -q", fixed)
+    feedback, result = judged(shop, LAUNCHED, fixed)
     assert result.exit_code == (0 if fixed else 1) or parse_report(result.report).supervisor is not None
     assert not feedback["passed"]
     assert "report never started" in (feedback["error"] or ""), feedback["error"]

@@ -1,10 +1,14 @@
-"""Changes read as Python reads them: a file Python would decode otherwise than as its UTF-8
-text (PEP 263) is kept as bytes, never edited, and read-only when it is a test; a change may not
-add or alter a coding declaration, nor add control characters a terminal acts on; and whatever
-codeheal prints of code, diffs and progress shows such characters as escapes."""
+"""Files read and written as Python reads them: a module is the text its coding declaration
+(PEP 263) decodes, edited, shown and checked as that text and written back, into the sandbox and
+the project, in its own encoding; one whose bytes do not come back from that text is kept as
+bytes, never edited, and read-only when it is a test; a change may not add or alter a coding
+declaration, write a character the encoding cannot hold, nor add control characters a terminal
+acts on; and whatever codeheal prints of code, diffs and progress shows such characters as
+escapes."""
 
 from __future__ import annotations
 
+import ast
 import io
 from pathlib import Path
 
@@ -16,7 +20,8 @@ from codeheal.errors import EditRejected
 from codeheal.forms.project.edits import apply_reply
 from codeheal.forms.project.job import project_job
 from codeheal.forms.project.snapshot import read_project
-from codeheal.forms.project.source_text import declared_coding, read_alike, refuse_unreadable
+from codeheal.forms.project.diff import write_changes
+from codeheal.forms.project.source_text import declared_coding, file_bytes, python_text, refuse_unreadable
 from codeheal.forms.project.task import parse_test_command
 from codeheal.printable import escaped
 from codeheal.runner import _Narrator
@@ -77,21 +82,68 @@ def test_declarations_are_found_where_python_looks() -> None:
     assert declared_coding("\n\n# coding: utf-7\n") is None, "line 3 never counts"
 
 
-@pytest.mark.parametrize(("data", "alike"), [
-    (UTF7_HIDDEN, False),
-    (b"# -*- coding: latin-1 -*-\nx = 1\n", True),  # pure ASCII: read alike
-    (b"# coding: ascii\nx = 1\n", True),
-    (b"# coding: utf-8\nx = '\xc3\xa9'\n", True),
-    (b"\xef\xbb\xbfx = 1\n", True),  # a BOM
-    (b"# coding: cp1252\nx = '\xc3\xa9'\n", False),  # valid UTF-8, another text in cp1252
-    (b"# coding: no-such-codec\nx = 1\n", False),
+@pytest.mark.parametrize(("data", "text"), [
+    (UTF7_HIDDEN, None),  # its bytes do not come back from the text Python reads: kept as bytes
+    (b"# -*- coding: latin-1 -*-\nx = 1\n", "# -*- coding: latin-1 -*-\nx = 1\n"),
+    (b"# coding: ascii\nx = 1\n", "# coding: ascii\nx = 1\n"),
+    (b"# coding: utf-8\nx = '\xc3\xa9'\n", "# coding: utf-8\nx = '\u00e9'\n"),
+    (b"\xef\xbb\xbfx = 1\n", "\ufeffx = 1\n"),  # a BOM, kept
+    (b"# coding: cp1252\nx = '\xc3\xa9'\n", "# coding: cp1252\nx = '\u00c3\u00a9'\n"),  # valid UTF-8, read as cp1252
+    (b"# coding: gbk\nx = '\xd6\xd0'\n", "# coding: gbk\nx = '\u4e2d'\n"),  # not UTF-8 at all
+    (b"# coding: no-such-codec\nx = 1\n", None),
+    (b"x = '\xd6\xd0'\n", None),  # no declaration: UTF-8, which this is not
 ])
-def test_a_module_is_text_only_where_python_reads_it_alike(data: bytes, alike: bool) -> None:
-    assert read_alike("m.py", data, data.decode("utf-8")) is alike
-    assert read_alike("notes.txt", data, data.decode("utf-8")), "only Python modules are decoded by a declaration"
+def test_a_module_is_the_text_python_reads(data: bytes, text: str | None) -> None:
+    assert python_text("m.py", data) == text
+    if text is not None:
+        assert file_bytes("m.py", text) in (data, data.decode("utf-8", "replace"))  # written back as it was
+    assert python_text("notes.txt", b"# coding: gbk\nx = 1\n") == "# coding: gbk\nx = 1\n", (
+        "only Python modules are decoded by a declaration")
 
 
-def test_a_module_python_reads_otherwise_is_kept_as_bytes_and_a_test_of_it_read_only(tmp_path: Path) -> None:
+GBK = ("# -*- coding: gbk -*-\n\"\"\"\u4ef7\u683c (prices).\"\"\"\n\n\ndef discount(quantity):\n"
+       "    label = \"\u6279\u91cf\"  # bulk\n    if quantity > 10:\n        return 5\n    return 0\n")
+
+
+def test_a_module_declared_gbk_is_edited_as_python_reads_it_and_written_back_in_gbk(tmp_path: Path) -> None:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "pricing.py").write_bytes(GBK.encode("gbk"))
+    snapshot = read_project(tmp_path)
+    assert snapshot.files["shop/pricing.py"] == GBK  # the text Python reads, which the diff shows
+    fixed = GBK.replace("quantity > 10", "quantity >= 10")
+    edit = apply_reply(snapshot.files, reply("def discount(quantity):\n    label = \"\u6279\u91cf\"  # bulk\n"
+                                             "    if quantity >= 10:\n        return 5\n    return 0\n"))
+    assert edit.files["shop/pricing.py"] == fixed
+    job = project_job(edit.files, parse_test_command("pytest -q"), 10)
+    assert job.files["shop/pricing.py"] == fixed.encode("gbk")  # the sandbox's copy: as Python reads it
+    write_changes(tmp_path, edit.files, originals=snapshot.files, force=True)
+    assert (tmp_path / "shop" / "pricing.py").read_bytes() == fixed.encode("gbk")
+
+
+@pytest.mark.parametrize(("declared", "added"), [("latin-1", "\u2192"), ("gbk", "\U0001f600"), ("ascii", "\u00e9")])
+def test_a_change_the_files_encoding_cannot_hold_is_refused(declared: str, added: str) -> None:
+    original = f"# coding: {declared}\n" + SOURCE
+    with pytest.raises(EditRejected, match=f"encoding \\({declared}\\) cannot hold"):
+        apply_reply({"shop/pricing.py": original}, reply(FIXED_BODY.format(comment=f"  # {added}")))
+
+
+def test_code_hidden_in_what_utf8_shows_as_a_string_is_code_in_what_codeheal_reads(tmp_path: Path) -> None:
+    # The reported shape: UTF-8 shows one string, `"\u4e2d\\"; evil(); t = "`; gbk, which the file
+    # declares, reads the last byte of \u4e2d with the backslash as one character, so the quote
+    # ends the string and `evil()` is code. Held as the text Python reads, it is code in every
+    # prompt, check and diff; and a change written back in gbk is read back as written.
+    hidden = b'# coding: gbk\ns = "' + "\u4e2d".encode("utf-8") + b'\\"; evil(); t = "#"\n'
+    assert "evil" not in str([c.value for c in ast.walk(ast.parse(hidden.decode("utf-8"))) if isinstance(c, ast.Call)])
+    (tmp_path / "m.py").write_bytes(hidden)
+    text = read_project(tmp_path).files["m.py"]
+    assert text == hidden.decode("gbk")
+    calls = [node.func.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)]
+    assert calls == ["evil"]
+    shown = '# coding: gbk\ns = "\u4e2d\\"; x = 1\n'  # a change as the model writes it: one string
+    assert python_text("m.py", file_bytes("m.py", shown)) == shown
+
+
+def test_a_module_whose_bytes_do_not_come_back_is_kept_as_bytes_and_a_test_of_it_read_only(tmp_path: Path) -> None:
     (tmp_path / "shop").mkdir()
     (tmp_path / "shop" / "pricing.py").write_text(SOURCE)
     (tmp_path / "shop" / "hidden.py").write_bytes(UTF7_HIDDEN)

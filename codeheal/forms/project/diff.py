@@ -28,6 +28,7 @@ from pathlib import Path
 
 from codeheal.errors import InputError
 from codeheal.forms.project.git import uncommitted
+from codeheal.forms.project.source_text import file_bytes, python_text
 from codeheal.interrupts import WRITING
 
 STAGED_SUFFIX = ".codeheal"
@@ -108,13 +109,13 @@ def write_changes(
     project_dir: str | Path, changed: Mapping[str, str], *, originals: Mapping[str, str], force: bool = False
 ) -> list[Path]:
     """Write `changed` (path -> new text) into the project, all or nothing (their permissions
-    kept), and return every file that now holds the change. `originals` is what the snapshot
+    kept; a module in the encoding it declares, as Python reads it: source_text.py), and return every file that now holds the change. `originals` is what the snapshot
     read. Raises DirtyTreeError before writing anything when a file holds neither what was
     read nor the change, or, unless `force`, has uncommitted changes in git; InputError for a
     path that is a link or leaves the project."""
     root = Path(project_dir).resolve()
     targets = {path: _target(root, path) for path in changed}
-    current = {path: _read(target) for path, target in targets.items()}
+    current = {path: _read(root, path) for path in targets}
     stale = [p for p in targets if current[p] not in (originals.get(p), changed[p])]
     if stale:
         raise DirtyTreeError(
@@ -134,7 +135,7 @@ def write_changes(
     staged: dict[Path, Path] = {}
     try:
         for path, text in to_write.items():
-            staged[targets[path]] = _stage(targets[path], text)
+            staged[targets[path]] = _stage(targets[path], file_bytes(path, text))
         with _interrupts_held():
             for target, temporary in staged.items():
                 os.replace(temporary, target)
@@ -151,10 +152,11 @@ def _target(root: Path, path: str) -> Path:
     return target
 
 
-def _read(path: Path) -> str | None:
+def _read(root: Path, path: str) -> str | None:
+    """The file `path` of the project at `root` as the text Python reads (None: not there)."""
     try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return python_text(path, (root / path).read_bytes())
+    except OSError:
         return None
 
 
@@ -178,13 +180,13 @@ def _interrupts_held() -> Iterator[None]:
             signal.raise_signal(sig)
 
 
-def _stage(target: Path, text: str) -> Path:
-    """`text` in a new file beside `target` (same permissions), flushed to disk."""
+def _stage(target: Path, content: str | bytes) -> Path:
+    """`content` (text: as UTF-8) in a new file beside `target` (same permissions), flushed to disk."""
     mode = target.stat().st_mode & 0o7777
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=STAGED_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(text.encode("utf-8"))
+            out.write(content.encode("utf-8") if isinstance(content, str) else content)
             out.flush()
             os.fsync(out.fileno())
         os.chmod(temporary, mode)

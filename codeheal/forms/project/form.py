@@ -45,7 +45,15 @@ from codeheal.forms.project.syntax_slips import Slip, cheap_repairs, region_code
 from codeheal.forms.project.job import project_tests
 from codeheal.forms.project.task import CHECK_TASK, DEFAULT_TASK, check_executable, load_project, parse_test_command
 from codeheal.llm.factory import MAX_TOKENS
-from codeheal.rules import MUTATED_LINES, REWRITE_SAMPLES, RepairPlan, repair_plan, sampling_temperature
+from codeheal.rules import (
+    MUTATED_LINES,
+    REWRITE_SAMPLES,
+    RepairPlan,
+    repair_plan,
+    sampling_temperature,
+    screen_budget,
+    seconds_left,
+)
 from codeheal.progress import ChangeToWrite, RunStarted, emit
 from codeheal.prompting.parts import CLOSING_FENCE, CODE_FENCE
 from codeheal.sandboxes.base import Sandbox
@@ -55,6 +63,7 @@ from codeheal.state import (
     Candidate,
     CandidateJob,
     Prepared,
+    ScreenPlan,
     State,
     Status,
     TestedCandidate,
@@ -205,7 +214,8 @@ class ProjectForm(Form):
         if not found:
             return attempt, ({"form_run": after_rewrites(state, context)} if state.model else {})
         run = scoped(cast(ProjectRun, found[0]))
-        return attempt, {"form_run": run, "screen": screen(run, context)}
+        candidates, tries = screen(run, context)
+        return attempt, {"form_run": run, "screen": candidates, "screen_plan": screen_plan(state, run, tries)}
 
     def outcome(self, state: State, best: Attempt | None, status: Status) -> tuple[dict, str | None]:
         """The best attempt's change as a diff, written into the project when the input asks
@@ -241,7 +251,7 @@ def end_note(best: Attempt | None, status: Status) -> str | None:
     return None
 
 
-def screen(run: ProjectRun, context: Context) -> list[Candidate]:
+def screen(run: ProjectRun, context: Context) -> tuple[list[Candidate], str]:
     """The screen's candidates, tested before the first model call: when a project module does
     not parse, its cheap repairs (syntax_slips.py); when an import of the project fails, the
     misspelt name respelt (import_slips.py); else the cheap repairs of the checker's type
@@ -249,28 +259,42 @@ def screen(run: ProjectRun, context: Context) -> list[Candidate]:
     MUTATED_LINES most suspicious lines of the project as it is (project/mutations.py), at most
     ProjectSettings.mutants, likeliest operator class first and within a class the more
     suspicious line first; each a reply like a line candidate's. None without suspicious lines,
-    and none at all when `mutants` is 0 (the screen off)."""
+    and none at all when `mutants` is 0 (the screen off). With what they try, in words."""
     as_is = run["as_is"]
     slip = slip_of(run)
     if not context.project.mutants:
-        return []  # the screen is off
+        return [], ""  # the screen is off
     if slip is not None:
         text = files_of(run)[slip["file"]]
-        return [whole_file_reply(slip["file"], repaired) for repaired in cheap_repairs(text)]
+        return ([whole_file_reply(slip["file"], repaired) for repaired in cheap_repairs(text)],
+                f"one-edit repairs of the {slip['exception']} in {slip['file']} line {slip['line']}")
     if as_is is not None and (imports := failing_imports(as_is["failures"], files_of(run))):
         respelt = import_repairs(as_is["failures"], imports, files_of(run))
         if respelt:
-            return respelt
+            return respelt, "respellings of the failing import"
     typed = type_repairs(as_is.get("diagnostics", []), files_of(run), context.project.mutants) if as_is else []
+    typed_tries = "cheap repairs of the checker's type errors"
     if run["command"] is None or not (as_is is not None and as_is["suspicious"]):
-        return typed  # a checker alone: no test's coverage ranks the lines a mutant would change
+        # a checker alone: no test's coverage ranks the lines a mutant would change
+        return typed, typed_tries if typed else ""
     ranked = [
         (mutant.rank, place, slot.reply(mutant.line))
         for place, slot in enumerate(repair_line_slots(run, MUTATED_LINES))
         for mutant in line_mutants(slot.original, slot.names, slot.ingredients)
     ]
     mutants = [reply for _, _, reply in sorted(ranked, key=lambda m: m[:2])]
-    return [*typed, *mutants][:context.project.mutants]
+    tries = "one-line mutations of the suspicious lines"
+    return [*typed, *mutants][:context.project.mutants], f"{typed_tries}, then {tries}" if typed else tries
+
+
+def screen_plan(state: State, run: ProjectRun, tries: str) -> ScreenPlan | None:
+    """The screen's time, from the project's own test time (its run as it is) and the run's time
+    left now, as it starts (rules.screen_budget); None without a deadline."""
+    as_is, left = run["as_is"], seconds_left(state)
+    budget = screen_budget(as_is["seconds"] if as_is else None, left)
+    if budget is None or left is None:
+        return None
+    return ScreenPlan(tries=tries, seconds=budget, ends_with_left=left - budget)
 
 
 def slip_of(run: ProjectRun) -> Slip | None:

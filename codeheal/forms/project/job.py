@@ -13,11 +13,12 @@ from codeheal.evaluation.feedback import run_feedback
 from codeheal.evaluation.jobs import HARNESS, LAUNCH_MODULE, NO_AUTOLOAD, SUPERVISED
 from codeheal.forms.project.test_paths import is_test_file
 from codeheal.forms.project.run import ProjectRun
+from codeheal.forms.project.source_text import file_bytes
 from codeheal.forms.project.task import TestCommand
 from codeheal.forms.project.time_limits import limits_files
 from codeheal.forms.project.tracebacks import output_feedback, with_text_frames
 from codeheal.forms.project.workspace_store import Workspace
-from codeheal.sandboxes.base import Job, RunResult, Sandbox
+from codeheal.sandboxes.base import SITE_ENV, Job, RunResult, Sandbox
 from codeheal.state import Feedback
 from codeheal.steps import SandboxRun, Steps
 
@@ -109,16 +110,18 @@ def project_job(
     the plugin also records each test's line coverage (the run of the project as it is, for
     the suspicious-line ranking). Any other command runs as given, and its exit code and output
     are the report. The tests, their configuration and the harness files are read-only.
-    `workdir`: the project's own path, where the copy appears (Job.workdir); `data`: the
+    `workdir`: the project's own path, where the copy appears (Job.workdir); each text file is
+    written as the project holds it (a module in the encoding it declares); `data`: the
     project's binary files, written beside the text as bytes; `folders`: its empty folders;
     `test_limits`: node id -> that test's own time limit, beside the harness (time_limits.py)."""
-    every: dict[str, str | bytes] = {**(data or {}), **files}
+    every: dict[str, str | bytes] = {**(data or {}), **{path: file_bytes(path, text) for path, text in files.items()}}
     env = {**(NO_AUTOLOAD if is_codeheals_python(python) else {}), **(COVERAGE if coverage else {})}
     tests = project_tests(every)
     if command.direct:
         run: dict = {"python_args": (*PROJECT_PYTEST_ARGS, *command.pytest_args)}
-    elif command.reports:
+    elif command.reports:  # the launcher's python starts with no site, added once the harness holds its key
         run = {"python_args": (*SUPERVISED, COMMAND_FLAG), "command": command.through(LAUNCH_MODULE, PLUGIN_OPTIONS)}
+        env[SITE_ENV] = "1"
     else:
         return Job(files=every, read_only=tests, python_args=(), command=command.argv,
                    timeout_s=timeout_s, session=session, python=python, workdir=workdir, folders=folders)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from codeheal.errors import InputError
 from codeheal.forms.project.git import run_git
-from codeheal.forms.project.source_text import read_alike
+from codeheal.forms.project.source_text import python_text
 from codeheal.sandboxes.runtime import not_an_interpreter
 
 MAX_FILES = 2000
@@ -49,7 +49,8 @@ class Skipped:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A project as a workspace: its text files by relative path ("/"-separated)."""
+    """A project as a workspace: its text files by relative path ("/"-separated), as Python
+    reads them (a module in the encoding it declares: source_text.py)."""
 
     root: Path
     files: dict[str, str]
@@ -92,8 +93,8 @@ def read_project(root: str | Path, *, max_files: int = MAX_FILES, max_bytes: int
         content = (base / relative).read_bytes()
         if PRIVATE_KEY_MARK.encode() in content:
             skipped.append(Skipped(relative, "holds a private key: not read"))
-        elif (text := _text(content)) is None or not read_alike(relative, content, text):
-            data[relative] = content  # Python reads it otherwise than as UTF-8 text: never edited
+        elif (text := _text(relative, content)) is None:
+            data[relative] = content  # binary, or not text as Python reads it: never edited
         else:
             files[relative] = text
     return Snapshot(
@@ -217,14 +218,12 @@ def _skipped_dir(path: Path, skipped: list[Skipped], base: Path) -> bool:
     return name in SKIPPED_DIRS or name.endswith(".egg-info") or (path / "pyvenv.cfg").exists()
 
 
-def _text(data: bytes) -> str | None:
-    """`data` as text, or None for a binary file (a NUL byte early, or not UTF-8)."""
+def _text(path: str, data: bytes) -> str | None:
+    """`data` as the text Python reads (source_text.python_text), or None for a binary file (a
+    NUL byte early, or not text as Python reads it)."""
     if b"\0" in data[:BINARY_PROBE_BYTES]:
         return None
-    try:
-        return data.decode("utf-8")  # bytes, not text mode: line endings stay as they are
-    except UnicodeDecodeError:
-        return None
+    return python_text(path, data)  # bytes, not text mode: line endings stay as they are
 
 
 def _check_caps(found: dict[str, int], max_files: int, max_bytes: int) -> None:

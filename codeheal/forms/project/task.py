@@ -25,6 +25,8 @@ that keeps them): pytest behind one reports to codeheal. hatch and pdm start it 
 subprocess, which closes them: pytest behind those is judged by its exit code."""
 ENVIRONMENT_LAUNCHERS = ("uv", "poetry", "pdm", "pipenv", "rye")
 """Launchers whose `run` uses the project's `.venv` when it has one."""
+NO_SYNC = "--no-sync"
+"""`uv run`'s switch that uses the environment as it is (never installs into it)."""
 SHELL_WORDS = {"&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1"}
 DEFAULT_TASK = "The project's tests fail. Fix the code so that they pass, changing as little as possible."
 CHECK_TASK = "The checker reports errors in the project. Fix the code so that it reports none, changing as little as possible."
@@ -63,13 +65,14 @@ class TestCommand:
         object.__setattr__(self, "pytest_args", () if at is None else self.argv[at:])
 
     def through(self, module: str, options: tuple[str, ...]) -> tuple[str, ...]:
-        """The command with its pytest started as `python -m module` (on the interpreter it
-        names, else the launcher's `python`), `options` given first."""
+        """The command with its pytest started as `python -S -m module` (on the interpreter it
+        names, else the launcher's `python`), `options` given first: with no site, which
+        `module` (codeheal's launcher) adds once the harness holds its key (sandboxes.base.SITE_ENV)."""
         assert self.pytest_at is not None
         as_module = self.pytest_at >= 3 and self.argv[self.pytest_at - 2] == "-m"
         start = self.pytest_at - 3 if as_module else self.pytest_at - 1
         python = self.argv[start] if as_module else "python"
-        return (*self.argv[:start], python, "-m", module, *options, *self.argv[self.pytest_at:])
+        return (*self.argv[:start], python, "-S", "-m", module, *options, *self.argv[self.pytest_at:])
 
 
 def parse_test_command(test_command: str, what: str = "test command") -> TestCommand:
@@ -157,14 +160,18 @@ def on_environment(command: TestCommand, interpreter: Path) -> TestCommand:
     """pytest behind a launcher that would only choose the project's own environment (`uv run
     pytest ARGS`, `poetry run python -m pytest ARGS`, no launcher option given; the project has
     that environment, `.venv` or `venv`, whose python is `interpreter`) as `python -m pytest
-    ARGS` on it, when the launcher is not in that environment's bin folder: one on the user's
-    PATH is not in the sandbox. The command as given otherwise (hatch keeps its environments
-    elsewhere)."""
+    ARGS` on it, wherever the launcher is: one on the user's PATH is not in the sandbox, and uv
+    in the environment would sync it, which the sandbox keeps read-only (the environment is used
+    as it is, synced). `uv run` given options of its own runs as given, with its no-sync switch.
+    The command as given otherwise (hatch keeps its environments elsewhere)."""
     program = PurePosixPath(command.argv[0]).name
-    if command.pytest_at is None or command.direct or program not in ENVIRONMENT_LAUNCHERS or \
-            command.argv[2].startswith("-") or (interpreter.parent / program).exists():
+    if command.pytest_at is None or command.direct or program not in ENVIRONMENT_LAUNCHERS:
         return command
-    return TestCommand(("python", "-m", "pytest", *command.pytest_args), 3)
+    if not command.argv[2].startswith("-"):
+        return TestCommand(("python", "-m", "pytest", *command.pytest_args), 3)
+    if program == "uv" and command.argv[1] == "run" and NO_SYNC not in command.argv[:command.pytest_at]:
+        return TestCommand((*command.argv[:2], NO_SYNC, *command.argv[2:]), command.pytest_at + 1)
+    return command
 
 
 def check_executable(command: TestCommand, interpreter: str | None, what: str = "test command") -> None:
@@ -181,10 +188,14 @@ def check_executable(command: TestCommand, interpreter: str | None, what: str = 
         return
     folders = [os.path.dirname(interpreter)] if interpreter else []
     if shutil.which(program, path=os.pathsep.join([*folders, SANDBOX_PATH])) is None:
+        if command.pytest_at is not None:
+            works = shlex.join(("python", "-m", "pytest", *command.pytest_args))
+        else:  # a checker is a module of the project's environment too (python -m mypy ...)
+            works = "python -m pytest -q" if what == "test command" else shlex.join(("python", "-m", *command.argv))
         raise InputError(
             f"{what}: {program!r} is not installed: it is neither in the project's Python's bin "
-            f"folder nor on the sandbox's PATH ({SANDBOX_PATH}); install it, or give a command "
-            "that starts with python (e.g. 'python -m pytest -q')"
+            f"folder nor on the sandbox's PATH ({SANDBOX_PATH}); give {works!r} (on the project's "
+            "own environment, as it is), or install it there"
         )
 
 
