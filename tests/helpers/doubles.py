@@ -94,3 +94,19 @@ FIZZ_TESTS = "assert fizz(3) == 'Fizz'\nassert fizz(15) == 'FizzBuzz'\n"
 FIZZ_BAD = "def fizz(n):\n    return 'Fizz' if n % 3 == 0 else str(n)\n"
 FIZZ_GOOD = ("def fizz(n):\n    if n % 15 == 0:\n        return 'FizzBuzz'\n"
              "    return 'Fizz' if n % 3 == 0 else str(n)\n")
+
+
+class SlowClockSandbox(CountingSandbox):
+    """A real local sandbox on a clock of its own (`clock[0]`, what a test patches in as rules'
+    time.time()) that moves `step_s` on with each job: the run's time is spent by its test runs
+    alone, whatever the machine."""
+
+    def __init__(self, clock: list[float], step_s: float) -> None:
+        super().__init__()
+        self.clock = clock
+        self.step_s = step_s
+
+    async def arun(self, job: Job) -> RunResult:
+        result = await super().arun(job)
+        self.clock[0] += self.step_s
+        return result

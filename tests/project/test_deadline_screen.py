@@ -6,31 +6,16 @@ from __future__ import annotations
 import types
 from pathlib import Path
 
-from doubles import CountingSandbox
+from doubles import SlowClockSandbox
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from codeheal import build_graph, rules
 from codeheal.context import resolve
 from codeheal.nodes.candidate_test import FIRST_BATCH
-from codeheal.sandboxes.base import Job, RunResult
 
 TEST = "python -m pytest -q"
 STEP_S = 100.0
 """The seconds each test run takes on the test's clock."""
-
-
-class SlowClockSandbox(CountingSandbox):
-    """A real local sandbox on a clock of its own (rules' time.time()) that moves STEP_S on
-    with each job: the run's time is spent by its test runs alone, whatever the machine."""
-
-    def __init__(self, clock: list[float]) -> None:
-        super().__init__()
-        self.clock = clock
-
-    async def arun(self, job: Job) -> RunResult:
-        result = await super().arun(job)
-        self.clock[0] += STEP_S
-        return result
 
 
 def test_a_deadline_that_passes_mid_screen_ends_the_run_with_its_best_so_far(tmp_path: Path, monkeypatch) -> None:
@@ -46,12 +31,12 @@ def test_a_deadline_that_passes_mid_screen_ends_the_run_with_its_best_so_far(tmp
     request = {"project": str(tmp_path), "test_command": TEST}
     settings = {"max_attempts": 2, "mutants": 10, "reflect": False}
 
-    unbounded = SlowClockSandbox(clock)
+    unbounded = SlowClockSandbox(clock, STEP_S)
     build_graph(llm=GenericFakeChatModel(messages=iter([])), sandbox=unbounded).compile().invoke(
         request, context=resolve({**settings, "max_attempts": 1}).context)
     as_is_runs = len(unbounded.jobs)  # the test runs of the project as it is
 
-    sandbox = SlowClockSandbox(clock)
+    sandbox = SlowClockSandbox(clock, STEP_S)
     deadline = STEP_S * (as_is_runs + 3) + STEP_S / 2  # passes during the screen
     events, result = [], {}
     graph = build_graph(llm=GenericFakeChatModel(messages=iter([])), sandbox=sandbox).compile()

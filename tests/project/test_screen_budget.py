@@ -11,13 +11,12 @@ import types
 from pathlib import Path
 
 import pytest
-from doubles import CountingSandbox
+from doubles import CountingSandbox, SlowClockSandbox
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 
 from codeheal import build_graph, rules
 from codeheal.context import Context, resolve
 from codeheal.nodes.candidate_test import FIRST_BATCH
-from codeheal.sandboxes.base import Job, RunResult
 
 TEST = "python -m pytest -q"
 SUMS = "def total(items):\n    result = 0\n    for item in items:\n        result = item\n    return result\n"
@@ -66,26 +65,12 @@ STEP_S = 200.0
 """The seconds each test run takes on the test's clock."""
 
 
-class SlowClockSandbox(CountingSandbox):
-    """A real local sandbox on a clock of its own (rules' time.time()) that moves STEP_S on
-    with each job: the screen's time is spent by its test runs alone, whatever the machine."""
-
-    def __init__(self, clock: list[float]) -> None:
-        super().__init__()
-        self.clock = clock
-
-    async def arun(self, job: Job) -> RunResult:
-        result = await super().arun(job)
-        self.clock[0] += STEP_S
-        return result
-
-
 def test_the_screen_stops_when_its_time_is_up_and_the_model_goes_on(tmp_path: Path, monkeypatch) -> None:
     clock = [1_000_000.0]
     monkeypatch.setattr(rules, "time", types.SimpleNamespace(time=lambda: clock[0]))
     (tmp_path / "sums.py").write_text(SUMS)
     (tmp_path / "test_sums.py").write_text("from sums import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n")
-    sandbox = SlowClockSandbox(clock)
+    sandbox = SlowClockSandbox(clock, STEP_S)
     model = GenericFakeChatModel(messages=iter([NO_CODE] * 10))
     deadline = 10_000.0  # the run's time is far from out: the screen's own ends it
     events, result = _run(build_graph(llm=model, sandbox=sandbox).compile(),
